@@ -1,0 +1,166 @@
+// The typed errors of shadowlog. Every error thrown on purpose is a ShadowlogError with a
+// stable `code`; callers branch on the code or the class, never on the message.
+
+const marker = Symbol.for('shadowlog.error');
+
+export class ShadowlogError extends Error {
+  readonly code: string;
+  readonly [marker] = true;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+
+  /** True for any shadowlog error, even one thrown by a second copy of the package. */
+  static isInstance(value: unknown): value is ShadowlogError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/** A session id that could not safely name a session, a database row or a file. */
+export class InvalidSessionIdError extends ShadowlogError {
+  readonly sessionId: string;
+  constructor(sessionId: unknown) {
+    const shown =
+      typeof sessionId === 'string' ? JSON.stringify(sessionId.length > 80 ? `${sessionId.slice(0, 80)}…` : sessionId) : typeof sessionId;
+    super(
+      'INVALID_SESSION_ID',
+      `expected a session id matching [A-Za-z0-9][A-Za-z0-9._-]{0,127}, found ${shown}; use letters, digits, '.', '_' and '-' only, starting with a letter or digit`,
+    );
+    this.sessionId = typeof sessionId === 'string' ? sessionId : String(sessionId);
+  }
+}
+
+/** An event whose envelope or data does not have the shape format version 1 requires. */
+export class InvalidEventError extends ShadowlogError {
+  readonly seq: number | undefined;
+  readonly field: string;
+  constructor(field: string, expected: string, found: string, seq?: number) {
+    super('INVALID_EVENT', `${seq === undefined ? 'event' : `event ${seq}`}: ${field} must be ${expected}, found ${found}`);
+    this.field = field;
+    this.seq = seq;
+  }
+}
+
+/** A type this reader does not know, on an event that is not marked `ignorable`. */
+export class UnknownEventTypeError extends ShadowlogError {
+  readonly type: string;
+  readonly seq: number;
+  constructor(type: string, seq: number) {
+    super(
+      'UNKNOWN_EVENT_TYPE',
+      `event ${seq} has type ${JSON.stringify(type)}, which this reader does not know and which is not marked ignorable; upgrade shadowlog, or register the type if your code defines it`,
+    );
+    this.type = type;
+    this.seq = seq;
+  }
+}
+
+/** Which rule of SPEC §3 a surface operation broke. */
+export type SurfaceOpRule =
+  | 'malformed'
+  | 'not-surface-type'
+  | 'not-current'
+  | 'not-before'
+  | 'out-of-order'
+  | 'sources-malformed'
+  | 'sources-missing'
+  | 'sources-foreign'
+  | 'splits-tool-pair'
+  | 'tool-result-replacement'
+  | 'tool-call-unknown'
+  | 'tool-call-duplicate'
+  | 'system-head';
+
+/** A SurfaceOp (or an append) that SPEC §3 forbids. Nothing was written. */
+export class SurfaceOpError extends ShadowlogError {
+  readonly rule: SurfaceOpRule;
+  readonly seq: number;
+  /** Shadowed surface nodes that `sourceEventSeqs` failed to list (rule `sources-missing`). */
+  readonly missingSeqs: readonly number[];
+  constructor(rule: SurfaceOpRule, seq: number, message: string, missingSeqs: readonly number[] = []) {
+    super('INVALID_SURFACE_OP', `event ${seq}: ${message}`);
+    this.rule = rule;
+    this.seq = seq;
+    this.missingSeqs = missingSeqs;
+  }
+}
+
+/** An append that expected a different next seq than the log has: somebody else wrote first. */
+export class ConcurrencyError extends ShadowlogError {
+  readonly sessionId: string;
+  readonly expected: number;
+  readonly actual: number;
+  constructor(sessionId: string, expected: number, actual: number) {
+    super(
+      'CONCURRENCY',
+      `session ${sessionId}: expected next seq ${expected}, found ${actual}; another writer appended first, so re-read the log and try again`,
+    );
+    this.sessionId = sessionId;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** A session that another live process owns. */
+export class SessionBusyError extends ShadowlogError {
+  readonly sessionId: string;
+  readonly owner: string;
+  constructor(sessionId: string, owner: string) {
+    super(
+      'SESSION_BUSY',
+      `session ${sessionId} is owned by ${owner}; only one live process may write a session. Wait for it to finish, or stop it`,
+    );
+    this.sessionId = sessionId;
+    this.owner = owner;
+  }
+}
+
+export class SessionNotFoundError extends ShadowlogError {
+  readonly sessionId: string;
+  constructor(sessionId: string) {
+    super('SESSION_NOT_FOUND', `no session ${sessionId} in this store; list the sessions with \`shadowlog sessions\``);
+    this.sessionId = sessionId;
+  }
+}
+
+export class SessionExistsError extends ShadowlogError {
+  readonly sessionId: string;
+  constructor(sessionId: string, detail: string) {
+    super('SESSION_EXISTS', `session ${sessionId} already exists in this store ${detail}`);
+    this.sessionId = sessionId;
+  }
+}
+
+/** A seq that is not in the log (yet). */
+export class SeqOutOfRangeError extends ShadowlogError {
+  readonly seq: number;
+  readonly nextSeq: number;
+  constructor(seq: number, nextSeq: number) {
+    super('SEQ_OUT_OF_RANGE', `expected a seq from 0 to ${nextSeq - 1}, found ${seq}`);
+    this.seq = seq;
+    this.nextSeq = nextSeq;
+  }
+}
+
+/** A stored or imported log that is damaged: a bad line, a broken hash chain, a gap. */
+export class CorruptLogError extends ShadowlogError {
+  readonly line: number | undefined;
+  readonly seq: number | undefined;
+  constructor(message: string, where: { line?: number; seq?: number } = {}, options?: { cause?: unknown }) {
+    super('CORRUPT_LOG', where.line === undefined ? message : `line ${where.line}: ${message}`, options);
+    this.line = where.line;
+    this.seq = where.seq;
+  }
+}
+
+/** A configuration value or option that is out of range, of the wrong type, or unknown. */
+export class ConfigError extends ShadowlogError {
+  readonly key: string;
+  constructor(key: string, message: string) {
+    super('INVALID_CONFIG', message);
+    this.key = key;
+  }
+}

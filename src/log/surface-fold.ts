@@ -1,0 +1,394 @@
+// The incremental surface fold (SPEC §3): the state every reader and writer builds from a log.
+// Applying one event costs time proportional to what it changes, never to the log; the fold
+// keeps the current surface nodes, the open tool calls on them, and one bit per event.
+
+import { CorruptLogError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
+import { type AssistantMessageData, isSurfaceType, type LogEvent, type SurfaceType, type ToolResultData } from './event.js';
+import { EventTypeRegistry } from './event-types.js';
+import { GENESIS_HASH } from './hash.js';
+import type { SessionSeq } from './seq.js';
+import { isSessionSeq } from './seq.js';
+import { isReplaceOp, parseSurfaceOp } from './surface-op.js';
+
+/** One entry of the surface: an event the model is shown, and what it stands for. */
+export interface SurfaceNode {
+  readonly seq: SessionSeq;
+  readonly type: SurfaceType;
+  /** The events this node replaced; `[]` for an appended node. */
+  readonly sourceEventSeqs: readonly SessionSeq[];
+  readonly event: LogEvent;
+}
+
+interface LinkedNode extends SurfaceNode {
+  /** Orders current nodes by position: a replacement takes the label of its first shadowed node. */
+  readonly label: number;
+  prev: LinkedNode | undefined;
+  next: LinkedNode | undefined;
+}
+
+interface ToolCallState {
+  readonly callNode: LinkedNode;
+  resultNode: LinkedNode | undefined;
+}
+
+export interface SurfaceFoldOptions {
+  /** Types besides the core ones that this reader knows (compaction registers its own). */
+  readonly registry?: EventTypeRegistry;
+}
+
+const NO_SEQS: readonly SessionSeq[] = Object.freeze([]);
+
+export class SurfaceFold {
+  readonly registry: EventTypeRegistry;
+  private first: LinkedNode | undefined;
+  private last: LinkedNode | undefined;
+  private readonly bySeq = new Map<number, LinkedNode>();
+  private readonly calls = new Map<string, ToolCallState>();
+  private surfaceBits: Uint8Array = new Uint8Array(1024);
+  private labels = 0;
+  private applied = 0;
+  private headHash = GENESIS_HASH;
+
+  constructor(options: SurfaceFoldOptions = {}) {
+    this.registry = options.registry ?? new EventTypeRegistry();
+  }
+
+  /** The seq the next event must have: the number of events applied. */
+  get nextSeq(): number {
+    return this.applied;
+  }
+
+  /** The hash of the last applied event (64 zeros before the first). */
+  get lastHash(): string {
+    return this.headHash;
+  }
+
+  /** The number of nodes on the surface. */
+  get size(): number {
+    return this.bySeq.size;
+  }
+
+  /** Is `seq` a node of the current surface? */
+  isCurrent(seq: number): boolean {
+    return this.bySeq.has(seq);
+  }
+
+  node(seq: number): SurfaceNode | undefined {
+    return this.bySeq.get(seq);
+  }
+
+  /** Was the event at `seq` of a surface type? (One bit per event is kept for this.) */
+  isSurfaceEvent(seq: number): boolean {
+    return seq < this.applied && ((this.surfaceBits[seq >>> 3] as number) & (1 << (seq & 7))) !== 0;
+  }
+
+  *nodes(): IterableIterator<SurfaceNode> {
+    for (let node = this.first; node !== undefined; node = node.next) yield node;
+  }
+
+  toArray(): SurfaceNode[] {
+    const out: SurfaceNode[] = [];
+    for (let node = this.first; node !== undefined; node = node.next) out.push(node);
+    return out;
+  }
+
+  /**
+   * Checks `event` against every rule of SPEC §2–§3 and applies it. Returns a function that
+   * undoes exactly this application (for atomic batches). Throws, changing nothing, when the
+   * event is refused.
+   */
+  apply(event: LogEvent): () => void {
+    const { seq, type } = event;
+    if (seq !== this.applied) {
+      throw new CorruptLogError(`expected event seq ${this.applied}, found ${seq}; seqs are dense and start at 0`, { seq });
+    }
+    if (seq === 0 && type !== 'session/start') {
+      throw new CorruptLogError(`the first event of a session must be session/start, found ${type}`, { seq });
+    }
+    if (seq !== 0 && type === 'session/start') {
+      throw new CorruptLogError('session/start may only stand at seq 0', { seq });
+    }
+    const known = this.registry.isKnown(type);
+    if (!known && event.ignorable !== true) throw new UnknownEventTypeError(type, seq);
+    this.registry.validateData(type, event.data, seq);
+
+    let undo: () => void;
+    if (!isSurfaceType(type)) {
+      if (event.surfaceOp !== undefined || event.sourceEventSeqs !== undefined) {
+        throw new SurfaceOpError(
+          'not-surface-type',
+          seq,
+          `${type} is a log-only type; only surface types (system/message, user/message, assistant/message, tool/result) carry surfaceOp and sourceEventSeqs`,
+        );
+      }
+      undo = () => {};
+    } else {
+      const op = parseSurfaceOp(event.surfaceOp, seq);
+      undo = isReplaceOp(op) ? this.applyReplace(event, type, op.startSeq, op.endSeq) : this.applyAppend(event, type);
+      this.surfaceBits = ensureCapacity(this.surfaceBits, seq);
+      this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) | (1 << (seq & 7));
+    }
+    const previousHash = this.headHash;
+    this.applied = seq + 1;
+    this.headHash = event.hash;
+    return () => {
+      undo();
+      if (isSurfaceType(type)) this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) & ~(1 << (seq & 7));
+      this.applied = seq;
+      this.headHash = previousHash;
+    };
+  }
+
+  private applyAppend(event: LogEvent, type: SurfaceType): () => void {
+    const seq = event.seq;
+    if (event.sourceEventSeqs !== undefined) {
+      throw new SurfaceOpError(
+        'sources-malformed',
+        seq,
+        'an appended event has no sourceEventSeqs; only a replace lists the events it shadows',
+      );
+    }
+    const node: LinkedNode = { seq, type, sourceEventSeqs: NO_SEQS, event, label: ++this.labels, prev: this.last, next: undefined };
+    const newCalls = this.checkToolPairingOfAppend(node);
+    if (this.last === undefined) this.first = node;
+    else this.last.next = node;
+    this.last = node;
+    this.bySeq.set(seq, node);
+    const result = type === 'tool/result' ? this.calls.get((event.data as unknown as ToolResultData).callId) : undefined;
+    if (result !== undefined) result.resultNode = node;
+    for (const callId of newCalls) this.calls.set(callId, { callNode: node, resultNode: undefined });
+    return () => {
+      this.last = node.prev;
+      if (this.last === undefined) this.first = undefined;
+      else this.last.next = undefined;
+      this.bySeq.delete(seq);
+      if (result !== undefined) result.resultNode = undefined;
+      for (const callId of newCalls) this.calls.delete(callId);
+    };
+  }
+
+  /** The tool calls an appended node opens; throws when it breaks a call/result pair. */
+  private checkToolPairingOfAppend(node: LinkedNode): string[] {
+    if (node.type === 'tool/result') {
+      const callId = (node.event.data as unknown as ToolResultData).callId;
+      const state = this.calls.get(callId);
+      if (state === undefined) {
+        throw new SurfaceOpError(
+          'tool-call-unknown',
+          node.seq,
+          `tool/result for call ${JSON.stringify(callId)}, but no assistant message on the surface made that call`,
+        );
+      }
+      if (state.resultNode !== undefined) {
+        throw new SurfaceOpError(
+          'tool-call-duplicate',
+          node.seq,
+          `call ${JSON.stringify(callId)} already has its result at seq ${state.resultNode.seq}`,
+        );
+      }
+      return [];
+    }
+    if (node.type === 'assistant/message') return this.checkNewCallIds(node);
+    return [];
+  }
+
+  private checkNewCallIds(node: LinkedNode): string[] {
+    const callIds = (node.event.data as unknown as AssistantMessageData).toolCalls.map((call) => call.callId);
+    const seen = new Set<string>();
+    for (const callId of callIds) {
+      if (seen.has(callId) || this.calls.has(callId)) {
+        throw new SurfaceOpError(
+          'tool-call-duplicate',
+          node.seq,
+          `tool call id ${JSON.stringify(callId)} is already used on the surface; call ids must be unique`,
+        );
+      }
+      seen.add(callId);
+    }
+    return callIds;
+  }
+
+  private applyReplace(event: LogEvent, type: SurfaceType, startSeq: SessionSeq, endSeq: SessionSeq): () => void {
+    const seq = event.seq;
+    if (startSeq >= seq || endSeq >= seq) {
+      throw new SurfaceOpError(
+        'not-before',
+        seq,
+        `a replace must shadow earlier events; startSeq ${startSeq} and endSeq ${endSeq} must both be smaller than ${seq}`,
+      );
+    }
+    const start = this.bySeq.get(startSeq);
+    const end = this.bySeq.get(endSeq);
+    if (start === undefined || end === undefined) {
+      const gone = [startSeq, endSeq].filter((s) => !this.bySeq.has(s));
+      throw new SurfaceOpError(
+        'not-current',
+        seq,
+        `seq ${gone.join(' and ')} ${gone.length > 1 ? 'are' : 'is'} not on the current surface (already shadowed, or not a surface event); a replace names current surface nodes`,
+      );
+    }
+    if (start.label > end.label) {
+      throw new SurfaceOpError(
+        'out-of-order',
+        seq,
+        `startSeq ${startSeq} stands after endSeq ${endSeq} on the surface; the range runs from the earlier node to the later one by surface position`,
+      );
+    }
+    const shadowed: LinkedNode[] = [];
+    for (let node: LinkedNode | undefined = start; node !== undefined; node = node.next) {
+      shadowed.push(node);
+      if (node === end) break;
+    }
+    const sources = this.checkSources(event, shadowed);
+    this.checkReplacementRules(event, type, shadowed);
+
+    const replacement: LinkedNode = { seq, type, sourceEventSeqs: sources, event, label: start.label, prev: start.prev, next: end.next };
+    if (start.prev === undefined) this.first = replacement;
+    else start.prev.next = replacement;
+    if (end.next === undefined) this.last = replacement;
+    else end.next.prev = replacement;
+    for (const node of shadowed) this.bySeq.delete(node.seq);
+    this.bySeq.set(seq, replacement);
+
+    const removedCalls: Array<[string, ToolCallState]> = [];
+    let redirected: ToolCallState | undefined;
+    if (type === 'tool/result') {
+      redirected = this.calls.get((event.data as unknown as ToolResultData).callId);
+      if (redirected !== undefined) redirected.resultNode = replacement;
+    } else {
+      for (const node of shadowed) {
+        if (node.type !== 'assistant/message') continue;
+        for (const call of (node.event.data as unknown as AssistantMessageData).toolCalls) {
+          const state = this.calls.get(call.callId);
+          if (state !== undefined && state.callNode === node) {
+            removedCalls.push([call.callId, state]);
+            this.calls.delete(call.callId);
+          }
+        }
+      }
+    }
+    return () => {
+      if (start.prev === undefined) this.first = start;
+      else start.prev.next = start;
+      if (end.next === undefined) this.last = end;
+      else end.next.prev = end;
+      this.bySeq.delete(seq);
+      for (const node of shadowed) this.bySeq.set(node.seq, node);
+      if (redirected !== undefined) redirected.resultNode = shadowed[0];
+      for (const [callId, state] of removedCalls) this.calls.set(callId, state);
+    };
+  }
+
+  /** sourceEventSeqs: non-empty, unique, earlier, every shadowed node, and otherwise only log-only events. */
+  private checkSources(event: LogEvent, shadowed: readonly LinkedNode[]): readonly SessionSeq[] {
+    const seq = event.seq;
+    const sources = event.sourceEventSeqs;
+    if (!Array.isArray(sources) || sources.length === 0) {
+      throw new SurfaceOpError('sources-malformed', seq, 'a replace must list the events it shadows in a non-empty sourceEventSeqs array');
+    }
+    const listed = new Set<SessionSeq>();
+    for (const source of sources as readonly unknown[]) {
+      if (!isSessionSeq(source) || source >= seq) {
+        throw new SurfaceOpError(
+          'sources-malformed',
+          seq,
+          `sourceEventSeqs must hold seqs smaller than ${seq}, found ${JSON.stringify(source)}`,
+        );
+      }
+      if (listed.has(source)) throw new SurfaceOpError('sources-malformed', seq, `sourceEventSeqs lists seq ${source} twice`);
+      listed.add(source);
+    }
+    const missing = shadowed.filter((node) => !listed.has(node.seq)).map((node) => node.seq);
+    if (missing.length > 0) {
+      throw new SurfaceOpError(
+        'sources-missing',
+        seq,
+        `sourceEventSeqs must list every shadowed surface node; missing ${missing.join(', ')}`,
+        missing,
+      );
+    }
+    if (listed.size > shadowed.length) {
+      const inRange = new Set(shadowed.map((node) => node.seq));
+      for (const source of listed) {
+        if (!inRange.has(source) && this.isSurfaceEvent(source)) {
+          throw new SurfaceOpError(
+            'sources-foreign',
+            seq,
+            `sourceEventSeqs lists seq ${source}, a surface event this replace does not shadow; besides the shadowed nodes it may list only log-only events of the replacement`,
+          );
+        }
+      }
+    }
+    return sources as readonly SessionSeq[];
+  }
+
+  /** The system head, tool-result and tool-pairing rules of SPEC §3. */
+  private checkReplacementRules(event: LogEvent, type: SurfaceType, shadowed: readonly LinkedNode[]): void {
+    const seq = event.seq;
+    const firstShadowed = shadowed[0] as LinkedNode;
+    if (firstShadowed === this.first && firstShadowed.type === 'system/message') {
+      if (shadowed.length !== 1 || type !== 'system/message') {
+        throw new SurfaceOpError(
+          'system-head',
+          seq,
+          'the system message at surface position 0 can be replaced only by a system/message over exactly that node',
+        );
+      }
+      return;
+    }
+    if (type === 'tool/result') {
+      const callId = (event.data as unknown as ToolResultData).callId;
+      if (
+        shadowed.length !== 1 ||
+        firstShadowed.type !== 'tool/result' ||
+        (firstShadowed.event.data as unknown as ToolResultData).callId !== callId
+      ) {
+        throw new SurfaceOpError(
+          'tool-result-replacement',
+          seq,
+          `a tool/result replaces exactly one tool/result node of the same callId (${JSON.stringify(callId)})`,
+        );
+      }
+      return;
+    }
+    if (type === 'assistant/message' && (event.data as unknown as AssistantMessageData).toolCalls.length > 0) {
+      throw new SurfaceOpError(
+        'splits-tool-pair',
+        seq,
+        'a replacing assistant/message must not carry tool calls: they would have no results on the surface',
+      );
+    }
+    const inRange = new Set<LinkedNode>(shadowed);
+    for (const node of shadowed) {
+      if (node.type === 'assistant/message') {
+        for (const call of (node.event.data as unknown as AssistantMessageData).toolCalls) {
+          const result = this.calls.get(call.callId)?.resultNode;
+          if (result !== undefined && !inRange.has(result)) {
+            throw new SurfaceOpError(
+              'splits-tool-pair',
+              seq,
+              `the range would separate tool call ${JSON.stringify(call.callId)} at seq ${node.seq} from its result at seq ${result.seq}; widen or narrow the range to keep them together`,
+            );
+          }
+        }
+      } else if (node.type === 'tool/result') {
+        const callNode = this.calls.get((node.event.data as unknown as ToolResultData).callId)?.callNode;
+        if (callNode !== undefined && !inRange.has(callNode)) {
+          throw new SurfaceOpError(
+            'splits-tool-pair',
+            seq,
+            `the range would leave tool/result ${node.seq} without its call at seq ${callNode.seq}; widen or narrow the range to keep them together`,
+          );
+        }
+      }
+    }
+  }
+}
+
+function ensureCapacity(bits: Uint8Array, seq: number): Uint8Array {
+  const needed = (seq >>> 3) + 1;
+  if (needed <= bits.length) return bits;
+  const grown = new Uint8Array(Math.max(needed, bits.length * 2));
+  grown.set(bits);
+  return grown;
+}

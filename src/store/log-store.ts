@@ -1,0 +1,81 @@
+// The LogStore contract (SPEC §11): what every storage backend provides. One shared test
+// suite (test/contract/log-store-contract.ts) runs against each backend.
+
+import type { LogEvent } from '../log/event.js';
+
+export interface LogHead {
+  /** The seq the next event will have; equal to the number of events. */
+  readonly nextSeq: number;
+  /** The hash of the last event. */
+  readonly lastHash: string;
+}
+
+export interface StoredSession {
+  readonly id: string;
+  readonly events: number;
+  /** The time of the session/start event. */
+  readonly createdAt: string;
+  /** The time of the last event. */
+  readonly updatedAt: string;
+}
+
+export interface ReadRange {
+  /** First seq to read (default 0). */
+  readonly fromSeq?: number;
+  /** Seq to stop before (default: the end of the log). */
+  readonly toSeq?: number;
+  /** Events per page (default 1,000). */
+  readonly pageSize?: number;
+}
+
+/** A claim on a session: only its holder may write (SPEC §8). */
+export interface Ownership {
+  readonly sessionId: string;
+  /** Says who holds the session, for the SessionBusyError of the next claimant. */
+  readonly owner: string;
+  release(): Promise<void>;
+}
+
+export interface AppendOptions {
+  /** The seq the first event must get: the store's current next seq. A mismatch is a ConcurrencyError. */
+  readonly expectedSeq: number;
+}
+
+export interface LogStore {
+  /** A short description of where the events live, e.g. `sqlite:/path/log.db`. */
+  readonly location: string;
+
+  /**
+   * Appends sealed events atomically: all or none. The first must have seq `expectedSeq`
+   * and the rest follow densely; `expectedSeq` must equal the session's next seq (0 creates
+   * the session). Throws ConcurrencyError, writing nothing, when another writer got there first.
+   */
+  append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void>;
+
+  /**
+   * Appends a stream of batches as one transaction (used by import): if anything fails,
+   * nothing of it is stored. Returns the number of events appended.
+   */
+  appendAll(sessionId: string, batches: AsyncIterable<readonly LogEvent[]>, options: AppendOptions): Promise<number>;
+
+  /** Reads events in seq order, a page at a time. Throws SessionNotFoundError for an unknown session. */
+  read(sessionId: string, range?: ReadRange): AsyncIterable<readonly LogEvent[]>;
+
+  /** One event. Throws SessionNotFoundError or SeqOutOfRangeError. */
+  readEvent(sessionId: string, seq: number): Promise<LogEvent>;
+
+  /** The session's head, or undefined when there is no such session. */
+  head(sessionId: string): Promise<LogHead | undefined>;
+
+  listSessions(): Promise<StoredSession[]>;
+
+  /**
+   * Claims the session for this process. Throws SessionBusyError while another live owner
+   * holds it; an owner that died (even by SIGKILL) holds nothing. Reading needs no claim.
+   */
+  acquireOwnership(sessionId: string): Promise<Ownership>;
+
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PAGE_SIZE = 1000;

@@ -1,0 +1,114 @@
+// An in-memory LogStore, for tests and short-lived tools. Same contract as the durable ones.
+
+import { ConcurrencyError, SeqOutOfRangeError, SessionBusyError, SessionNotFoundError } from '../../log/errors.js';
+import type { LogEvent } from '../../log/event.js';
+import { assertSessionId } from '../../log/session-id.js';
+import { checkAppendBatch } from '../append-checks.js';
+import {
+  type AppendOptions,
+  DEFAULT_PAGE_SIZE,
+  type LogHead,
+  type LogStore,
+  type Ownership,
+  type ReadRange,
+  type StoredSession,
+} from '../log-store.js';
+
+let ownerCounter = 0;
+
+export class MemoryLogStore implements LogStore {
+  readonly location = 'memory:';
+  private readonly sessions = new Map<string, LogEvent[]>();
+  private readonly owners = new Map<string, string>();
+
+  async append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void> {
+    this.appendNow(sessionId, events, options.expectedSeq);
+  }
+
+  async appendAll(sessionId: string, batches: AsyncIterable<readonly LogEvent[]>, options: AppendOptions): Promise<number> {
+    assertSessionId(sessionId);
+    const pending: LogEvent[] = [];
+    for await (const batch of batches) {
+      checkAppendBatch(sessionId, batch, options.expectedSeq + pending.length);
+      pending.push(...batch);
+    }
+    this.appendNow(sessionId, pending, options.expectedSeq);
+    return pending.length;
+  }
+
+  private appendNow(sessionId: string, events: readonly LogEvent[], expectedSeq: number): void {
+    checkAppendBatch(sessionId, events, expectedSeq);
+    const log = this.sessions.get(sessionId) ?? [];
+    if (log.length !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, log.length);
+    if (events.length === 0) return;
+    // Frozen deep copies: nothing outside the store can change a stored event.
+    for (const event of events) log.push(deepFreeze(structuredClone(event)));
+    this.sessions.set(sessionId, log);
+  }
+
+  async *read(sessionId: string, range: ReadRange = {}): AsyncIterable<readonly LogEvent[]> {
+    const log = this.requireLog(sessionId);
+    const pageSize = range.pageSize ?? DEFAULT_PAGE_SIZE;
+    const end = Math.min(range.toSeq ?? log.length, log.length);
+    for (let from = range.fromSeq ?? 0; from < end; from += pageSize) {
+      yield log.slice(from, Math.min(from + pageSize, end));
+    }
+  }
+
+  async readEvent(sessionId: string, seq: number): Promise<LogEvent> {
+    const log = this.requireLog(sessionId);
+    const event = log[seq];
+    if (event === undefined) throw new SeqOutOfRangeError(seq, log.length);
+    return event;
+  }
+
+  async head(sessionId: string): Promise<LogHead | undefined> {
+    assertSessionId(sessionId);
+    const log = this.sessions.get(sessionId);
+    const last = log?.[log.length - 1];
+    return log === undefined || last === undefined ? undefined : { nextSeq: log.length, lastHash: last.hash };
+  }
+
+  async listSessions(): Promise<StoredSession[]> {
+    return [...this.sessions.entries()]
+      .map(([id, log]) => ({
+        id,
+        events: log.length,
+        createdAt: (log[0] as LogEvent).time,
+        updatedAt: (log[log.length - 1] as LogEvent).time,
+      }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async acquireOwnership(sessionId: string): Promise<Ownership> {
+    assertSessionId(sessionId);
+    const holder = this.owners.get(sessionId);
+    if (holder !== undefined) throw new SessionBusyError(sessionId, holder);
+    const owner = `memory owner ${++ownerCounter} (pid ${process.pid})`;
+    this.owners.set(sessionId, owner);
+    return {
+      sessionId,
+      owner,
+      release: async () => {
+        if (this.owners.get(sessionId) === owner) this.owners.delete(sessionId);
+      },
+    };
+  }
+
+  async close(): Promise<void> {}
+
+  private requireLog(sessionId: string): LogEvent[] {
+    assertSessionId(sessionId);
+    const log = this.sessions.get(sessionId);
+    if (log === undefined) throw new SessionNotFoundError(sessionId);
+    return log;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,97 @@
+// A session's log as a program uses it: the store underneath, the surface fold on top.
+// Every append is validated against the fold before the store sees it, and written with the
+// seq the fold expects, so a concurrent writer is caught by the store (ConcurrencyError).
+
+import { parseEnvelope } from '../log/envelope.js';
+import { SessionExistsError, SessionNotFoundError } from '../log/errors.js';
+import { type EventDraft, FORMAT_VERSION, type LogEvent } from '../log/event.js';
+import type { EventTypeRegistry } from '../log/event-types.js';
+import { prepareAppend } from '../log/seal.js';
+import { assertSessionId } from '../log/session-id.js';
+import { SurfaceFold } from '../log/surface-fold.js';
+import type { LogStore } from './log-store.js';
+
+export const HARNESS_VERSION = '0.1.0';
+
+export interface SessionLogOptions {
+  readonly registry?: EventTypeRegistry;
+  /** The clock for event times (tests pin it). */
+  readonly now?: () => string;
+}
+
+export class SessionLog {
+  private constructor(
+    readonly store: LogStore,
+    readonly sessionId: string,
+    readonly fold: SurfaceFold,
+    private readonly now: () => string,
+  ) {}
+
+  /** Starts a new session with its session/start event. */
+  static async create(
+    store: LogStore,
+    sessionId: string,
+    options: SessionLogOptions & { harnessVersion?: string } = {},
+  ): Promise<SessionLog> {
+    assertSessionId(sessionId);
+    const head = await store.head(sessionId);
+    if (head !== undefined)
+      throw new SessionExistsError(sessionId, `with ${head.nextSeq} events; open it to continue it, or choose another id`);
+    const log = new SessionLog(store, sessionId, newFold(options), options.now ?? defaultNow);
+    await log.append([
+      { type: 'session/start', data: { formatVersion: FORMAT_VERSION, harnessVersion: options.harnessVersion ?? HARNESS_VERSION } },
+    ]);
+    return log;
+  }
+
+  /** Reads a session and builds its surface, up to `toSeq` (exclusive) when given. */
+  static async open(store: LogStore, sessionId: string, options: SessionLogOptions & { toSeq?: number } = {}): Promise<SessionLog> {
+    assertSessionId(sessionId);
+    if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+    const log = new SessionLog(store, sessionId, newFold(options), options.now ?? defaultNow);
+    await log.catchUp(options.toSeq);
+    return log;
+  }
+
+  get nextSeq(): number {
+    return this.fold.nextSeq;
+  }
+
+  /**
+   * Validates and appends `drafts` as one atomic batch. Throws a typed error, writing
+   * nothing, when any draft is refused or another writer appended first.
+   */
+  async append(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
+    const expectedSeq = this.fold.nextSeq;
+    const prepared = prepareAppend(this.fold, drafts, this.now);
+    try {
+      await this.store.append(this.sessionId, prepared.events, { expectedSeq });
+    } catch (error) {
+      prepared.rollback();
+      throw error;
+    }
+    return prepared.events;
+  }
+
+  /** Applies events that other writers stored since this log was read. */
+  async catchUp(toSeq?: number): Promise<number> {
+    const before = this.fold.nextSeq;
+    const range = toSeq === undefined ? { fromSeq: before } : { fromSeq: before, toSeq };
+    for await (const page of this.store.read(this.sessionId, range)) {
+      for (const event of page) this.fold.apply(parseEnvelope(event));
+    }
+    return this.fold.nextSeq - before;
+  }
+
+  readEvent(seq: number): Promise<LogEvent> {
+    return this.store.readEvent(this.sessionId, seq);
+  }
+}
+
+function newFold(options: SessionLogOptions): SurfaceFold {
+  return options.registry === undefined ? new SurfaceFold() : new SurfaceFold({ registry: options.registry });
+}
+
+function defaultNow(): string {
+  return new Date().toISOString();
+}

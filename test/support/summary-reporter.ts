@@ -1,0 +1,25 @@
+// Prints the closing line `N passed, N failed[, N skipped]` that CI reads after every run.
+
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const testModule of testModules) {
+      // A file that failed to load has no tests to count, but it is a failure.
+      if (testModule.state() === 'failed' && [...testModule.children.allTests()].length === 0) failed++;
+      for (const test of testModule.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') passed++;
+        else if (state === 'failed') failed++;
+        else skipped++;
+      }
+    }
+    failed += unhandledErrors.length;
+    const summary = `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`;
+    // After vitest's own summary, so that it is the last line of the run.
+    process.stdout.write(`\n${summary}\n`);
+  }
+}
