@@ -1,0 +1,21 @@
+// `shadowlog origins <id> <seq>`: the original events a summary or pruned node stands for.
+
+import { assertSessionId } from '../../log/session-id.js';
+import { origins } from '../../log/origins.js';
+import type { SessionSeq } from '../../log/seq.js';
+import type { CommandContext } from '../context.js';
+import { renderMessage } from '../render-text.js';
+
+export async function originsCommand(context: CommandContext, sessionId: string, seq: number, full: boolean): Promise<number> {
+  assertSessionId(sessionId);
+  const store = await context.store();
+  const readEvent = (eventSeq: SessionSeq) => store.readEvent(sessionId, eventSeq);
+  const found = await origins(seq as SessionSeq, readEvent);
+  if (context.json) {
+    context.printJson({ seq, origins: found });
+    return 0;
+  }
+  context.print(`#${seq} stands for ${found.length} original event${found.length === 1 ? '' : 's'}:`);
+  for (const originSeq of found) context.print(renderMessage(await readEvent(originSeq), { maxChars: full ? 0 : 300 }));
+  return 0;
+}

@@ -1,0 +1,79 @@
+// `shadowlog show <id> [--surface|--record] [--at SEQ]`: one of the two projections.
+
+import { canonicalJson } from '../../log/canonical-json.js';
+import { isSurfaceType } from '../../log/event.js';
+import { SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
+import { assertSessionId } from '../../log/session-id.js';
+import { isReplaceOp } from '../../log/surface-op.js';
+import { SessionLog } from '../../store/session-log.js';
+import type { CommandContext } from '../context.js';
+import { describeRange, type RenderOptions, renderMessage, renderRecordEvent } from '../render-text.js';
+
+export interface ShowOptions {
+  readonly view: 'surface' | 'record';
+  /** Show the projection after applying events 0..at. */
+  readonly at?: number;
+  readonly full?: boolean;
+}
+
+export async function showCommand(context: CommandContext, sessionId: string, options: ShowOptions): Promise<number> {
+  assertSessionId(sessionId);
+  const store = await context.store();
+  const head = await store.head(sessionId);
+  if (head === undefined) throw new SessionNotFoundError(sessionId);
+  if (options.at !== undefined && options.at >= head.nextSeq) throw new SeqOutOfRangeError(options.at, head.nextSeq);
+  const atSeq = options.at ?? head.nextSeq - 1;
+  const render: RenderOptions = { maxChars: options.full === true ? 0 : 600 };
+  return options.view === 'surface' ? showSurface(context, sessionId, atSeq, render) : showRecord(context, sessionId, atSeq, render);
+}
+
+async function showSurface(context: CommandContext, sessionId: string, atSeq: number, render: RenderOptions): Promise<number> {
+  const log = await SessionLog.open(await context.store(), sessionId, { toSeq: atSeq + 1 });
+  const nodes = log.fold.toArray();
+  if (context.json) {
+    context.printJson({ sessionId, atSeq, nodes: nodes.map((node) => ({ seq: node.seq, type: node.type, sourceEventSeqs: node.sourceEventSeqs })) });
+    return 0;
+  }
+  context.print(`surface of ${sessionId} after event #${atSeq}: ${nodes.length} nodes, what the model is shown`);
+  for (const node of nodes) {
+    const note = isReplaceOp(node.event.surfaceOp) ? `[REPLACEMENT: ${describeRange(node.event)}]` : '';
+    context.print(renderMessage(node.event, render, note));
+  }
+  return 0;
+}
+
+async function showRecord(context: CommandContext, sessionId: string, atSeq: number, render: RenderOptions): Promise<number> {
+  const store = await context.store();
+  const range = { toSeq: atSeq + 1 };
+  if (context.json) {
+    // Streamed, so that a long log is never held in memory as one document.
+    context.io.stdout.write(`{"sessionId":${JSON.stringify(sessionId)},"atSeq":${atSeq},"events":[`);
+    let first = true;
+    for await (const page of store.read(sessionId, range)) {
+      let chunk = '';
+      for (const event of page) {
+        chunk += `${first ? '\n' : ',\n'}${canonicalJson(event)}`;
+        first = false;
+      }
+      context.io.stdout.write(chunk);
+    }
+    context.io.stdout.write('\n]}\n');
+    return 0;
+  }
+  // First pass: which replacement shadowed each surface event (sources that are surface
+  // events are exactly the shadowed nodes, SPEC §3).
+  const surfaceSeqs = new Set<number>();
+  const shadowedBy = new Map<number, number>();
+  for await (const page of store.read(sessionId, range)) {
+    for (const event of page) {
+      if (!isSurfaceType(event.type)) continue;
+      surfaceSeqs.add(event.seq);
+      for (const source of event.sourceEventSeqs ?? []) if (surfaceSeqs.has(source)) shadowedBy.set(source, event.seq);
+    }
+  }
+  context.print(`record of ${sessionId} up to event #${atSeq}: everything that happened, originals included`);
+  for await (const page of store.read(sessionId, range)) {
+    for (const event of page) context.print(renderRecordEvent(event, render, shadowedBy.get(event.seq)));
+  }
+  return 0;
+}

@@ -1,0 +1,43 @@
+// What every command gets: where to write, the --json switch, and the store it was pointed at.
+
+import type { Readable, Writable } from 'node:stream';
+import type { LogStore } from '../store/log-store.js';
+
+export interface CliIo {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly stdin: Readable;
+  readonly cwd: string;
+}
+
+export interface CommandContext {
+  readonly io: CliIo;
+  readonly json: boolean;
+  /** Opens the selected store once, on first use. */
+  store(): Promise<LogStore>;
+  /** Writes text (a newline is added) to stdout. */
+  print(text: string): void;
+  /** Writes one JSON document to stdout. */
+  printJson(value: unknown): void;
+}
+
+export function createContext(io: CliIo, json: boolean, openStore: () => Promise<LogStore>): CommandContext & { close(): Promise<void> } {
+  let opened: Promise<LogStore> | undefined;
+  return {
+    io,
+    json,
+    store: () => {
+      opened ??= openStore();
+      return opened;
+    },
+    print: (text) => {
+      io.stdout.write(`${text}\n`);
+    },
+    printJson: (value) => {
+      io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+    close: async () => {
+      if (opened !== undefined) await (await opened).close();
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// The shadowlog command line: parses arguments, runs one command, prints errors as one line
+// `shadowlog: CODE: message`, and returns the exit code (0 ok, 1 failed check, 2 bad usage).
+
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ShadowlogError } from '../log/errors.js';
+import { HARNESS_VERSION } from '../store/session-log.js';
+import { exportCommand, importCommand } from './commands/export-import.js';
+import { originsCommand } from './commands/origins.js';
+import { sessionsCommand } from './commands/sessions.js';
+import { showCommand } from './commands/show.js';
+import { verifyCommand } from './commands/verify.js';
+import { type CliIo, type CommandContext, createContext } from './context.js';
+import { openStore, parseStoreSpec } from './store-option.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE_CODES = new Set(['USAGE', 'INVALID_SESSION_ID', 'INVALID_CONFIG']);
+
+function seqArgument(value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`expected a seq (0, 1, 2, …), found ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+interface GlobalOptions {
+  store?: string;
+  json?: boolean;
+}
+
+export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+  let exitCode = 0;
+  let context: (CommandContext & { close(): Promise<void> }) | undefined;
+  const program = new Command('shadowlog');
+  const run = (command: (context: CommandContext) => Promise<number>) => async () => {
+    const options = program.opts<GlobalOptions>();
+    const spec = parseStoreSpec(options.store, io.cwd);
+    context = createContext(io, options.json === true, () => openStore(spec));
+    exitCode = await command(context);
+  };
+
+  program
+    .description('An append-only session log for LLM agents: compaction shadows what the model is shown, and every original event stays.')
+    .version(HARNESS_VERSION)
+    .option('--store <store>', 'sqlite:PATH or postgres://… (default: $SHADOWLOG_STORE, else sqlite:.shadowlog/shadowlog.db)')
+    .option('--json', 'print one JSON document on stdout')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: () => {} });
+
+  program
+    .command('sessions')
+    .description('list the sessions in the store')
+    .action(run((ctx) => sessionsCommand(ctx)));
+
+  program
+    .command('show <id>')
+    .description('show what the model is shown (--surface, the default) or everything that happened (--record)')
+    .addOption(new Option('--surface', 'the surface: the messages the model is sent').conflicts('record'))
+    .addOption(new Option('--record', 'the record: every event, originals included, with replacements marked'))
+    .option('--at <seq>', 'as of the position after event SEQ', seqArgument)
+    .option('--full', 'do not shorten long messages')
+    .action((id: string, options: { record?: boolean; at?: number; full?: boolean }) =>
+      run((ctx) =>
+        showCommand(ctx, id, {
+          view: options.record === true ? 'record' : 'surface',
+          ...(options.at === undefined ? {} : { at: options.at }),
+          full: options.full === true,
+        }),
+      )(),
+    );
+
+  program
+    .command('origins <id> <seq>')
+    .description('the original events that a summary or pruned node stands for')
+    .option('--full', 'do not shorten long messages')
+    .action((id: string, seq: string, options: { full?: boolean }) => run((ctx) => originsCommand(ctx, id, seqArgument(seq), options.full === true))());
+
+  program
+    .command('verify [id]')
+    .description('check the hash chain, seq density and every replacement (exit 1 on a problem)')
+    .option('--all', 'verify every session in the store')
+    .action((id: string | undefined, options: { all?: boolean }) => run((ctx) => verifyCommand(ctx, id, options.all === true))());
+
+  program
+    .command('export <id>')
+    .description('write a session as JSONL (to stdout, or --output FILE)')
+    .option('-o, --output <file>', 'the file to write (it must not exist yet)')
+    .action((id: string, options: { output?: string }) => run((ctx) => exportCommand(ctx, id, options.output))());
+
+  program
+    .command('import <file>')
+    .description('store a JSONL export as a session (- reads standard input); the hash chain and every replacement are checked first')
+    .option('--as <id>', 'store it under this session id instead of the one in the file')
+    .action((file: string, options: { as?: string }) => run((ctx) => importCommand(ctx, file, options.as))());
+
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return 2;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    exitCode = report(error, io, argv.includes('--json'));
+  } finally {
+    await context?.close().catch(() => {});
+  }
+  return exitCode;
+}
+
+function report(error: unknown, io: CliIo, json: boolean): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    return writeError(io, json, new UsageError(error.message.replace(/^error: /, '')), 2);
+  }
+  if (ShadowlogError.isInstance(error)) return writeError(io, json, error, USAGE_CODES.has(error.code) ? 2 : 1);
+  const message = error instanceof Error ? error.message : String(error);
+  if (process.env.SHADOWLOG_DEBUG) io.stderr.write(`${error instanceof Error ? error.stack : message}\n`);
+  return writeError(io, json, { code: 'INTERNAL', message: `${message} (this is a bug in shadowlog; SHADOWLOG_DEBUG=1 prints the stack)` }, 1);
+}
+
+function writeError(io: CliIo, json: boolean, error: { code: string; message: string }, exitCode: number): number {
+  io.stderr.write(json ? `${JSON.stringify({ error: { code: error.code, message: error.message } })}\n` : `shadowlog: ${error.code}: ${error.message}\n`);
+  return exitCode;
+}
+
+function defaultIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd() };
+}

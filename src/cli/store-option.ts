@@ -1,0 +1,35 @@
+// Which store a command uses: --store, else SHADOWLOG_STORE, else the embedded SQLite file
+// .shadowlog/shadowlog.db in the working directory.
+
+import { resolve } from 'node:path';
+import { ShadowlogError } from '../log/errors.js';
+import type { LogStore } from '../store/log-store.js';
+import { openSqliteStore } from '../store/sqlite/index.js';
+import { UsageError } from './usage-error.js';
+
+export const DEFAULT_SQLITE_PATH = '.shadowlog/shadowlog.db';
+
+export type StoreSpec = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string };
+
+export function parseStoreSpec(value: string | undefined, cwd = process.cwd()): StoreSpec {
+  const spec = value ?? process.env.SHADOWLOG_STORE;
+  if (spec === undefined || spec === '') return { kind: 'sqlite', path: resolve(cwd, DEFAULT_SQLITE_PATH) };
+  if (spec.startsWith('sqlite:')) {
+    const path = spec.slice('sqlite:'.length);
+    if (path === '') throw new UsageError('--store sqlite: needs a file path, e.g. --store sqlite:./sessions.db');
+    return { kind: 'sqlite', path: resolve(cwd, path) };
+  }
+  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return { kind: 'postgres', url: spec };
+  throw new UsageError(`--store must be sqlite:PATH or postgres://…, found ${JSON.stringify(spec)}`);
+}
+
+export class UnsupportedStoreError extends ShadowlogError {
+  constructor(kind: string) {
+    super('UNSUPPORTED_STORE', `this version of shadowlog has no ${kind} store; use the embedded SQLite store (--store sqlite:PATH)`);
+  }
+}
+
+export async function openStore(spec: StoreSpec): Promise<LogStore> {
+  if (spec.kind === 'sqlite') return openSqliteStore(spec.path);
+  throw new UnsupportedStoreError('PostgreSQL');
+}

@@ -1,0 +1,54 @@
+// The public API of shadowlog. Optional parts have subpath exports (shadowlog/store/sqlite).
+
+export { canonicalJson } from './log/canonical-json.js';
+export type {
+  AssistantMessageData,
+  ContentBlock,
+  EventDraft,
+  ImageBlock,
+  JsonObject,
+  JsonValue,
+  LogEvent,
+  MessageData,
+  ModelErrorData,
+  ModelRequestData,
+  SessionEndSeedData,
+  SessionStartData,
+  SurfaceType,
+  TextBlock,
+  ToolCall,
+  ToolResultData,
+  TurnEndData,
+  TurnEndReason,
+  TurnStartData,
+} from './log/event.js';
+export { CORE_LOG_ONLY_TYPES, FORMAT_VERSION, isSurfaceType, SURFACE_TYPES, TURN_END_REASONS } from './log/event.js';
+export { type EventTypeDefinition, EventTypeRegistry } from './log/event-types.js';
+export {
+  ConcurrencyError,
+  ConfigError,
+  CorruptLogError,
+  InvalidEventError,
+  InvalidSessionIdError,
+  SeqOutOfRangeError,
+  SessionBusyError,
+  SessionExistsError,
+  SessionNotFoundError,
+  ShadowlogError,
+  SurfaceOpError,
+  type SurfaceOpRule,
+  UnknownEventTypeError,
+} from './log/errors.js';
+export { computeEventHash, envelopeJson, GENESIS_HASH } from './log/hash.js';
+export { NotASurfaceEventError, origins, type ReadEvent } from './log/origins.js';
+export { type PreparedAppend, prepareAppend } from './log/seal.js';
+export { asSessionSeq, isSessionSeq, type SessionSeq } from './log/seq.js';
+export { assertSessionId, isSessionId } from './log/session-id.js';
+export { sha256Hex } from './log/sha256.js';
+export { SurfaceFold, type SurfaceFoldOptions, type SurfaceNode } from './log/surface-fold.js';
+export { isReplaceOp, type ReplaceOp, type SurfaceOp } from './log/surface-op.js';
+export { type VerifyProblem, type VerifyReport, verifyLog } from './log/verify.js';
+export { exportSession, type ImportOptions, type ImportResult, importSession, importSessionFile } from './store/jsonl.js';
+export type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from './store/log-store.js';
+export { MemoryLogStore } from './store/memory/memory-store.js';
+export { HARNESS_VERSION, SessionLog, type SessionLogOptions } from './store/session-log.js';

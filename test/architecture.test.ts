@@ -1,0 +1,70 @@
+// Keeps the arrows of CONVENTIONS.md true: cli → compaction → spine → log, store → log,
+// meter → log; log imports nothing from Node or the rest of the project; the spine never
+// imports compaction.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../src');
+
+/** For each layer, the layers it may import. */
+const ALLOWED: Record<string, readonly string[]> = {
+  log: ['log'],
+  meter: ['meter', 'log'],
+  store: ['store', 'log'],
+  providers: ['providers', 'log'],
+  spine: ['spine', 'log', 'store', 'meter', 'providers'],
+  compaction: ['compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  cli: ['cli', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  '.': ['.', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+};
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function layerOf(file: string): string {
+  const first = relative(SRC, file).split('/')[0] as string;
+  return first.endsWith('.ts') ? '.' : first;
+}
+
+function importsOf(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  return [...source.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm), ...source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (match) => match[1] as string,
+  );
+}
+
+describe('layering', () => {
+  const files = sourceFiles(SRC);
+
+  it('finds the source files', () => {
+    expect(files.length).toBeGreaterThan(10);
+  });
+
+  it('imports only along the allowed arrows', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const layer = layerOf(file);
+      const allowed = ALLOWED[layer];
+      if (allowed === undefined) {
+        violations.push(`${relative(SRC, file)}: layer ${layer} has no rule; add it to ALLOWED`);
+        continue;
+      }
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) {
+          if (layer === 'log') violations.push(`${relative(SRC, file)} imports ${specifier}; log/ imports nothing outside itself`);
+          continue;
+        }
+        const target = layerOf(resolve(dirname(file), specifier));
+        if (!allowed.includes(target)) violations.push(`${relative(SRC, file)} (${layer}) imports ${specifier} (${target})`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+});
