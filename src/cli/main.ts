@@ -77,7 +77,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .command('verify [id]')
     .description('check the hash chain, seq density and every replacement (exit 1 on a problem)')
     .option('--all', 'verify every session in the store')
-    .action((id: string | undefined, options: { all?: boolean }) => run((ctx) => verifyCommand(ctx, id, options.all === true))());
+    .option('--file <export>', 'verify a JSONL export without importing it')
+    .action((id: string | undefined, options: { all?: boolean; file?: string }) =>
+      run((ctx) => verifyCommand(ctx, id, { all: options.all === true, ...(options.file === undefined ? {} : { file: options.file }) }))(),
+    );
 
   program
     .command('export <id>')

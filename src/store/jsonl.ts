@@ -12,7 +12,8 @@ import { parseEnvelope } from '../log/envelope.js';
 import { computeEventHash, GENESIS_HASH } from '../log/hash.js';
 import { assertSessionId, isSessionId } from '../log/session-id.js';
 import { isPlainObject } from '../log/shape.js';
-import { SurfaceFold } from '../log/surface-fold.js';
+import { SurfaceFold, type SurfaceFoldOptions } from '../log/surface-fold.js';
+import { type VerifyProblem, type VerifyReport, verifyLog } from '../log/verify.js';
 import type { LogStore } from './log-store.js';
 
 export const JSONL_FORMAT = 'shadowlog';
@@ -120,16 +121,52 @@ function parseHeader(value: unknown, line: number): JsonlHeader {
   return { format: JSONL_FORMAT, version: value.version, sessionId: value.sessionId };
 }
 
+/** What a JSONL file holds, line by line. */
+export type JsonlRecord =
+  | { readonly kind: 'event'; readonly line: number; readonly value: unknown }
+  | { readonly kind: 'torn'; readonly line: number; readonly bytes: number };
+
+export interface JsonlReader {
+  readonly header: JsonlHeader;
+  /** The parsed event lines in order; a torn final line comes last as a 'torn' record. */
+  readonly records: AsyncIterable<JsonlRecord>;
+}
+
+/**
+ * Opens a JSONL export: reads and checks the header, then yields each event line parsed.
+ * Only the last line, when no newline ends it, may be torn; any other line that is not
+ * UTF-8 JSON is a CorruptLogError naming the line.
+ */
+export async function readJsonl(source: AsyncIterable<Buffer>): Promise<JsonlReader> {
+  const lines = linesOf(source)[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done) throw new CorruptLogError('the file is empty; expected a shadowlog JSONL header', { line: 1 });
+  const header = parseHeader(parseLine(first.value), 1);
+  async function* records(): AsyncGenerator<JsonlRecord> {
+    // Look one line ahead: only the very last line may be torn.
+    let current = await lines.next();
+    while (!current.done) {
+      const line = current.value;
+      const next = await lines.next();
+      try {
+        yield { kind: 'event', line: line.number, value: parseLine(line) };
+      } catch (error) {
+        if (!(next.done && !line.terminated)) throw error;
+        yield { kind: 'torn', line: line.number, bytes: line.bytes.length };
+      }
+      current = next;
+    }
+  }
+  return { header, records: records() };
+}
+
 /**
  * Reads a JSONL export and stores it as a new session, atomically. A torn final line is
  * reported and skipped; anything else malformed is a CorruptLogError naming its line, and
  * nothing is stored.
  */
 export async function importSession(store: LogStore, source: AsyncIterable<Buffer>, options: ImportOptions = {}): Promise<ImportResult> {
-  const lines = linesOf(source)[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done) throw new CorruptLogError('the file is empty; expected a shadowlog JSONL header', { line: 1 });
-  const header = parseHeader(parseLine(first.value), 1);
+  const { header, records } = await readJsonl(source);
   const sessionId = assertSessionId(options.sessionId ?? header.sessionId);
   const fold = new SurfaceFold(options.registry === undefined ? {} : { registry: options.registry });
   const batchSize = options.batchSize ?? 1000;
@@ -139,28 +176,17 @@ export async function importSession(store: LogStore, source: AsyncIterable<Buffe
   async function* batches(): AsyncGenerator<LogEvent[]> {
     let batch: LogEvent[] = [];
     let prevHash = GENESIS_HASH;
-    // Look one line ahead: only the very last line may be torn.
-    let current = await lines.next();
-    while (!current.done) {
-      const line = current.value;
-      const next = await lines.next();
-      let value: unknown;
-      try {
-        value = parseLine(line);
-      } catch (error) {
-        if (next.done && !line.terminated) {
-          torn = { line: line.number, bytes: line.bytes.length };
-          break;
-        }
-        throw error;
+    for await (const record of records) {
+      if (record.kind === 'torn') {
+        torn = { line: record.line, bytes: record.bytes };
+        break;
       }
-      batch.push(checkEvent(value, line.number, fold, prevHash));
+      batch.push(checkEvent(record.value, record.line, fold, prevHash));
       prevHash = (batch[batch.length - 1] as LogEvent).hash;
       if (batch.length >= batchSize) {
         yield batch;
         batch = [];
       }
-      current = next;
     }
     if (batch.length > 0) yield batch;
     if (fold.nextSeq === 0) throw new CorruptLogError('the file has a header but no events', { line: 2 });
@@ -177,6 +203,34 @@ export async function importSession(store: LogStore, source: AsyncIterable<Buffe
   }
   const events = await store.appendAll(sessionId, batches(), { expectedSeq: 0 });
   return { sessionId, events, tornFinalLine: torn !== null, tornLine: torn, alreadyPresent: false };
+}
+
+/**
+ * Verifies a JSONL export without storing it (SPEC §12 verify): the hash chain, seq density
+ * and every replacement. A torn final line or a damaged line is reported as a problem.
+ */
+export async function verifyJsonlFile(source: AsyncIterable<Buffer>, options: SurfaceFoldOptions = {}): Promise<{ sessionId: string; report: VerifyReport }> {
+  const { header, records } = await readJsonl(source);
+  const extra: VerifyProblem[] = [];
+  async function* pages(): AsyncGenerator<unknown[]> {
+    try {
+      for await (const record of records) {
+        if (record.kind === 'torn') {
+          extra.push({ seq: record.line - 2, code: 'torn-final-line', message: `line ${record.line}, the last, is cut short (${record.bytes} bytes): the export is incomplete` });
+        } else {
+          yield [record.value];
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof CorruptLogError) || error.line === undefined) throw error;
+      extra.push({ seq: error.line - 2, code: 'corrupt-line', message: `${error.message} (the file is not read past it)` });
+    }
+  }
+  const report = await verifyLog(pages(), options);
+  if (extra.length === 0) return { sessionId: header.sessionId, report };
+  const problems = [...report.problems, ...extra];
+  const firstBadSeq = Math.min(report.firstBadSeq ?? Number.POSITIVE_INFINITY, ...extra.map((problem) => problem.seq));
+  return { sessionId: header.sessionId, report: { ...report, ok: false, firstBadSeq, problems } };
 }
 
 function checkEvent(value: unknown, line: number, fold: SurfaceFold, prevHash: string): LogEvent {

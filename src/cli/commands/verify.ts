@@ -1,13 +1,25 @@
 // `shadowlog verify <id>|--all`: hash chain, seq density and the SurfaceOp rules.
 
+import { createReadStream, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { assertSessionId } from '../../log/session-id.js';
+import { verifyJsonlFile } from '../../store/jsonl.js';
 import { type VerifyReport, verifyLog } from '../../log/verify.js';
 import type { LogStore } from '../../store/log-store.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
 
-export async function verifyCommand(context: CommandContext, sessionId: string | undefined, all: boolean): Promise<number> {
-  if ((sessionId === undefined) === !all) throw new UsageError('verify takes a session id or --all, not both and not neither');
+export async function verifyCommand(context: CommandContext, sessionId: string | undefined, options: { all: boolean; file?: string }): Promise<number> {
+  const chosen = [sessionId !== undefined, options.all, options.file !== undefined].filter(Boolean).length;
+  if (chosen !== 1) throw new UsageError('verify takes one of: a session id, --all, or --file EXPORT.jsonl');
+  if (options.file !== undefined) {
+    const path = resolve(context.io.cwd, options.file);
+    if (!existsSync(path)) throw new UsageError(`no file ${options.file}; give the path of a JSONL export`);
+    const { sessionId: fileSessionId, report } = await verifyJsonlFile(createReadStream(path));
+    if (context.json) context.printJson({ sessionId: fileSessionId, file: path, ...report });
+    else printReport(context, `${options.file} (${fileSessionId})`, report);
+    return report.ok ? 0 : 1;
+  }
   const store = await context.store();
   if (sessionId !== undefined) {
     assertSessionId(sessionId);

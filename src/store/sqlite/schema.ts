@@ -1,0 +1,168 @@
+// The database file of the SQLite store: its connection settings, the versioned schema with
+// the triggers that make the log append-only inside the database, and the migrations.
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { CorruptLogError } from '../../log/errors.js';
+import type { LogEvent } from '../../log/event.js';
+import { SchemaVersionError, StoreError } from './errors.js';
+
+type Connection = Database.Database;
+
+/** One step of the schema: from version `from` to `from + 1`. */
+export interface Migration {
+  readonly from: number;
+  readonly description: string;
+  readonly up: (db: Connection) => void;
+}
+
+/** The message a trigger raises when an insert does not take its session's next seq. */
+export const NOT_NEXT_SEQ_MESSAGE = 'shadowlog: an event must take the next seq of its session';
+
+const VERSION_1 = `
+  CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE events (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  ) WITHOUT ROWID;
+
+  -- Lets listSessions walk the sessions without scanning every event.
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+
+  -- Not the log: a claim that comes and goes, so rows are replaced and deleted freely.
+  CREATE TABLE owners (
+    session_id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    process_start TEXT,
+    acquired_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+  BEGIN SELECT RAISE(ABORT, 'shadowlog: events are append-only; an event cannot be updated'); END;
+
+  CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+  BEGIN SELECT RAISE(ABORT, 'shadowlog: events are append-only; an event cannot be deleted'); END;
+
+  -- Seqs stay dense, and INSERT OR REPLACE cannot overwrite an event: its implicit delete
+  -- fires no delete trigger, but this check runs first.
+  CREATE TRIGGER events_next_seq BEFORE INSERT ON events
+  WHEN NEW.seq IS NOT coalesce((SELECT seq FROM events WHERE session_id = NEW.session_id ORDER BY seq DESC LIMIT 1) + 1, 0)
+  BEGIN SELECT RAISE(ABORT, '${NOT_NEXT_SEQ_MESSAGE}'); END;
+
+  CREATE TRIGGER events_first AFTER INSERT ON events WHEN NEW.seq = 0
+  BEGIN INSERT INTO sessions (id, created_at) VALUES (NEW.session_id, json_extract(NEW.body, '$.time')); END;
+
+  CREATE TRIGGER sessions_no_update BEFORE UPDATE ON sessions
+  BEGIN SELECT RAISE(ABORT, 'shadowlog: sessions are append-only; a session cannot be updated'); END;
+
+  CREATE TRIGGER sessions_no_delete BEFORE DELETE ON sessions
+  BEGIN SELECT RAISE(ABORT, 'shadowlog: sessions are append-only; a session cannot be deleted'); END;
+`;
+
+/** Every migration, in order: `MIGRATIONS[n]` takes a file from version n to n + 1. */
+export const MIGRATIONS: readonly Migration[] = [
+  { from: 0, description: 'create the meta, events, sessions and owners tables', up: (db) => db.exec(VERSION_1) },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The schema version of an open database; 0 for a file that has no shadowlog tables yet. */
+export function readSchemaVersion(db: Connection, location: string): number {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+  if (!hasMeta) return 0;
+  const value = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get();
+  const version = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(version)) {
+    throw new CorruptLogError(
+      `${location} has a meta table whose schema_version is ${JSON.stringify(value) ?? 'missing'}, expected a whole number; the file is damaged or is not a shadowlog database`,
+    );
+  }
+  return version;
+}
+
+/**
+ * Brings the file up to the newest version in `migrations`, all in one write transaction so
+ * that two processes opening a new file at once cannot both create it. Returns the version.
+ */
+export function migrate(db: Connection, location: string, migrations: readonly Migration[] = MIGRATIONS): number {
+  const latest = migrations.length;
+  const run = db.transaction(() => {
+    const found = readSchemaVersion(db, location);
+    if (found > latest) throw new SchemaVersionError(location, found, latest);
+    for (const migration of migrations.slice(found)) migration.up(db);
+    if (found < latest) {
+      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(latest));
+    }
+    return latest;
+  });
+  return run.immediate();
+}
+
+/** How long a write waits for another connection's write transaction before it fails. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** Opens `file` (creating it and its directory if needed), sets it up and migrates it. */
+export function openDatabase(file: string, location: string): Connection {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    // First, so that switching to WAL and migrating wait for another opener too.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const journalMode = db.pragma('journal_mode = WAL', { simple: true });
+    if (journalMode !== 'wal') {
+      throw new StoreError(
+        location,
+        `expected WAL journal mode, found ${String(journalMode)}; put the file on a local disk that supports WAL`,
+      );
+    }
+    // FULL: a commit is on disk when append() returns, even if the machine loses power.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, location);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * An event from its stored body (the canonical JSON of the whole event, hash included): a
+ * fresh object on every read, so no caller can change what another one reads.
+ */
+export function parseStoredEvent(sessionId: string, seq: number, body: string): LogEvent {
+  let event: unknown;
+  try {
+    event = JSON.parse(body);
+  } catch (error) {
+    throw new CorruptLogError(
+      `session ${sessionId}, event ${seq}: the stored body is not JSON; the file is damaged`,
+      { seq },
+      { cause: error },
+    );
+  }
+  const found = typeof event === 'object' && event !== null ? (event as { seq?: unknown }).seq : undefined;
+  if (found !== seq) {
+    throw new CorruptLogError(
+      `session ${sessionId}, event ${seq}: expected a stored body with seq ${seq}, found ${String(found)}; the file is damaged`,
+      {
+        seq,
+      },
+    );
+  }
+  return event as LogEvent;
+}
