@@ -5,10 +5,10 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../log/canonical-json.js';
+import { parseEnvelope } from '../log/envelope.js';
+import { CorruptLogError, SessionExistsError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
-import { CorruptLogError, SessionExistsError, ShadowlogError } from '../log/errors.js';
-import { parseEnvelope } from '../log/envelope.js';
 import { computeEventHash, GENESIS_HASH } from '../log/hash.js';
 import { assertSessionId, isSessionId } from '../log/session-id.js';
 import { isPlainObject } from '../log/shape.js';
@@ -107,16 +107,24 @@ function parseLine(line: RawLine): unknown {
 
 function parseHeader(value: unknown, line: number): JsonlHeader {
   if (!isPlainObject(value) || value.format !== JSONL_FORMAT) {
-    throw new CorruptLogError(`expected a header {"format":"shadowlog","version":1,"sessionId":…}, found ${JSON.stringify(value)?.slice(0, 80)}`, { line });
+    throw new CorruptLogError(
+      `expected a header {"format":"shadowlog","version":1,"sessionId":…}, found ${JSON.stringify(value)?.slice(0, 80)}`,
+      { line },
+    );
   }
   if (typeof value.version !== 'number' || !Number.isInteger(value.version) || value.version < 1) {
     throw new CorruptLogError(`the header's version must be a positive integer, found ${JSON.stringify(value.version)}`, { line });
   }
   if (value.version > JSONL_VERSION) {
-    throw new CorruptLogError(`the file is format version ${value.version}; this shadowlog reads up to version ${JSONL_VERSION}. Upgrade shadowlog to import it`, { line });
+    throw new CorruptLogError(
+      `the file is format version ${value.version}; this shadowlog reads up to version ${JSONL_VERSION}. Upgrade shadowlog to import it`,
+      { line },
+    );
   }
   if (!isSessionId(value.sessionId)) {
-    throw new CorruptLogError(`the header's sessionId ${JSON.stringify(value.sessionId)?.slice(0, 80)} is not a valid session id`, { line });
+    throw new CorruptLogError(`the header's sessionId ${JSON.stringify(value.sessionId)?.slice(0, 80)} is not a valid session id`, {
+      line,
+    });
   }
   return { format: JSONL_FORMAT, version: value.version, sessionId: value.sessionId };
 }
@@ -209,14 +217,21 @@ export async function importSession(store: LogStore, source: AsyncIterable<Buffe
  * Verifies a JSONL export without storing it (SPEC §12 verify): the hash chain, seq density
  * and every replacement. A torn final line or a damaged line is reported as a problem.
  */
-export async function verifyJsonlFile(source: AsyncIterable<Buffer>, options: SurfaceFoldOptions = {}): Promise<{ sessionId: string; report: VerifyReport }> {
+export async function verifyJsonlFile(
+  source: AsyncIterable<Buffer>,
+  options: SurfaceFoldOptions = {},
+): Promise<{ sessionId: string; report: VerifyReport }> {
   const { header, records } = await readJsonl(source);
   const extra: VerifyProblem[] = [];
   async function* pages(): AsyncGenerator<unknown[]> {
     try {
       for await (const record of records) {
         if (record.kind === 'torn') {
-          extra.push({ seq: record.line - 2, code: 'torn-final-line', message: `line ${record.line}, the last, is cut short (${record.bytes} bytes): the export is incomplete` });
+          extra.push({
+            seq: record.line - 2,
+            code: 'torn-final-line',
+            message: `line ${record.line}, the last, is cut short (${record.bytes} bytes): the export is incomplete`,
+          });
         } else {
           yield [record.value];
         }
@@ -241,13 +256,20 @@ function checkEvent(value: unknown, line: number, fold: SurfaceFold, prevHash: s
     }
     const hash = computeEventHash(prevHash, event);
     if (hash !== event.hash) {
-      throw new CorruptLogError(`event ${event.seq}: the hash chain is broken (stored ${event.hash.slice(0, 12)}…, recomputed ${hash.slice(0, 12)}…); the event was changed after it was written`, { seq: event.seq });
+      throw new CorruptLogError(
+        `event ${event.seq}: the hash chain is broken (stored ${event.hash.slice(0, 12)}…, recomputed ${hash.slice(0, 12)}…); the event was changed after it was written`,
+        { seq: event.seq },
+      );
     }
     fold.apply(event);
     return event;
   } catch (error) {
     if (ShadowlogError.isInstance(error)) {
-      throw new CorruptLogError(`${error.message}`, { line, ...(error instanceof CorruptLogError && error.seq !== undefined ? { seq: error.seq } : {}) }, { cause: error });
+      throw new CorruptLogError(
+        `${error.message}`,
+        { line, ...(error instanceof CorruptLogError && error.seq !== undefined ? { seq: error.seq } : {}) },
+        { cause: error },
+      );
     }
     throw error;
   }

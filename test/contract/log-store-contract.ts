@@ -133,15 +133,33 @@ export function describeLogStoreContract(name: string, createHarness: () => Prom
       expect(await readAll(store, 's2')).toEqual(events);
     });
 
-    it('lists sessions with their event counts and times', async () => {
+    it('lists sessions in byte order of their ids, with their event counts and times', async () => {
       await store.append('b-session', events, { expectedSeq: 0 });
       await store.append('a-session', events.slice(0, 2), { expectedSeq: 0 });
+      await store.append('C-session', events.slice(0, 1), { expectedSeq: 0 });
       const listed = await store.listSessions();
       expect(listed.map((session) => [session.id, session.events])).toEqual([
+        ['C-session', 1],
         ['a-session', 2],
         ['b-session', events.length],
       ]);
-      expect(listed[0]?.createdAt).toBe(events[0]?.time);
+      expect(listed[1]).toMatchObject({ createdAt: events[0]?.time, updatedAt: events[1]?.time });
+    });
+
+    it('refuses a read range that makes no sense', async () => {
+      await store.append('s1', events, { expectedSeq: 0 });
+      for (const range of [{ pageSize: 0 }, { fromSeq: -1 }, { toSeq: 1.5 }]) {
+        await expect(readAll(store, 's1', range)).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
+      }
+    });
+
+    it('refuses a stream of batches at a stale expected seq, writing nothing', async () => {
+      await store.append('s1', events.slice(0, 3), { expectedSeq: 0 });
+      async function* rest() {
+        yield events.slice(2);
+      }
+      await expect(store.appendAll('s1', rest(), { expectedSeq: 2 })).rejects.toBeInstanceOf(ShadowlogError);
+      expect((await store.head('s1'))?.nextSeq).toBe(3);
     });
 
     it('keeps stored events safe from changes to the objects that were appended or read', async () => {

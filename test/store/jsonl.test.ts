@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
-import type { LogEvent } from '../../src/log/event.js';
 import { CorruptLogError, SessionExistsError, SurfaceOpError } from '../../src/log/errors.js';
+import type { LogEvent } from '../../src/log/event.js';
 import { computeEventHash, GENESIS_HASH } from '../../src/log/hash.js';
 import { exportSession, importSession } from '../../src/store/jsonl.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
@@ -141,7 +141,10 @@ describe('JSONL export and import', () => {
     expect(await importSession(store, bytes(text))).toMatchObject({ alreadyPresent: true, events: events.length });
     const other = sealLog([...sampleDrafts(), drafts.user('one more')]);
     await expect(importSession(store, bytes(jsonl('s1', other)))).rejects.toBeInstanceOf(SessionExistsError);
-    expect(await importSession(store, bytes(jsonl('s1', other)), { sessionId: 's2' })).toMatchObject({ sessionId: 's2', events: other.length });
+    expect(await importSession(store, bytes(jsonl('s1', other)), { sessionId: 's2' })).toMatchObject({
+      sessionId: 's2',
+      events: other.length,
+    });
     expect(await storedEvents(store, 's1')).toEqual(events);
   });
 });

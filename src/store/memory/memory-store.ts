@@ -3,7 +3,6 @@
 import { ConcurrencyError, SeqOutOfRangeError, SessionBusyError, SessionNotFoundError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { assertSessionId } from '../../log/session-id.js';
-import { checkAppendBatch } from '../append-checks.js';
 import {
   type AppendOptions,
   DEFAULT_PAGE_SIZE,
@@ -13,6 +12,7 @@ import {
   type ReadRange,
   type StoredSession,
 } from '../log-store.js';
+import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
 
 let ownerCounter = 0;
 
@@ -48,10 +48,9 @@ export class MemoryLogStore implements LogStore {
 
   async *read(sessionId: string, range: ReadRange = {}): AsyncIterable<readonly LogEvent[]> {
     const log = this.requireLog(sessionId);
-    const pageSize = range.pageSize ?? DEFAULT_PAGE_SIZE;
-    const end = Math.min(range.toSeq ?? log.length, log.length);
-    for (let from = range.fromSeq ?? 0; from < end; from += pageSize) {
-      yield log.slice(from, Math.min(from + pageSize, end));
+    const { fromSeq, endSeq, pageSize } = resolveReadRange(range, log.length);
+    for (let from = fromSeq; from < endSeq; from += pageSize) {
+      yield log.slice(from, Math.min(from + pageSize, endSeq));
     }
   }
 
@@ -77,7 +76,7 @@ export class MemoryLogStore implements LogStore {
         createdAt: (log[0] as LogEvent).time,
         updatedAt: (log[log.length - 1] as LogEvent).time,
       }))
-      .sort((a, b) => a.id.localeCompare(b.id));
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async acquireOwnership(sessionId: string): Promise<Ownership> {

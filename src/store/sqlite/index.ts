@@ -2,6 +2,5 @@
 // never use it do not load the native module.
 
 export { SchemaVersionError, StoreClosedError, StoreError } from './errors.js';
-export { describeOwner, isOwnerAlive } from './ownership.js';
 export { BUSY_TIMEOUT_MS, MIGRATIONS, type Migration, migrate, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
 export { openSqliteStore, SqliteLogStore } from './sqlite-store.js';

@@ -58,7 +58,8 @@ const VERSION_1 = `
   BEGIN SELECT RAISE(ABORT, 'shadowlog: events are append-only; an event cannot be deleted'); END;
 
   -- Seqs stay dense, and INSERT OR REPLACE cannot overwrite an event: its implicit delete
-  -- fires no delete trigger, but this check runs first.
+  -- fires no delete trigger, but this check runs first. A one-event append relies on it as
+  -- its expected-seq check.
   CREATE TRIGGER events_next_seq BEFORE INSERT ON events
   WHEN NEW.seq IS NOT coalesce((SELECT seq FROM events WHERE session_id = NEW.session_id ORDER BY seq DESC LIMIT 1) + 1, 0)
   BEGIN SELECT RAISE(ABORT, '${NOT_NEXT_SEQ_MESSAGE}'); END;

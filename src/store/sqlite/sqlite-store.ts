@@ -15,7 +15,6 @@ import {
 import type { LogEvent } from '../../log/event.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
-import { checkAppendBatch } from '../append-checks.js';
 import {
   type AppendOptions,
   DEFAULT_PAGE_SIZE,
@@ -25,6 +24,7 @@ import {
   type ReadRange,
   type StoredSession,
 } from '../log-store.js';
+import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
 import { StoreClosedError, StoreError } from './errors.js';
 import { describeOwner, OwnerTable } from './ownership.js';
 import { NOT_NEXT_SEQ_MESSAGE, openDatabase, parseStoredEvent } from './schema.js';
@@ -95,13 +95,15 @@ export class SqliteLogStore implements LogStore {
   async append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void> {
     const expectedSeq = options.expectedSeq;
     checkAppendBatch(sessionId, events, expectedSeq);
-    // Serialized before the write lock is taken, so that the lock is held for the writes only.
-    const bodies = events.map(canonicalJson);
     if (this.held !== undefined) await this.ready();
     else this.assertOpen();
+    const first = events[0];
     try {
-      if (events.length === 0) this.expectNextSeq(sessionId, expectedSeq);
-      else this.appendTransaction.immediate(sessionId, expectedSeq, events, bodies);
+      if (first === undefined) this.expectNextSeq(sessionId, expectedSeq);
+      // The common case, kept as lean as a bare insert: one statement is a transaction of its
+      // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
+      else if (events.length === 1) this.insertStatement.run(sessionId, first.seq, first.type, first.hash, canonicalJson(first));
+      else this.appendTransaction.immediate(sessionId, expectedSeq, events, events.map(canonicalJson));
     } catch (error) {
       throw this.appendError(sessionId, expectedSeq, error);
     }
@@ -132,13 +134,11 @@ export class SqliteLogStore implements LogStore {
 
   async *read(sessionId: string, range: ReadRange = {}): AsyncIterable<readonly LogEvent[]> {
     assertSessionId(sessionId);
-    const fromSeq = checkRangeValue('fromSeq', range.fromSeq ?? 0, 0);
-    const pageSize = checkRangeValue('pageSize', range.pageSize ?? DEFAULT_PAGE_SIZE, 1);
     const head = await this.head(sessionId);
     if (head === undefined) throw new SessionNotFoundError(sessionId);
     // Fixed at the start: events below it are committed and never change, so later pages
     // need no lock even if appendAll has opened a transaction on this connection meanwhile.
-    const endSeq = Math.min(checkRangeValue('toSeq', range.toSeq ?? head.nextSeq, 0), head.nextSeq);
+    const { fromSeq, endSeq, pageSize } = resolveReadRange(range, head.nextSeq);
     for (let from = fromSeq; from < endSeq; ) {
       this.assertOpen();
       const bodies = this.guard('reading events', () => this.pageStatement.all(sessionId, from, endSeq, pageSize));
@@ -270,11 +270,4 @@ export class SqliteLogStore implements LogStore {
     });
     return release;
   }
-}
-
-function checkRangeValue(key: keyof ReadRange, value: number, minimum: number): number {
-  if (!Number.isSafeInteger(value) || value < minimum) {
-    throw new ConfigError(key, `${key} must be a whole number of at least ${minimum}, found ${String(value)}`);
-  }
-  return value;
 }

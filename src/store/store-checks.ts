@@ -1,0 +1,36 @@
+// Checks every backend makes before it writes a batch or reads a range.
+
+import { ConfigError, CorruptLogError, InvalidEventError } from '../log/errors.js';
+import type { LogEvent } from '../log/event.js';
+import { isSessionSeq } from '../log/seq.js';
+import { assertSessionId } from '../log/session-id.js';
+import { DEFAULT_PAGE_SIZE, type ReadRange } from './log-store.js';
+
+/** The session id is safe and the batch's seqs run densely from `expectedSeq`. */
+export function checkAppendBatch(sessionId: string, events: readonly LogEvent[], expectedSeq: number): void {
+  assertSessionId(sessionId);
+  if (!isSessionSeq(expectedSeq)) throw new InvalidEventError('expectedSeq', 'a non-negative safe integer', String(expectedSeq));
+  events.forEach((event, index) => {
+    if (event.seq !== expectedSeq + index) {
+      throw new CorruptLogError(
+        `a batch appended at seq ${expectedSeq} must hold seqs ${expectedSeq}, ${expectedSeq + 1}, …; event ${index} has seq ${event.seq}`,
+        { seq: event.seq },
+      );
+    }
+  });
+}
+
+/** A read range with its defaults filled in, the end clamped to the log's length. */
+export function resolveReadRange(range: ReadRange, nextSeq: number): { fromSeq: number; endSeq: number; pageSize: number } {
+  const fromSeq = checkRangeValue('fromSeq', range.fromSeq ?? 0, 0);
+  const pageSize = checkRangeValue('pageSize', range.pageSize ?? DEFAULT_PAGE_SIZE, 1);
+  const endSeq = Math.min(checkRangeValue('toSeq', range.toSeq ?? nextSeq, 0), nextSeq);
+  return { fromSeq, endSeq, pageSize };
+}
+
+function checkRangeValue(key: keyof ReadRange, value: number, minimum: number): number {
+  if (!Number.isSafeInteger(value) || value < minimum) {
+    throw new ConfigError(key, `${key} must be a whole number of at least ${minimum}, found ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,191 @@
+// Session ownership in the SQLite store (SPEC §8), across real processes: a live owner holds
+// the session, a killed one holds nothing, and records that cannot be checked count as alive.
+
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SessionBusyError } from '../../src/log/errors.js';
+import type { LogEvent } from '../../src/log/event.js';
+import { openSqliteStore, type SqliteLogStore } from '../../src/store/sqlite/index.js';
+import { readProcessStatus } from '../../src/store/sqlite/ownership.js';
+import { sampleDrafts, sealLog } from '../support/events.js';
+
+const CHILD_TIMEOUT_MS = 20_000;
+const hasProc = existsSync('/proc/self/stat');
+
+interface Child {
+  readonly process: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  waitFor(line: string): Promise<void>;
+}
+
+describe('SqliteLogStore ownership', () => {
+  const events = sealLog(sampleDrafts());
+  const children: Child[] = [];
+  const stores: SqliteLogStore[] = [];
+  let directory: string;
+  let path: string;
+
+  beforeEach(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'shadowlog-owners-'));
+    path = join(directory, 'log.db');
+  });
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+      await child.exited;
+    }
+    for (const store of stores.splice(0)) await store.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  async function open(): Promise<SqliteLogStore> {
+    const store = await openSqliteStore(path);
+    stores.push(store);
+    return store;
+  }
+
+  function startOwner(mode: 'hold' | 'release' | 'exit'): Child {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/store/fixtures/hold-ownership.ts', path, 's1', mode]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    const waitFor = (line: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no "${line}" from the child in ${CHILD_TIMEOUT_MS} ms: ${stderr}`)),
+          CHILD_TIMEOUT_MS,
+        );
+        const check = () => {
+          if (!stdout.split('\n').includes(line)) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        child.stdout.on('data', check);
+        check();
+        void exited.then(() => {
+          check();
+          clearTimeout(timer);
+          reject(new Error(`the child exited before "${line}"; stdout: ${stdout}; stderr: ${stderr}`));
+        });
+      });
+    const handle = { process: child, exited, waitFor };
+    children.push(handle);
+    return handle;
+  }
+
+  async function readAll(store: SqliteLogStore): Promise<LogEvent[]> {
+    const out: LogEvent[] = [];
+    for await (const page of store.read('s1')) out.push(...page);
+    return out;
+  }
+
+  function deadPid(): number {
+    const finished = spawnSync(process.execPath, ['-e', '']);
+    return finished.pid as number;
+  }
+
+  it('is held by a live owner in another process, which a SIGKILL frees', async () => {
+    const store = await open();
+    await store.append('s1', events, { expectedSeq: 0 });
+    const child = startOwner('hold');
+    await child.waitFor('owned');
+    const error = await store.acquireOwnership('s1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SessionBusyError);
+    expect((error as SessionBusyError).owner).toMatch(new RegExp(`^pid ${child.process.pid} on host .+ since \\d{4}-`));
+    expect(await readAll(store)).toEqual(events);
+    child.process.kill('SIGKILL');
+    expect(await child.exited).toMatchObject({ signal: 'SIGKILL' });
+    const ownership = await store.acquireOwnership('s1');
+    expect(ownership.owner).toMatch(new RegExp(`^pid ${process.pid} `));
+    await ownership.release();
+  });
+
+  it('is free after an owner in another process released it and exited', async () => {
+    const store = await open();
+    const child = startOwner('release');
+    await child.waitFor('released');
+    expect(await child.exited).toMatchObject({ code: 0 });
+    await (await store.acquireOwnership('s1')).release();
+  });
+
+  it('is free after an owner in another process exited without releasing it', async () => {
+    const store = await open();
+    const child = startOwner('exit');
+    await child.waitFor('owned');
+    expect(await child.exited).toMatchObject({ code: 0 });
+    await (await store.acquireOwnership('s1')).release();
+  });
+
+  it('refuses a second claim from the same process, even through another connection', async () => {
+    const ownership = await (await open()).acquireOwnership('s1');
+    await expect((await open()).acquireOwnership('s1')).rejects.toBeInstanceOf(SessionBusyError);
+    await ownership.release();
+  });
+
+  it('replaces the record of an owner whose pid is dead', async () => {
+    const store = await open();
+    insertOwner({ pid: deadPid() });
+    await (await store.acquireOwnership('s1')).release();
+  });
+
+  it.runIf(hasProc)('replaces the record of an owner whose pid now names another process', async () => {
+    const store = await open();
+    // Our own pid, but another start time: the pid was reused after its owner died.
+    insertOwner({ pid: process.pid, processStart: 'another-boot/12345' });
+    await (await store.acquireOwnership('s1')).release();
+  });
+
+  it('treats an owner on another host as alive, and names the host', async () => {
+    const store = await open();
+    insertOwner({ pid: deadPid(), host: 'elsewhere.example' });
+    await expect(store.acquireOwnership('s1')).rejects.toThrow(/pid \d+ on host elsewhere\.example since 2026-01-01T00:00:00\.000Z/);
+  });
+
+  it('leaves a later owner alone when an earlier one releases', async () => {
+    const first = await open();
+    const earlier = await first.acquireOwnership('s1');
+    // As if the earlier owner's process had died: its pid no longer runs.
+    withRaw((db) => db.prepare('UPDATE owners SET pid = ? WHERE session_id = ?').run(deadPid(), 's1'));
+    const later = await (await open()).acquireOwnership('s1');
+    await earlier.release();
+    await expect((await open()).acquireOwnership('s1')).rejects.toBeInstanceOf(SessionBusyError);
+    await later.release();
+  });
+
+  it.runIf(hasProc)('reads the state and start time of a process from /proc', () => {
+    const status = readProcessStatus(process.pid);
+    expect(status?.state).toMatch(/^[RS]$/);
+    expect(status?.start).toMatch(/\d+$/);
+    expect(readProcessStatus(deadPid())).toBeUndefined();
+  });
+
+  function insertOwner(fields: { pid: number; host?: string; processStart?: string }): void {
+    withRaw((db) =>
+      db
+        .prepare('INSERT INTO owners (session_id, token, pid, host, process_start, acquired_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run('s1', 'someone-else', fields.pid, fields.host ?? hostname(), fields.processStart ?? null, '2026-01-01T00:00:00.000Z'),
+    );
+  }
+
+  function withRaw(work: (db: Database.Database) => unknown): void {
+    const db = new Database(path);
+    try {
+      work(db);
+    } finally {
+      db.close();
+    }
+  }
+});
