@@ -16,7 +16,8 @@ import { UsageError } from './usage-error.js';
 const USAGE_CODES = new Set(['USAGE', 'INVALID_SESSION_ID', 'INVALID_CONFIG']);
 
 function seqArgument(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError(`expected a seq (0, 1, 2, …), found ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new InvalidArgumentError(`expected a seq (0, 1, 2, …), found ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -71,7 +72,9 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .command('origins <id> <seq>')
     .description('the original events that a summary or pruned node stands for')
     .option('--full', 'do not shorten long messages')
-    .action((id: string, seq: string, options: { full?: boolean }) => run((ctx) => originsCommand(ctx, id, seqArgument(seq), options.full === true))());
+    .action((id: string, seq: string, options: { full?: boolean }) =>
+      run((ctx) => originsCommand(ctx, id, seqArgument(seq), options.full === true))(),
+    );
 
   program
     .command('verify [id]')
@@ -116,11 +119,18 @@ function report(error: unknown, io: CliIo, json: boolean): number {
   if (ShadowlogError.isInstance(error)) return writeError(io, json, error, USAGE_CODES.has(error.code) ? 2 : 1);
   const message = error instanceof Error ? error.message : String(error);
   if (process.env.SHADOWLOG_DEBUG) io.stderr.write(`${error instanceof Error ? error.stack : message}\n`);
-  return writeError(io, json, { code: 'INTERNAL', message: `${message} (this is a bug in shadowlog; SHADOWLOG_DEBUG=1 prints the stack)` }, 1);
+  return writeError(
+    io,
+    json,
+    { code: 'INTERNAL', message: `${message} (this is a bug in shadowlog; SHADOWLOG_DEBUG=1 prints the stack)` },
+    1,
+  );
 }
 
 function writeError(io: CliIo, json: boolean, error: { code: string; message: string }, exitCode: number): number {
-  io.stderr.write(json ? `${JSON.stringify({ error: { code: error.code, message: error.message } })}\n` : `shadowlog: ${error.code}: ${error.message}\n`);
+  io.stderr.write(
+    json ? `${JSON.stringify({ error: { code: error.code, message: error.message } })}\n` : `shadowlog: ${error.code}: ${error.message}\n`,
+  );
   return exitCode;
 }
 

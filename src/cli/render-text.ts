@@ -17,7 +17,9 @@ const ROLE: Record<string, string> = {
 };
 
 export function contentText(blocks: readonly ContentBlock[], options: RenderOptions): string {
-  const text = blocks.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}, ${block.data.length} base64 chars]`)).join('\n');
+  const text = blocks
+    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}, ${block.data.length} base64 chars]`))
+    .join('\n');
   if (options.maxChars <= 0 || text.length <= options.maxChars) return text;
   return `${text.slice(0, options.maxChars)}… [${text.length - options.maxChars} more characters; --full shows all]`;
 }
@@ -73,7 +75,9 @@ export function renderLogOnlyEvent(event: LogEvent): string {
 export function describeRange(event: LogEvent): string {
   if (!isReplaceOp(event.surfaceOp)) return '';
   const sources = event.sourceEventSeqs ?? [];
-  return `replaces #${event.surfaceOp.startSeq}–#${event.surfaceOp.endSeq} (sources ${sources.map((seq) => `#${seq}`).join(' ')})`;
+  const { startSeq, endSeq } = event.surfaceOp;
+  const range = startSeq === endSeq ? `#${startSeq}` : `#${startSeq}–#${endSeq}`;
+  return `replaces ${range} (sources ${sources.map((seq) => `#${seq}`).join(' ')})`;
 }
 
 /** The record as a transcript: every event in order, replacements marked where they landed. */
@@ -84,5 +88,5 @@ export function renderRecordEvent(event: LogEvent, options: RenderOptions, shado
     const marker = `#${event.seq} ══ ${kind}: ${describeRange(event)} ══`;
     return `${marker}\n${renderMessage(event, options, shadowedBy === undefined ? '' : `[later shadowed by #${shadowedBy}]`)}`;
   }
-  return renderMessage(event, options, shadowedBy === undefined ? '' : `[shadowed on the surface by #${shadowedBy}]`);
+  return renderMessage(event, options, shadowedBy === undefined ? '' : `[shadowed by #${shadowedBy}]`);
 }

@@ -54,7 +54,7 @@ describe('shadowlog command line', () => {
     const text = (await workspace.run(['show', SAMPLE_ID, '--record'])).stdout;
     expect(text).toContain('COMPACTED');
     expect(text).toContain('PRUNED');
-    expect(text).toMatch(/#5 tool \(call-1\) {2}\[shadowed on the surface by #\d+\]/);
+    expect(text).toMatch(/#5 tool \(call-1\) {2}\[shadowed by #\d+\]/);
     const surface = (await workspace.run(['show', SAMPLE_ID])).stdout;
     expect(surface).toContain('[REPLACEMENT: replaces');
   });
@@ -91,13 +91,19 @@ describe('shadowlog command line', () => {
     for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all() as Array<{ name: string }>) {
       db.exec(`DROP TRIGGER "${name}"`);
     }
-    const changed = db.prepare("UPDATE events SET body = replace(body, 'drops the last field', 'drops the first field') WHERE session_id = ? AND seq = 3").run(SAMPLE_ID);
+    const changed = db
+      .prepare("UPDATE events SET body = replace(body, 'drops the last field', 'drops the first field') WHERE session_id = ? AND seq = 3")
+      .run(SAMPLE_ID);
     expect(changed.changes).toBe(1);
     db.close();
 
     const bad = await workspace.run(['verify', SAMPLE_ID, '--json']);
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, firstBadSeq: 3, problems: [expect.objectContaining({ seq: 3, code: 'hash-mismatch' })] });
+    expect(JSON.parse(bad.stdout)).toMatchObject({
+      ok: false,
+      firstBadSeq: 3,
+      problems: [expect.objectContaining({ seq: 3, code: 'hash-mismatch' })],
+    });
     const all = await workspace.run(['verify', '--all']);
     expect(all.code).toBe(1);
     expect(all.stdout).toContain('FAILED at seq 3');
@@ -132,7 +138,14 @@ describe('shadowlog command line', () => {
   });
 
   it('answers bad usage with exit 2 and one line on stderr', async () => {
-    const cases: string[][] = [['frobnicate'], ['show'], ['show', '../etc/passwd'], ['show', SAMPLE_ID, '--at', 'abc'], ['verify'], ['--store', 'mysql://x', 'sessions']];
+    const cases: string[][] = [
+      ['frobnicate'],
+      ['show'],
+      ['show', '../etc/passwd'],
+      ['show', SAMPLE_ID, '--at', 'abc'],
+      ['verify'],
+      ['--store', 'mysql://x', 'sessions'],
+    ];
     for (const args of cases) {
       const result = await workspace.run(args);
       expect(result.code, args.join(' ')).toBe(2);

@@ -4,8 +4,8 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { assertSessionId } from '../../log/session-id.js';
 import { SessionNotFoundError } from '../../log/errors.js';
+import { assertSessionId } from '../../log/session-id.js';
 import { exportSession, importSession, importSessionFile } from '../../store/jsonl.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
@@ -43,7 +43,9 @@ export async function importCommand(context: CommandContext, path: string, as: s
     return 0;
   }
   if (result.tornLine !== null) {
-    context.io.stderr.write(`shadowlog: warning: line ${result.tornLine.line} (the last, ${result.tornLine.bytes} bytes) was cut short and was skipped; every event before it was imported\n`);
+    context.io.stderr.write(
+      `shadowlog: warning: line ${result.tornLine.line} (the last, ${result.tornLine.bytes} bytes) was cut short and was skipped; every event before it was imported\n`,
+    );
   }
   context.print(
     result.alreadyPresent

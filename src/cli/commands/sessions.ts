@@ -16,7 +16,9 @@ export async function sessionsCommand(context: CommandContext): Promise<number> 
   const width = Math.max(...sessions.map((session) => session.id.length), 7);
   context.print(`${'SESSION'.padEnd(width)}  ${'EVENTS'.padStart(8)}  CREATED                   UPDATED`);
   for (const session of sessions) {
-    context.print(`${session.id.padEnd(width)}  ${String(session.events).padStart(8)}  ${session.createdAt.padEnd(24)}  ${session.updatedAt}`);
+    context.print(
+      `${session.id.padEnd(width)}  ${String(session.events).padStart(8)}  ${session.createdAt.padEnd(24)}  ${session.updatedAt}`,
+    );
   }
   return 0;
 }

@@ -1,8 +1,8 @@
 // `shadowlog show <id> [--surface|--record] [--at SEQ]`: one of the two projections.
 
 import { canonicalJson } from '../../log/canonical-json.js';
-import { isSurfaceType } from '../../log/event.js';
 import { SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
+import { isSurfaceType } from '../../log/event.js';
 import { assertSessionId } from '../../log/session-id.js';
 import { isReplaceOp } from '../../log/surface-op.js';
 import { SessionLog } from '../../store/session-log.js';
@@ -31,7 +31,11 @@ async function showSurface(context: CommandContext, sessionId: string, atSeq: nu
   const log = await SessionLog.open(await context.store(), sessionId, { toSeq: atSeq + 1 });
   const nodes = log.fold.toArray();
   if (context.json) {
-    context.printJson({ sessionId, atSeq, nodes: nodes.map((node) => ({ seq: node.seq, type: node.type, sourceEventSeqs: node.sourceEventSeqs })) });
+    context.printJson({
+      sessionId,
+      atSeq,
+      nodes: nodes.map((node) => ({ seq: node.seq, type: node.type, sourceEventSeqs: node.sourceEventSeqs })),
+    });
     return 0;
   }
   context.print(`surface of ${sessionId} after event #${atSeq}: ${nodes.length} nodes, what the model is shown`);

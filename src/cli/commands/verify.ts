@@ -3,13 +3,17 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { assertSessionId } from '../../log/session-id.js';
-import { verifyJsonlFile } from '../../store/jsonl.js';
 import { type VerifyReport, verifyLog } from '../../log/verify.js';
+import { verifyJsonlFile } from '../../store/jsonl.js';
 import type { LogStore } from '../../store/log-store.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
 
-export async function verifyCommand(context: CommandContext, sessionId: string | undefined, options: { all: boolean; file?: string }): Promise<number> {
+export async function verifyCommand(
+  context: CommandContext,
+  sessionId: string | undefined,
+  options: { all: boolean; file?: string },
+): Promise<number> {
   const chosen = [sessionId !== undefined, options.all, options.file !== undefined].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError('verify takes one of: a session id, --all, or --file EXPORT.jsonl');
   if (options.file !== undefined) {
