@@ -1,6 +1,21 @@
 // The public API of shadowlog. Optional parts have subpath exports (shadowlog/store/sqlite).
 
 export { canonicalJson } from './log/canonical-json.js';
+export {
+  ConcurrencyError,
+  ConfigError,
+  CorruptLogError,
+  InvalidEventError,
+  InvalidSessionIdError,
+  SeqOutOfRangeError,
+  SessionBusyError,
+  SessionExistsError,
+  SessionNotFoundError,
+  ShadowlogError,
+  SurfaceOpError,
+  type SurfaceOpRule,
+  UnknownEventTypeError,
+} from './log/errors.js';
 export type {
   AssistantMessageData,
   ContentBlock,
@@ -24,21 +39,6 @@ export type {
 } from './log/event.js';
 export { CORE_LOG_ONLY_TYPES, FORMAT_VERSION, isSurfaceType, SURFACE_TYPES, TURN_END_REASONS } from './log/event.js';
 export { type EventTypeDefinition, EventTypeRegistry } from './log/event-types.js';
-export {
-  ConcurrencyError,
-  ConfigError,
-  CorruptLogError,
-  InvalidEventError,
-  InvalidSessionIdError,
-  SeqOutOfRangeError,
-  SessionBusyError,
-  SessionExistsError,
-  SessionNotFoundError,
-  ShadowlogError,
-  SurfaceOpError,
-  type SurfaceOpRule,
-  UnknownEventTypeError,
-} from './log/errors.js';
 export { computeEventHash, envelopeJson, GENESIS_HASH } from './log/hash.js';
 export { NotASurfaceEventError, origins, type ReadEvent } from './log/origins.js';
 export { type PreparedAppend, prepareAppend } from './log/seal.js';

@@ -1,9 +1,9 @@
 // verify (SPEC §12): the hash chain, seq density, and every SurfaceOp rule, over a whole log.
 // It reports problems instead of throwing, and names the first bad seq.
 
-import type { LogEvent } from './event.js';
-import { ShadowlogError } from './errors.js';
 import { parseEnvelope } from './envelope.js';
+import { ShadowlogError } from './errors.js';
+import type { LogEvent } from './event.js';
 import { computeEventHash, GENESIS_HASH } from './hash.js';
 import { SurfaceFold, type SurfaceFoldOptions } from './surface-fold.js';
 
@@ -21,7 +21,10 @@ export interface VerifyReport {
   readonly problems: readonly VerifyProblem[];
 }
 
-export async function verifyLog(pages: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>, options: SurfaceFoldOptions = {}): Promise<VerifyReport> {
+export async function verifyLog(
+  pages: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>,
+  options: SurfaceFoldOptions = {},
+): Promise<VerifyReport> {
   const problems: VerifyProblem[] = [];
   const fold = new SurfaceFold(options);
   let foldUsable = true;
@@ -45,19 +48,30 @@ export async function verifyLog(pages: AsyncIterable<readonly unknown[]> | Itera
         problems.push({
           seq: Math.min(event.seq, expectedSeq),
           code: 'seq-gap',
-          message: event.seq > expectedSeq ? `expected seq ${expectedSeq}, found ${event.seq}: ${event.seq - expectedSeq} event(s) missing` : `expected seq ${expectedSeq}, found ${event.seq} again or out of order`,
+          message:
+            event.seq > expectedSeq
+              ? `expected seq ${expectedSeq}, found ${event.seq}: ${event.seq - expectedSeq} event(s) missing`
+              : `expected seq ${expectedSeq}, found ${event.seq} again or out of order`,
         });
         foldUsable = false;
       }
       const hash = computeEventHash(prevHash, event);
       if (hash !== event.hash) {
-        problems.push({ seq: event.seq, code: 'hash-mismatch', message: `stored hash ${event.hash.slice(0, 12)}… does not match the recomputed ${hash.slice(0, 12)}…: the event or the one before it was changed` });
+        problems.push({
+          seq: event.seq,
+          code: 'hash-mismatch',
+          message: `stored hash ${event.hash.slice(0, 12)}… does not match the recomputed ${hash.slice(0, 12)}…: the event or the one before it was changed`,
+        });
       }
       if (foldUsable) {
         try {
           fold.apply(event);
         } catch (error) {
-          problems.push({ seq: event.seq, code: ShadowlogError.isInstance(error) ? error.code : 'invalid', message: `${messageOf(error)} (surface checks stop here)` });
+          problems.push({
+            seq: event.seq,
+            code: ShadowlogError.isInstance(error) ? error.code : 'invalid',
+            message: `${messageOf(error)} (surface checks stop here)`,
+          });
           foldUsable = false;
         }
       }
@@ -65,7 +79,10 @@ export async function verifyLog(pages: AsyncIterable<readonly unknown[]> | Itera
       expectedSeq = event.seq + 1;
     }
   }
-  const firstBadSeq = problems.reduce<number | null>((least, problem) => (least === null || problem.seq < least ? problem.seq : least), null);
+  const firstBadSeq = problems.reduce<number | null>(
+    (least, problem) => (least === null || problem.seq < least ? problem.seq : least),
+    null,
+  );
   return { ok: problems.length === 0, firstBadSeq, events: count, problems };
 }
 
