@@ -164,3 +164,10 @@ export class ConfigError extends ShadowlogError {
     this.key = key;
   }
 }
+
+/** A fold used against its rules by the program (overlapping batches): a bug in the caller. */
+export class FoldStateError extends ShadowlogError {
+  constructor(message: string) {
+    super('FOLD_STATE', message);
+  }
+}

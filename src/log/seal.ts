@@ -3,7 +3,7 @@
 
 import { canonicalJson } from './canonical-json.js';
 import { checkType, isIsoUtc } from './envelope.js';
-import { InvalidEventError } from './errors.js';
+import { FoldStateError, InvalidEventError } from './errors.js';
 import type { EventDraft, JsonObject, LogEvent } from './event.js';
 import { computeEventHash, type UnsealedEvent } from './hash.js';
 import type { SessionSeq } from './seq.js';
@@ -27,7 +27,14 @@ export function prepareAppend(
   now: () => string = () => new Date().toISOString(),
 ): PreparedAppend {
   const undos: Array<() => void> = [];
+  const firstSeq = fold.nextSeq;
   const rollback = () => {
+    // Undoing is only sound while this batch is still the fold's tail.
+    if (fold.nextSeq !== firstSeq + undos.length) {
+      throw new FoldStateError(
+        `cannot roll back events ${firstSeq}–${firstSeq + undos.length - 1}: the fold has moved on to seq ${fold.nextSeq}; appends to one fold must not overlap`,
+      );
+    }
     for (let i = undos.length - 1; i >= 0; i--) (undos[i] as () => void)();
     undos.length = 0;
   };
@@ -45,8 +52,19 @@ export function prepareAppend(
   return { events, rollback };
 }
 
+const DRAFT_KEYS = new Set(['type', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable', 'time']);
+
 export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, now: () => string): LogEvent {
   if (!isPlainObject(draft)) throw new InvalidEventError('event', 'an object', describeValue(draft), seq);
+  for (const key of Object.keys(draft)) {
+    if (!DRAFT_KEYS.has(key))
+      throw new InvalidEventError(
+        key,
+        `not present: a draft has only ${[...DRAFT_KEYS].join(', ')} (the log assigns seq and hash)`,
+        'it',
+        seq,
+      );
+  }
   checkType(draft.type, seq);
   if (!isPlainObject(draft.data)) throw new InvalidEventError('data', 'an object', describeValue(draft.data), seq);
   const time = draft.time ?? now();

@@ -2,7 +2,7 @@
 // Applying one event costs time proportional to what it changes, never to the log; the fold
 // keeps the current surface nodes, the open tool calls on them, and one bit per event.
 
-import { CorruptLogError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
+import { CorruptLogError, InvalidEventError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
 import { type AssistantMessageData, isSurfaceType, type LogEvent, type SurfaceType, type ToolResultData } from './event.js';
 import { EventTypeRegistry } from './event-types.js';
 import { GENESIS_HASH } from './hash.js';
@@ -103,10 +103,10 @@ export class SurfaceFold {
       throw new CorruptLogError(`expected event seq ${this.applied}, found ${seq}; seqs are dense and start at 0`, { seq });
     }
     if (seq === 0 && type !== 'session/start') {
-      throw new CorruptLogError(`the first event of a session must be session/start, found ${type}`, { seq });
+      throw new InvalidEventError('type', 'session/start (the first event of a session)', type, seq);
     }
     if (seq !== 0 && type === 'session/start') {
-      throw new CorruptLogError('session/start may only stand at seq 0', { seq });
+      throw new InvalidEventError('type', 'anything but session/start, which stands only at seq 0', type, seq);
     }
     const known = this.registry.isKnown(type);
     if (!known && event.ignorable !== true) throw new UnknownEventTypeError(type, seq);
@@ -220,7 +220,7 @@ export class SurfaceFold {
     const start = this.bySeq.get(startSeq);
     const end = this.bySeq.get(endSeq);
     if (start === undefined || end === undefined) {
-      const gone = [startSeq, endSeq].filter((s) => !this.bySeq.has(s));
+      const gone = [...new Set([startSeq, endSeq])].filter((s) => !this.bySeq.has(s));
       throw new SurfaceOpError(
         'not-current',
         seq,
@@ -308,13 +308,24 @@ export class SurfaceFold {
       );
     }
     if (listed.size > shadowed.length) {
+      // Extra sources are the replacement's own log-only events (its metering event), so they
+      // were written after everything it shadows.
       const inRange = new Set(shadowed.map((node) => node.seq));
+      const lastShadowed = Math.max(...inRange);
       for (const source of listed) {
-        if (!inRange.has(source) && this.isSurfaceEvent(source)) {
+        if (inRange.has(source)) continue;
+        if (this.isSurfaceEvent(source)) {
           throw new SurfaceOpError(
             'sources-foreign',
             seq,
             `sourceEventSeqs lists seq ${source}, a surface event this replace does not shadow; besides the shadowed nodes it may list only log-only events of the replacement`,
+          );
+        }
+        if (source < lastShadowed) {
+          throw new SurfaceOpError(
+            'sources-foreign',
+            seq,
+            `sourceEventSeqs lists log-only event ${source}, which is older than the shadowed node ${lastShadowed}; besides the shadowed nodes it may list only the replacement's own log-only events, written after what it shadows`,
           );
         }
       }

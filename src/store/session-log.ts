@@ -20,6 +20,9 @@ export interface SessionLogOptions {
 }
 
 export class SessionLog {
+  /** Appends and catch-ups run one at a time: each is checked against the fold the last one left. */
+  private queue: Promise<unknown> = Promise.resolve();
+
   private constructor(
     readonly store: LogStore,
     readonly sessionId: string,
@@ -61,7 +64,11 @@ export class SessionLog {
    * Validates and appends `drafts` as one atomic batch. Throws a typed error, writing
    * nothing, when any draft is refused or another writer appended first.
    */
-  async append(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
+  append(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
+    return this.exclusive(() => this.appendNow(drafts));
+  }
+
+  private async appendNow(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
     const expectedSeq = this.fold.nextSeq;
     const prepared = prepareAppend(this.fold, drafts, this.now);
     try {
@@ -74,13 +81,23 @@ export class SessionLog {
   }
 
   /** Applies events that other writers stored since this log was read. */
-  async catchUp(toSeq?: number): Promise<number> {
+  catchUp(toSeq?: number): Promise<number> {
+    return this.exclusive(() => this.catchUpNow(toSeq));
+  }
+
+  private async catchUpNow(toSeq?: number): Promise<number> {
     const before = this.fold.nextSeq;
     const range = toSeq === undefined ? { fromSeq: before } : { fromSeq: before, toSeq };
     for await (const page of this.store.read(this.sessionId, range)) {
       for (const event of page) this.fold.apply(parseEnvelope(event));
     }
     return this.fold.nextSeq - before;
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   readEvent(seq: number): Promise<LogEvent> {

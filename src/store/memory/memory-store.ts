@@ -3,15 +3,7 @@
 import { ConcurrencyError, SeqOutOfRangeError, SessionBusyError, SessionNotFoundError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { assertSessionId } from '../../log/session-id.js';
-import {
-  type AppendOptions,
-  DEFAULT_PAGE_SIZE,
-  type LogHead,
-  type LogStore,
-  type Ownership,
-  type ReadRange,
-  type StoredSession,
-} from '../log-store.js';
+import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
 import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
 
 let ownerCounter = 0;

@@ -4,26 +4,11 @@
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson } from '../../log/canonical-json.js';
-import {
-  ConcurrencyError,
-  ConfigError,
-  CorruptLogError,
-  SeqOutOfRangeError,
-  SessionNotFoundError,
-  ShadowlogError,
-} from '../../log/errors.js';
+import { ConcurrencyError, CorruptLogError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
-import {
-  type AppendOptions,
-  DEFAULT_PAGE_SIZE,
-  type LogHead,
-  type LogStore,
-  type Ownership,
-  type ReadRange,
-  type StoredSession,
-} from '../log-store.js';
+import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
 import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
 import { StoreClosedError, StoreError } from './errors.js';
 import { describeOwner, OwnerTable } from './ownership.js';
