@@ -1,12 +1,17 @@
 import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import { CorruptLogError, SessionExistsError, SurfaceOpError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
 import { computeEventHash, GENESIS_HASH } from '../../src/log/hash.js';
+import { prepareAppend } from '../../src/log/seal.js';
+import { SurfaceFold } from '../../src/log/surface-fold.js';
 import { exportSession, importSession } from '../../src/store/jsonl.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
-import { drafts, sampleDrafts, sealLog } from '../support/events.js';
+import { drafts, fixedNow, sampleDrafts, sealLog } from '../support/events.js';
+import { createTestRegistry } from '../support/log-drafts.js';
+import { buildRandomLog } from '../support/random-log.js';
 
 async function exportText(store: MemoryLogStore, sessionId: string): Promise<string> {
   const output = new PassThrough();
@@ -146,5 +151,28 @@ describe('JSONL export and import', () => {
       events: other.length,
     });
     expect(await storedEvents(store, 's1')).toEqual(events);
+  });
+
+  it('export then import is the identity on random logs with nested replacements: same events, same hashes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), async (seed) => {
+        const registry = createTestRegistry();
+        const source = new MemoryLogStore();
+        const { batches } = buildRandomLog(seed, { maxEvents: 150 });
+        const fold = new SurfaceFold({ registry });
+        for (const batch of batches) {
+          const expectedSeq = fold.nextSeq;
+          await source.append('random', prepareAppend(fold, batch, fixedNow).events, { expectedSeq });
+        }
+        const text = await exportText(source, 'random');
+        const target = new MemoryLogStore();
+        const result = await importSession(target, bytes(text), { registry });
+        expect(result.events).toBe(fold.nextSeq);
+        expect(await storedEvents(target, 'random')).toEqual(await storedEvents(source, 'random'));
+        expect((await target.head('random'))?.lastHash).toBe(fold.lastHash);
+        expect(await exportText(target, 'random')).toBe(text);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
