@@ -82,6 +82,13 @@ export class SurfaceFold {
     return seq < this.applied && ((this.surfaceBits[seq >>> 3] as number) & (1 << (seq & 7))) !== 0;
   }
 
+  /** Tool calls on the surface that have no result yet, in the order they were made. */
+  pendingToolCalls(): Array<{ readonly callId: string; readonly callSeq: SessionSeq }> {
+    const pending: Array<{ callId: string; callSeq: SessionSeq }> = [];
+    for (const [callId, state] of this.calls) if (state.resultNode === undefined) pending.push({ callId, callSeq: state.callNode.seq });
+    return pending;
+  }
+
   *nodes(): IterableIterator<SurfaceNode> {
     for (let node = this.first; node !== undefined; node = node.next) yield node;
   }

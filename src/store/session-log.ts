@@ -17,6 +17,8 @@ export interface SessionLogOptions {
   readonly registry?: EventTypeRegistry;
   /** The clock for event times (tests pin it). */
   readonly now?: () => string;
+  /** Called with every event the log applies, read or appended, in seq order. */
+  readonly observe?: (event: LogEvent) => void;
 }
 
 export class SessionLog {
@@ -27,8 +29,14 @@ export class SessionLog {
     readonly store: LogStore,
     readonly sessionId: string,
     readonly fold: SurfaceFold,
-    private readonly now: () => string,
-  ) {}
+    options: SessionLogOptions,
+  ) {
+    this.now = options.now ?? defaultNow;
+    this.observe = options.observe;
+  }
+
+  private readonly now: () => string;
+  private readonly observe: ((event: LogEvent) => void) | undefined;
 
   /** Starts a new session with its session/start event. */
   static async create(
@@ -40,7 +48,7 @@ export class SessionLog {
     const head = await store.head(sessionId);
     if (head !== undefined)
       throw new SessionExistsError(sessionId, `with ${head.nextSeq} events; open it to continue it, or choose another id`);
-    const log = new SessionLog(store, sessionId, newFold(options), options.now ?? defaultNow);
+    const log = new SessionLog(store, sessionId, newFold(options), options);
     await log.append([
       { type: 'session/start', data: { formatVersion: FORMAT_VERSION, harnessVersion: options.harnessVersion ?? HARNESS_VERSION } },
     ]);
@@ -51,7 +59,7 @@ export class SessionLog {
   static async open(store: LogStore, sessionId: string, options: SessionLogOptions & { toSeq?: number } = {}): Promise<SessionLog> {
     assertSessionId(sessionId);
     if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
-    const log = new SessionLog(store, sessionId, newFold(options), options.now ?? defaultNow);
+    const log = new SessionLog(store, sessionId, newFold(options), options);
     await log.catchUp(options.toSeq);
     return log;
   }
@@ -77,6 +85,7 @@ export class SessionLog {
       prepared.rollback();
       throw error;
     }
+    if (this.observe !== undefined) for (const event of prepared.events) this.observe(event);
     return prepared.events;
   }
 
@@ -89,7 +98,10 @@ export class SessionLog {
     const before = this.fold.nextSeq;
     const range = toSeq === undefined ? { fromSeq: before } : { fromSeq: before, toSeq };
     for await (const page of this.store.read(this.sessionId, range)) {
-      for (const event of page) this.fold.apply(parseEnvelope(event));
+      for (const event of page) {
+        this.fold.apply(parseEnvelope(event));
+        this.observe?.(event);
+      }
     }
     return this.fold.nextSeq - before;
   }

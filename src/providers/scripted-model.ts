@@ -1,0 +1,131 @@
+// A deterministic model for tests and the offline demo. It is built from a list of replies
+// or a function of the request; a call nothing was scripted for throws. It renders and
+// "sends" like a real adapter, so the spine and replay treat it like any other.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { canonicalJson } from '../log/canonical-json.js';
+import { ShadowlogError } from '../log/errors.js';
+import type { ContentBlock, JsonObject, JsonValue, ToolCall } from '../log/event.js';
+import type {
+  FinishReason,
+  LanguageModel,
+  ModelLimits,
+  ModelMessage,
+  ModelRequest,
+  ModelResult,
+  RenderedRequest,
+  SendOptions,
+} from './language-model.js';
+import { ProviderError } from './provider-error.js';
+
+export const SCRIPTED_RENDERER_VERSION = 'scripted/1';
+
+export interface ScriptedReply {
+  readonly text?: string;
+  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments: JsonValue; readonly callId?: string }>;
+  readonly finishReason?: FinishReason;
+  /** Overrides the usage the model reports (by default: a chars/4 count of what it was sent and said). */
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  /** Fail this call instead of answering. */
+  readonly error?: ProviderError;
+}
+
+/** What a script sees of a call: the messages and params as sent, and the call's index from 0. */
+export interface ScriptedCall {
+  readonly messages: readonly ModelMessage[];
+  readonly body: JsonObject;
+  readonly index: number;
+}
+
+export interface ScriptedModelOptions {
+  readonly modelId?: string;
+  readonly limits?: ModelLimits;
+  /** The replies in order, or a function that answers each call. */
+  readonly replies: readonly ScriptedReply[] | ((call: ScriptedCall) => ScriptedReply);
+  /** Wait this long before answering (the CLI's --model-latency). */
+  readonly latencyMs?: number;
+}
+
+export class ScriptExhaustedError extends ShadowlogError {
+  constructor(index: number, scripted: number) {
+    super(
+      'SCRIPT_EXHAUSTED',
+      `the scripted model was called ${index + 1} times but has only ${scripted} replies; script a reply for every call`,
+    );
+  }
+}
+
+export class ScriptedModel implements LanguageModel {
+  readonly provider = 'scripted';
+  readonly modelId: string;
+  readonly rendererVersion = SCRIPTED_RENDERER_VERSION;
+  readonly limits: ModelLimits;
+  /** Every body it was sent, in order. */
+  readonly calls: JsonObject[] = [];
+  private readonly options: ScriptedModelOptions;
+
+  constructor(options: ScriptedModelOptions) {
+    this.options = options;
+    this.modelId = options.modelId ?? 'scripted';
+    this.limits = options.limits ?? { contextWindow: 128_000, defaultMaxOutputTokens: 4_096 };
+  }
+
+  render(request: ModelRequest, rendererVersion: string = SCRIPTED_RENDERER_VERSION): RenderedRequest {
+    if (rendererVersion !== SCRIPTED_RENDERER_VERSION) {
+      throw new ProviderError(
+        'invalid-request',
+        this.provider,
+        `the scripted model renders ${SCRIPTED_RENDERER_VERSION}, not ${rendererVersion}`,
+      );
+    }
+    const params = request.params;
+    const body: Record<string, JsonValue> = {
+      model: this.modelId,
+      messages: JSON.parse(canonicalJson(request.messages)) as JsonValue,
+      tools: JSON.parse(canonicalJson(params.tools)) as JsonValue,
+      stream: params.stream,
+    };
+    if (params.maxOutputTokens !== undefined) body.maxOutputTokens = params.maxOutputTokens;
+    if (params.temperature !== undefined) body.temperature = params.temperature;
+    return { body };
+  }
+
+  async send(rendered: RenderedRequest, options: SendOptions = {}): Promise<ModelResult> {
+    const index = this.calls.length;
+    this.calls.push(rendered.body);
+    if (this.options.latencyMs !== undefined && this.options.latencyMs > 0) {
+      await sleep(this.options.latencyMs, undefined, options.signal === undefined ? {} : { signal: options.signal }).catch(
+        (error: unknown) => {
+          throw new ProviderError('aborted', this.provider, 'the call was aborted', { cause: error });
+        },
+      );
+    }
+    if (options.signal?.aborted === true) throw new ProviderError('aborted', this.provider, 'the call was aborted');
+    const replies = this.options.replies;
+    const reply =
+      typeof replies === 'function'
+        ? replies({ messages: rendered.body.messages as unknown as ModelMessage[], body: rendered.body, index })
+        : replies[index];
+    if (reply === undefined) throw new ScriptExhaustedError(index, (replies as readonly ScriptedReply[]).length);
+    if (reply.error !== undefined) throw reply.error;
+
+    const content: ContentBlock[] = reply.text === undefined || reply.text === '' ? [] : [{ type: 'text', text: reply.text }];
+    if (reply.text !== undefined && reply.text !== '') options.onTextDelta?.(reply.text);
+    const toolCalls: ToolCall[] = (reply.toolCalls ?? []).map((call, position) => ({
+      callId: call.callId ?? `call-${index + 1}-${position + 1}`,
+      name: call.name,
+      arguments: call.arguments,
+    }));
+    const usage = reply.usage ?? {
+      inputTokens: Math.ceil(canonicalJson(rendered.body.messages ?? []).length / 4),
+      outputTokens: Math.ceil(((reply.text ?? '').length + canonicalJson(toolCalls).length) / 4),
+    };
+    return {
+      content,
+      toolCalls,
+      finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop'),
+      usage,
+      responseModel: this.modelId,
+    };
+  }
+}

@@ -1,0 +1,267 @@
+// One session of an agent: runs turns (SPEC §5) and writes everything to the log. The
+// surface the model is sent is always rendered from the log's fold, never kept on the side.
+
+import { canonicalJson } from '../log/canonical-json.js';
+import type { ShadowlogError } from '../log/errors.js';
+import type { ContentBlock, EventDraft, JsonObject, ToolCall, TurnEndReason } from '../log/event.js';
+import { sha256Hex } from '../log/sha256.js';
+import { chars4Message } from '../meter/chars4.js';
+import type { LanguageModel, ModelMessage, ModelParams, ModelResult } from '../providers/language-model.js';
+import { ProviderError } from '../providers/provider-error.js';
+import type { Ownership } from '../store/log-store.js';
+import type { SessionLog } from '../store/session-log.js';
+import type { Capability, SessionContext, StepContext } from './capability.js';
+import { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
+import { TurnInProgressError } from './spine-errors.js';
+import type { Tool } from './tool.js';
+
+export interface AgentSessionSettings {
+  readonly model: LanguageModel;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly capabilities: readonly Capability[];
+  readonly maxSteps: number;
+  readonly maxOutputTokens: number;
+  readonly temperature?: number;
+  readonly stream: boolean;
+  readonly onTextDelta?: (text: string) => void;
+}
+
+export interface SendOptions {
+  readonly signal?: AbortSignal;
+}
+
+export interface TurnResult {
+  readonly turn: number;
+  readonly reason: TurnEndReason;
+  /** Model calls made in the turn. */
+  readonly steps: number;
+  /** The text of the last assistant message of the turn. */
+  readonly text: string;
+  /** The provider error that ended the turn, when reason is 'error'. */
+  readonly error?: ShadowlogError;
+}
+
+/** Ends a step loop early with a turn/end reason. */
+class TurnEnd {
+  constructor(
+    readonly reason: TurnEndReason,
+    readonly error?: ShadowlogError,
+  ) {}
+}
+
+export class AgentSession {
+  private running = false;
+
+  constructor(
+    readonly log: SessionLog,
+    private readonly settings: AgentSessionSettings,
+    private readonly ownership: Ownership,
+    /** The last turn number used in this session, across lifecycles. */
+    private lastTurn: number,
+  ) {}
+
+  get sessionId(): string {
+    return this.log.sessionId;
+  }
+
+  get turns(): number {
+    return this.lastTurn;
+  }
+
+  /** Runs one turn: the user's message, then model calls and tool calls until the model stops. */
+  async send(input: string | readonly ContentBlock[], options: SendOptions = {}): Promise<TurnResult> {
+    if (this.running) throw new TurnInProgressError(this.sessionId);
+    this.running = true;
+    try {
+      return await this.runTurn(
+        typeof input === 'string' ? [{ type: 'text', text: input }] : [...input],
+        options.signal ?? new AbortController().signal,
+      );
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Runs every capability's between-turns maintenance now. */
+  async betweenTurns(signal: AbortSignal = new AbortController().signal): Promise<void> {
+    const context = this.sessionContext(signal);
+    for (const capability of this.settings.capabilities) await capability.betweenTurns?.(context);
+  }
+
+  /** Gives up ownership of the session; the object must not be used afterwards. */
+  async close(): Promise<void> {
+    await this.ownership.release();
+  }
+
+  private sessionContext(signal: AbortSignal): SessionContext {
+    return { sessionId: this.sessionId, log: this.log, model: this.settings.model, maxOutputTokens: this.settings.maxOutputTokens, signal };
+  }
+
+  private async runTurn(content: ContentBlock[], signal: AbortSignal): Promise<TurnResult> {
+    const turn = ++this.lastTurn;
+    await this.log.append([
+      { type: 'turn/start', data: { turn } },
+      { type: 'user/message', data: { content }, surfaceOp: 'append' },
+    ]);
+    let step = 0;
+    let text = '';
+    let end: TurnEnd;
+    try {
+      end = await this.runSteps(turn, signal, (count, lastText) => {
+        step = count;
+        text = lastText;
+      });
+    } catch (error) {
+      // Not a provider error: still close the turn so the log stays well-formed, then rethrow.
+      await this.log.append([{ type: 'turn/end', data: { turn, reason: 'error' } }]).catch(() => {});
+      throw error;
+    }
+    await this.log.append([{ type: 'turn/end', data: { turn, reason: end.reason } }]);
+    await this.betweenTurns(signal);
+    return { turn, reason: end.reason, steps: step, text, ...(end.error === undefined ? {} : { error: end.error }) };
+  }
+
+  private async runSteps(turn: number, signal: AbortSignal, progress: (steps: number, text: string) => void): Promise<TurnEnd> {
+    let step = 0;
+    for (;;) {
+      if (signal.aborted) return new TurnEnd('aborted');
+      if (step >= this.settings.maxSteps) return new TurnEnd('max-steps');
+      step++;
+      const context: StepContext = { ...this.sessionContext(signal), turn, step };
+      for (const capability of this.settings.capabilities) await capability.beforeStep?.(context);
+
+      let result: ModelResult | undefined;
+      for (let retries = 0; result === undefined; retries++) {
+        try {
+          progress(step, '');
+          result = await this.callModel(turn, step, signal);
+        } catch (error) {
+          if (!(error instanceof ProviderError)) throw error;
+          await this.recordModelError(turn, step, error);
+          if (error.kind === 'aborted' || signal.aborted) return new TurnEnd('aborted', error);
+          if (retries >= 1 || !(await this.askForRetry({ ...context, step }, error, retries))) return new TurnEnd('error', error);
+          step++; // a retry is a model call of its own, named by its own step
+        }
+      }
+      const text = textOf(result.content);
+      progress(step, text);
+      await this.log.append([
+        {
+          type: 'assistant/message',
+          data: {
+            content: result.content,
+            toolCalls: result.toolCalls,
+            model: result.responseModel ?? this.settings.model.modelId,
+            ...(result.usage === undefined
+              ? {}
+              : { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens } }),
+          },
+          surfaceOp: 'append',
+        },
+      ]);
+      if (result.toolCalls.length === 0) return new TurnEnd('completed');
+      if (!(await this.runToolCalls(result.toolCalls, signal))) return new TurnEnd('aborted');
+    }
+  }
+
+  private async askForRetry(context: StepContext, error: ProviderError, retries: number): Promise<boolean> {
+    for (const capability of this.settings.capabilities) {
+      if (capability.onRequestError !== undefined && (await capability.onRequestError({ ...context, error, retries }))) return true;
+    }
+    return false;
+  }
+
+  /** Renders the surface, records the request, and calls the model. */
+  private async callModel(turn: number, step: number, signal: AbortSignal): Promise<ModelResult> {
+    const { model } = this.settings;
+    const nodes = this.log.fold.toArray();
+    const messages = renderSurface(nodes);
+    const params: ModelParams = {
+      tools: [...this.settings.tools.values()].map((tool) => tool.definition),
+      maxOutputTokens: this.settings.maxOutputTokens,
+      stream: this.settings.stream,
+      ...(this.settings.temperature === undefined ? {} : { temperature: this.settings.temperature }),
+    };
+    const rendered = model.render({ messages, params });
+    await this.log.append([
+      {
+        type: 'model/request',
+        data: {
+          turn,
+          step,
+          provider: model.provider,
+          model: model.modelId,
+          params: params as unknown as JsonObject,
+          surfaceSeqs: nodes.map((node) => node.seq),
+          requestDigest: sha256Hex(canonicalJson(rendered.body)),
+          estimatedTokens: estimateTokens(messages),
+          rendererVersion: `${SURFACE_RENDERER_VERSION} ${model.rendererVersion}`,
+        },
+      },
+    ]);
+    return model.send(rendered, { signal, ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }) });
+  }
+
+  private async recordModelError(turn: number, step: number, error: ProviderError): Promise<void> {
+    await this.log.append([
+      {
+        type: 'model/error',
+        data: { turn, step, code: error.code, message: error.message, retryable: error.retryable, contextOverflow: error.contextOverflow },
+      },
+    ]);
+  }
+
+  /** Runs the calls in order and appends their results. False when the turn was aborted. */
+  private async runToolCalls(calls: readonly ToolCall[], signal: AbortSignal): Promise<boolean> {
+    for (const call of calls) {
+      if (signal.aborted) {
+        // Every call still gets a result, so that the surface keeps its pairs.
+        const remaining = calls.slice(calls.indexOf(call));
+        await this.log.append(remaining.map((pending) => errorResult(pending.callId, 'the turn was aborted before this tool ran')));
+        return false;
+      }
+      await this.log.append([await this.runToolCall(call, signal)]);
+    }
+    return true;
+  }
+
+  private async runToolCall(call: ToolCall, signal: AbortSignal): Promise<EventDraft> {
+    const tool = this.settings.tools.get(call.name);
+    if (tool === undefined) {
+      const known = [...this.settings.tools.keys()].join(', ') || 'none';
+      return errorResult(call.callId, `there is no tool named ${JSON.stringify(call.name)}; the tools are: ${known}`);
+    }
+    const parsed = tool.parse(call.arguments);
+    if (!parsed.ok) return errorResult(call.callId, parsed.message);
+    try {
+      const output = await tool.execute(parsed.value, { sessionId: this.sessionId, callId: call.callId, signal });
+      const content: ContentBlock[] = typeof output === 'string' ? [{ type: 'text', text: output }] : output;
+      return { type: 'tool/result', data: { callId: call.callId, content }, surfaceOp: 'append' };
+    } catch (error) {
+      return errorResult(call.callId, `${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+function errorResult(callId: string, message: string): EventDraft {
+  return {
+    type: 'tool/result',
+    data: { callId, content: [{ type: 'text', text: `Error: ${message}` }], error: { message } },
+    surfaceOp: 'append',
+  };
+}
+
+function textOf(blocks: readonly ContentBlock[]): string {
+  return blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+function estimateTokens(messages: readonly ModelMessage[]): number {
+  let total = 0;
+  for (const message of messages) {
+    total += chars4Message(
+      message.content,
+      message.role === 'assistant' && message.toolCalls.length > 0 ? canonicalJson(message.toolCalls) : '',
+    );
+  }
+  return total;
+}

@@ -1,0 +1,40 @@
+// Capabilities: optional behaviour mounted on the spine at construction (compaction is one).
+// The spine calls them at fixed points and knows nothing else about them.
+
+import type { EventTypeDefinition } from '../log/event-types.js';
+import type { LanguageModel } from '../providers/language-model.js';
+import type { ProviderError } from '../providers/provider-error.js';
+import type { SessionLog } from '../store/session-log.js';
+
+export interface SessionContext {
+  readonly sessionId: string;
+  /** The session's log: its fold is the current surface; capabilities append through it. */
+  readonly log: SessionLog;
+  readonly model: LanguageModel;
+  /** The completion tokens reserved for the answer on each request. */
+  readonly maxOutputTokens: number;
+  readonly signal: AbortSignal;
+}
+
+export interface StepContext extends SessionContext {
+  readonly turn: number;
+  readonly step: number;
+}
+
+export interface RequestErrorContext extends StepContext {
+  readonly error: ProviderError;
+  /** How many times this model call has been retried already. */
+  readonly retries: number;
+}
+
+export interface Capability {
+  readonly name: string;
+  /** The log-only event types it writes, so that readers know them (the spine never names them). */
+  readonly eventTypes?: readonly EventTypeDefinition[];
+  /** Runs before each step, before the request is rendered; capabilities run one after another. */
+  beforeStep?(context: StepContext): Promise<void>;
+  /** A model call failed; return true to ask for one retry (after changing the surface, say). */
+  onRequestError?(context: RequestErrorContext): Promise<boolean>;
+  /** Runs after a turn ends and before the next begins (maintenance, manual compaction). */
+  betweenTurns?(context: SessionContext): Promise<void>;
+}

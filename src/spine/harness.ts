@@ -1,0 +1,157 @@
+// The harness: a store, a model, tools and capabilities, from which sessions are created or
+// reopened. Reopening starts a new lifecycle (session/end-seed) under a fresh ownership.
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { ConfigError } from '../log/errors.js';
+import type { EventDraft, LogEvent } from '../log/event.js';
+import { EventTypeRegistry } from '../log/event-types.js';
+import { assertSessionId } from '../log/session-id.js';
+import type { LanguageModel } from '../providers/language-model.js';
+import type { LogStore, Ownership } from '../store/log-store.js';
+import { SessionLog } from '../store/session-log.js';
+import { AgentSession } from './agent-session.js';
+import type { Capability } from './capability.js';
+import { indexTools, type Tool } from './tool.js';
+
+export interface HarnessOptions {
+  readonly store: LogStore;
+  readonly model: LanguageModel;
+  readonly tools?: readonly Tool[];
+  readonly capabilities?: readonly Capability[];
+  /** Appended as the system message of each new session. */
+  readonly systemPrompt?: string;
+  /** Model calls allowed per turn (default 24). */
+  readonly maxSteps?: number;
+  /** Completion tokens reserved per request (default: the model's default). */
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  /** Stream responses (default true). */
+  readonly stream?: boolean;
+  /** Called with every event as it lands in the log. */
+  readonly onEvent?: (event: LogEvent) => void;
+  /** Called with streamed answer text as it arrives. */
+  readonly onTextDelta?: (text: string) => void;
+  /** The clock for event times. */
+  readonly now?: () => string;
+}
+
+export class Harness {
+  readonly registry: EventTypeRegistry;
+  private readonly tools: Map<string, Tool>;
+
+  constructor(readonly options: HarnessOptions) {
+    this.tools = indexTools(options.tools ?? []);
+    this.registry = new EventTypeRegistry((options.capabilities ?? []).flatMap((capability) => capability.eventTypes ?? []));
+    const maxSteps = options.maxSteps ?? 24;
+    if (!Number.isSafeInteger(maxSteps) || maxSteps < 1)
+      throw new ConfigError('maxSteps', `maxSteps must be a positive integer, found ${String(maxSteps)}`);
+    const reserve = this.maxOutputTokens;
+    if (!Number.isSafeInteger(reserve) || reserve < 1 || reserve >= options.model.limits.contextWindow) {
+      throw new ConfigError(
+        'maxOutputTokens',
+        `maxOutputTokens must be a positive integer below the context window (${options.model.limits.contextWindow}), found ${String(reserve)}`,
+      );
+    }
+  }
+
+  get maxOutputTokens(): number {
+    return this.options.maxOutputTokens ?? this.options.model.limits.defaultMaxOutputTokens;
+  }
+
+  /** Starts a new session (with the system prompt, if any) owned by this process. */
+  async createSession(sessionId: string = newSessionId()): Promise<AgentSession> {
+    assertSessionId(sessionId);
+    const ownership = await this.options.store.acquireOwnership(sessionId);
+    try {
+      const log = await SessionLog.create(this.options.store, sessionId, this.logOptions());
+      if (this.options.systemPrompt !== undefined) {
+        await log.append([
+          { type: 'system/message', data: { content: [{ type: 'text', text: this.options.systemPrompt }] }, surfaceOp: 'append' },
+        ]);
+      }
+      return this.session(log, ownership, 0);
+    } catch (error) {
+      await ownership.release();
+      throw error;
+    }
+  }
+
+  /**
+   * Continues an existing session: takes ownership (SessionBusyError while another process
+   * holds it), appends session/end-seed, and closes a turn the last lifecycle left open.
+   */
+  async openSession(sessionId: string, reason = `reopened by pid ${process.pid} on ${hostname()}`): Promise<AgentSession> {
+    assertSessionId(sessionId);
+    const ownership = await this.options.store.acquireOwnership(sessionId);
+    try {
+      let lastTurn = 0;
+      let openTurn: number | undefined;
+      let reading = true;
+      const log = await SessionLog.open(this.options.store, sessionId, {
+        ...this.logOptions(),
+        observe: (event) => {
+          // Events read from the store are history; only new ones are reported as landing.
+          if (!reading) this.options.onEvent?.(event);
+          if (event.type === 'turn/start') openTurn = lastTurn = Math.max(lastTurn, event.data.turn as number);
+          if (event.type === 'turn/end') openTurn = undefined;
+        },
+      });
+      reading = false;
+      const drafts: EventDraft[] = [{ type: 'session/end-seed', data: { reason } }];
+      if (openTurn !== undefined) {
+        for (const pending of log.fold.pendingToolCalls()) {
+          const message = 'the process running this tool stopped before it returned';
+          drafts.push({
+            type: 'tool/result',
+            data: { callId: pending.callId, content: [{ type: 'text', text: `Error: ${message}` }], error: { message } },
+            surfaceOp: 'append',
+          });
+        }
+        drafts.push({ type: 'turn/end', data: { turn: openTurn, reason: 'interrupted' } });
+      }
+      await log.append(drafts);
+      return this.session(log, ownership, lastTurn);
+    } catch (error) {
+      await ownership.release();
+      throw error;
+    }
+  }
+
+  private logOptions() {
+    return {
+      registry: this.registry,
+      ...(this.options.now === undefined ? {} : { now: this.options.now }),
+      ...(this.options.onEvent === undefined ? {} : { observe: this.options.onEvent }),
+    };
+  }
+
+  private session(log: SessionLog, ownership: Ownership, lastTurn: number): AgentSession {
+    const { options } = this;
+    return new AgentSession(
+      log,
+      {
+        model: options.model,
+        tools: this.tools,
+        capabilities: options.capabilities ?? [],
+        maxSteps: options.maxSteps ?? 24,
+        maxOutputTokens: this.maxOutputTokens,
+        stream: options.stream ?? true,
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...(options.onTextDelta === undefined ? {} : { onTextDelta: options.onTextDelta }),
+      },
+      ownership,
+      lastTurn,
+    );
+  }
+}
+
+export function createHarness(options: HarnessOptions): Harness {
+  return new Harness(options);
+}
+
+/** A readable, sortable, unique session id: session-20261130-071530-3f9a2c. */
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `session-${stamp}-${randomBytes(3).toString('hex')}`;
+}
