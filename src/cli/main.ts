@@ -4,8 +4,10 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ShadowlogError } from '../log/errors.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
+import { demoCommand } from './commands/demo.js';
 import { exportCommand, importCommand } from './commands/export-import.js';
 import { originsCommand } from './commands/origins.js';
+import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { showCommand } from './commands/show.js';
 import { verifyCommand } from './commands/verify.js';
@@ -14,6 +16,13 @@ import { openStore, parseStoreSpec } from './store-option.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE_CODES = new Set(['USAGE', 'INVALID_SESSION_ID', 'INVALID_CONFIG']);
+
+function integerArgument(value: string, what: string, minimum = 0): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < minimum) {
+    throw new InvalidArgumentError(`expected ${what} (a whole number from ${minimum}), found ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
 
 function seqArgument(value: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
@@ -45,6 +54,40 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: () => {} });
+
+  program
+    .command('demo')
+    .description(
+      'run an offline agent session on a bundled sample project (a scripted model, real tools), then show its record, surface and a replay',
+    )
+    .option('--model-latency <ms>', 'make the scripted model wait this long per call', (value) => integerArgument(value, 'milliseconds'), 0)
+    .option('--session <id>', 'the new session id (default: demo-<time>)')
+    .action((options: { modelLatency: number; session?: string }) =>
+      run((ctx) =>
+        demoCommand(ctx, {
+          modelLatencyMs: options.modelLatency,
+          ...(options.session === undefined ? {} : { sessionId: options.session }),
+        }),
+      )(),
+    );
+
+  program
+    .command('replay <id>')
+    .description('exactly what the model received on one call, rebuilt from the log and checked against its recorded digest')
+    .requiredOption('--turn <n>', 'the turn (from 1)', (value) => integerArgument(value, 'a turn number', 1))
+    .option('--step <k>', 'the step within the turn (default 1)', (value) => integerArgument(value, 'a step number', 1))
+    .option('--wire', 'print the exact request body that was sent')
+    .option('--full', 'do not shorten long messages')
+    .action((id: string, options: { turn: number; step?: number; wire?: boolean; full?: boolean }) =>
+      run((ctx) =>
+        replayCommand(ctx, id, {
+          turn: options.turn,
+          ...(options.step === undefined ? {} : { step: options.step }),
+          wire: options.wire === true,
+          full: options.full === true,
+        }),
+      )(),
+    );
 
   program
     .command('sessions')

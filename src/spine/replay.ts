@@ -7,7 +7,7 @@ import type { JsonObject, ModelRequestData } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import { sha256Hex } from '../log/sha256.js';
 import { SurfaceFold } from '../log/surface-fold.js';
-import type { LanguageModel, ModelParams } from '../providers/language-model.js';
+import type { LanguageModel, ModelMessage, ModelParams } from '../providers/language-model.js';
 import type { LogStore } from '../store/log-store.js';
 import { renderSurface } from './render-surface.js';
 import { ReplayError } from './spine-errors.js';
@@ -30,6 +30,8 @@ export interface ReplayResult {
   readonly verified: true;
   /** The request body, exactly as sent: its canonical JSON is the wire body. */
   readonly request: JsonObject;
+  /** The surface the request was rendered from, as provider-neutral messages. */
+  readonly messages: readonly ModelMessage[];
 }
 
 /** Gives a model that can render for a recorded provider and model (no network needed). */
@@ -90,6 +92,7 @@ function rebuild(fold: SurfaceFold, seq: number, data: ModelRequestData, resolve
     requestDigest: digest,
     verified: true,
     request: rendered.body,
+    messages,
   };
 }
 

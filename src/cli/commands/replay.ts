@@ -1,0 +1,70 @@
+// `shadowlog replay <id> --turn N [--step K] [--wire]`: exactly what the model received on
+// that call, rebuilt from the log and checked against the digest recorded when it was sent.
+
+import { canonicalJson } from '../../log/canonical-json.js';
+import type { ContentBlock } from '../../log/event.js';
+import { assertSessionId } from '../../log/session-id.js';
+import type { ModelMessage } from '../../providers/language-model.js';
+import { type ReplayResult, replay } from '../../spine/replay.js';
+import type { CommandContext } from '../context.js';
+import { rendererFor } from '../renderers.js';
+
+export interface ReplayOptions {
+  readonly turn: number;
+  readonly step?: number;
+  readonly wire?: boolean;
+  readonly full?: boolean;
+}
+
+export async function replayCommand(context: CommandContext, sessionId: string, options: ReplayOptions): Promise<number> {
+  assertSessionId(sessionId);
+  const result = await replay(
+    await context.store(),
+    sessionId,
+    { turn: options.turn, ...(options.step === undefined ? {} : { step: options.step }) },
+    { resolveRenderer: rendererFor },
+  );
+  if (context.json) {
+    const { messages: _messages, ...rest } = result;
+    context.printJson(rest);
+  } else if (options.wire === true) {
+    context.io.stdout.write(`${canonicalJson(result.request)}\n`);
+  } else {
+    context.print(describeReplay(result, options.full === true ? 0 : 300));
+  }
+  return 0;
+}
+
+export function describeReplay(result: ReplayResult, maxChars: number): string {
+  const lines = [
+    `turn ${result.turn}, step ${result.step} (event #${result.seq}): ${result.provider}/${result.model}, renderer ${result.rendererVersion}`,
+    `verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent`,
+    `the model received ${result.messages.length} messages:`,
+  ];
+  for (const message of result.messages) lines.push(`  ${describeMessage(message, maxChars)}`);
+  const tools = (result.request.tools as Array<unknown> | undefined)?.length ?? 0;
+  lines.push(`and ${tools} tool definition${tools === 1 ? '' : 's'}; --wire prints the exact request body`);
+  return lines.join('\n');
+}
+
+function describeMessage(message: ModelMessage, maxChars: number): string {
+  const text = shorten(message.content, maxChars);
+  switch (message.role) {
+    case 'assistant': {
+      const calls = message.toolCalls.map((call) => `${call.name}(${JSON.stringify(call.arguments)})`).join(', ');
+      return `assistant: ${text}${calls === '' ? '' : `${text === '' ? '' : ' '}→ ${calls}`}`;
+    }
+    case 'tool':
+      return `tool result ${message.callId}${message.isError ? ' (error)' : ''}: ${text}`;
+    default:
+      return `${message.role}: ${text}`;
+  }
+}
+
+function shorten(content: readonly ContentBlock[], maxChars: number): string {
+  const text = content
+    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`))
+    .join(' ')
+    .replaceAll('\n', ' ⏎ ');
+  return maxChars > 0 && text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)` : text;
+}

@@ -1,0 +1,158 @@
+// The offline demo's scripted agent: a deterministic policy that works like a coding agent on
+// the bundled sample project. It decides each step from what it was actually sent (the
+// messages on the surface), calls real file tools, and computes its answers from their real
+// results. It is a script, not a language model, and says so in its model name.
+
+import type { ContentBlock } from '../../log/event.js';
+import type { ModelMessage } from '../../providers/language-model.js';
+import type { ScriptedCall, ScriptedReply } from '../../providers/scripted-model.js';
+
+type ToolRequest = { readonly name: string; readonly arguments: Record<string, string> };
+
+/** One task: the tool calls it makes in order, then an answer computed from their results. */
+interface Task {
+  readonly prompt: string;
+  readonly calls: ReadonlyArray<(results: readonly string[], messages: readonly ModelMessage[]) => ToolRequest | undefined>;
+  readonly answer: (results: readonly string[], messages: readonly ModelMessage[]) => string;
+}
+
+const textOf = (content: readonly ContentBlock[]) => content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+
+/** The full text of a tool result for `path` still on the surface, if it was not pruned. */
+function fileOnSurface(messages: readonly ModelMessage[], path: string): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role !== 'assistant') continue;
+    for (const call of message.toolCalls) {
+      if (call.name !== 'read_file' || (call.arguments as { path?: string }).path !== path) continue;
+      const result = messages.find((candidate) => candidate.role === 'tool' && candidate.callId === call.callId);
+      const text = result === undefined ? undefined : textOf(result.content);
+      if (text !== undefined && !text.includes('characters omitted')) return text;
+    }
+  }
+  return undefined;
+}
+
+function orders(csv: string): Array<{ city: string; quantity: number; note: string }> {
+  return csv
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => {
+      const fields = line.match(/("[^"]*"|[^,]*)(,|$)/g)?.map((field) => field.replace(/,$/, '')) ?? [];
+      return { city: fields[2] ?? '', quantity: Number(fields[4] ?? 0), note: fields[6] ?? '' };
+    });
+}
+
+export const DEMO_TASKS: readonly Task[] = [
+  {
+    prompt: 'Give me a short overview of this project.',
+    calls: [() => ({ name: 'list_files', arguments: { path: '.' } }), () => ({ name: 'read_file', arguments: { path: 'README.md' } })],
+    answer: ([files = '', readme = '']) => {
+      const list = files.split('\n');
+      const summary = readme.split('\n\n')[1]?.replaceAll('\n', ' ') ?? '';
+      return `The project has ${list.length} files (${list.join(', ')}). From its README: ${summary}`;
+    },
+  },
+  {
+    prompt: 'Users report that rows ending in an empty field lose that field. Find the cause.',
+    calls: [
+      () => ({ name: 'search_files', arguments: { text: 'endField()' } }),
+      () => ({ name: 'read_file', arguments: { path: 'src/csv.ts' } }),
+    ],
+    answer: ([matches = '', source = '']) => {
+      const lines = source.split('\n');
+      const guard = lines.findIndex((line) => line.includes("if (field !== '') endField();"));
+      const hits = matches.split('\n').length;
+      return guard < 0
+        ? `I searched ${hits} call sites of endField() but did not find a guard on empty fields.`
+        : `Found it: in src/csv.ts, endRow() only ends the field when it is not empty (line ${guard + 1}: \`${lines[guard]?.trim()}\`). For "a,b," the last field is '' and is dropped. Fix: call endField() unconditionally when a row ends, unless the whole line was empty.`;
+    },
+  },
+  {
+    prompt: 'Which test covers this, and what does it expect?',
+    calls: [() => ({ name: 'search_files', arguments: { text: 'empty last field', path: 'test' } })],
+    answer: ([matches = '']) => {
+      const first = matches.split('\n')[0] ?? '';
+      return first.startsWith('no line')
+        ? 'No test mentions an empty last field.'
+        : `The test at ${first.split(': ')[0]} ("keeps an empty last field") expects parseCsv('a,b,\\n') to give [['a', 'b', '']].`;
+    },
+  },
+  {
+    prompt: 'Look at data/orders.csv: how many orders have an empty note?',
+    calls: [() => ({ name: 'read_file', arguments: { path: 'data/orders.csv' } })],
+    answer: ([csv = '']) => {
+      const rows = orders(csv);
+      const empty = rows.filter((row) => row.note === '').length;
+      return `${empty} of ${rows.length} orders have an empty note: exactly the rows the bug would cut short.`;
+    },
+  },
+  {
+    prompt: 'Which city ordered the most items?',
+    // Uses the file if it is still on the surface; after the pruner shortened it, reads it again.
+    calls: [
+      (_, messages) =>
+        fileOnSurface(messages, 'data/orders.csv') === undefined
+          ? { name: 'read_file', arguments: { path: 'data/orders.csv' } }
+          : undefined,
+    ],
+    answer: ([reread], messages) => {
+      const csv = reread ?? fileOnSurface(messages, 'data/orders.csv') ?? '';
+      const totals = new Map<string, number>();
+      for (const row of orders(csv)) totals.set(row.city, (totals.get(row.city) ?? 0) + row.quantity);
+      const [city, quantity] = [...totals.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['nobody', 0];
+      return `${city}, with ${quantity} items${reread === undefined ? '' : ' (I read the file again: the earlier copy is no longer in full view)'}.`;
+    },
+  },
+  {
+    prompt: 'Check the changelog: when did quoted line breaks arrive?',
+    calls: [() => ({ name: 'read_file', arguments: { path: 'CHANGELOG.md' } })],
+    answer: ([changelog = '']) => {
+      let version = 'no version';
+      for (const line of changelog.split('\n')) {
+        if (line.startsWith('## ')) version = line.slice(3);
+        if (line.toLowerCase().includes('line breaks')) return `In ${version}: "${line.replace(/^- /, '')}"`;
+      }
+      return 'The changelog does not mention line breaks.';
+    },
+  },
+  {
+    prompt: 'Summarize what we found, in three lines.',
+    calls: [],
+    answer: (_, messages) => {
+      const summaries = messages.filter(
+        (message) => message.role === 'user' && textOf(message.content).includes('<compacted-summary>'),
+      ).length;
+      return [
+        'The parser drops an empty last field because endRow() skips empty fields (src/csv.ts).',
+        'test/csv.test.ts already expects the field to be kept; data/orders.csv has rows that hit the bug.',
+        summaries > 0
+          ? `(Part of this conversation reached me as ${summaries} compacted summary.)`
+          : '(I still see the whole conversation.)',
+      ].join('\n');
+    },
+  },
+];
+
+/** The demo agent as a script for the scripted model. */
+export function demoAgentReply(call: ScriptedCall): ScriptedReply {
+  const messages = call.messages;
+  const lastUser = messages.findLastIndex((message) => message.role === 'user' && !textOf(message.content).includes('<compacted-summary>'));
+  const prompt = textOf(messages[lastUser]?.content ?? []);
+  const task = DEMO_TASKS.find((candidate) => candidate.prompt === prompt);
+  if (task === undefined)
+    return { text: `I am the demo's scripted agent and only know the demo's tasks; I cannot answer "${prompt.slice(0, 80)}".` };
+
+  const since = messages.slice(lastUser + 1);
+  const results = since.filter((message) => message.role === 'tool').map((message) => textOf(message.content));
+  const made = since.filter((message) => message.role === 'assistant').length;
+  let issued = 0;
+  for (const plan of task.calls) {
+    const request = plan(results.slice(0, issued), messages);
+    if (request === undefined) continue;
+    if (issued++ < made) continue; // made in an earlier step of this turn
+    return { text: '', toolCalls: [{ name: request.name, arguments: request.arguments }] };
+  }
+  return { text: task.answer(results, messages) };
+}
