@@ -1,0 +1,61 @@
+// Reads an Anthropic Messages answer: the JSON of a non-streaming response, and the pieces
+// it shares with the stream (usage, the malformed-response error).
+
+import type { ToolCall } from '../../log/event.js';
+import { excerpt, malformedResponseError } from '../classify-http-error.js';
+import type { ModelResult, ModelUsage } from '../language-model.js';
+import { createModelResult } from '../model-result.js';
+import type { ProviderError } from '../provider-error.js';
+import { isRecord, readArray, readJsonObject, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
+import { mapAnthropicStreamError } from './map-error.js';
+import { mapAnthropicStopReason } from './map-finish-reason.js';
+
+export const ANTHROPIC_MESSAGES_API = 'Anthropic Messages';
+
+export function anthropicMalformed(service: string, found: string): ProviderError {
+  return malformedResponseError('anthropic', service, found, ANTHROPIC_MESSAGES_API);
+}
+
+export function parseAnthropicResponse(service: string, body: unknown): ModelResult {
+  if (!isRecord(body)) throw anthropicMalformed(service, `a JSON value that is not an object: ${excerpt(JSON.stringify(body) ?? '')}`);
+  if (body.type === 'error') throw mapAnthropicStreamError(service, JSON.stringify(body));
+  const blocks = readArray(body, 'content');
+  if (blocks === undefined) throw anthropicMalformed(service, `no content array in ${excerpt(JSON.stringify(body))}`);
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const block of blocks) {
+    if (!isRecord(block)) continue;
+    if (block.type === 'text') texts.push(readString(block, 'text') ?? '');
+    else if (block.type === 'tool_use') toolCalls.push(parseToolUse(service, block, readJsonObject(block, 'input') ?? {}));
+    // Thinking and server-tool blocks are not part of what the log records.
+  }
+  return createModelResult({
+    texts,
+    toolCalls,
+    finishReason: mapAnthropicStopReason(readString(body, 'stop_reason')),
+    usage: anthropicUsage(readRecord(body, 'usage')),
+    responseModel: readString(body, 'model'),
+  });
+}
+
+export function parseToolUse(service: string, block: UnknownRecord, input: ToolCall['arguments']): ToolCall {
+  const callId = readString(block, 'id');
+  const name = readString(block, 'name');
+  if (callId === undefined || name === undefined)
+    throw anthropicMalformed(service, `a tool_use block without an id or a name: ${excerpt(JSON.stringify(block))}`);
+  return { callId, name, arguments: input };
+}
+
+/**
+ * Input tokens count cached ones too: Anthropic reports tokens written to and read from the
+ * prompt cache apart from input_tokens, and all of them fill the context window.
+ */
+export function anthropicUsage(usage: UnknownRecord | undefined): ModelUsage | undefined {
+  if (usage === undefined) return undefined;
+  const input = readNumber(usage, 'input_tokens');
+  const outputTokens = readNumber(usage, 'output_tokens');
+  if (input === undefined || outputTokens === undefined) return undefined;
+  const cacheWrites = readNumber(usage, 'cache_creation_input_tokens') ?? 0;
+  const cacheReads = readNumber(usage, 'cache_read_input_tokens') ?? 0;
+  return { inputTokens: input + cacheWrites + cacheReads, outputTokens };
+}

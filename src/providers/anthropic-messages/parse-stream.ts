@@ -1,0 +1,115 @@
+// Reads an Anthropic Messages SSE stream: message_start (model, usage), content blocks built
+// from their start and deltas (text_delta, input_json_delta), message_delta (stop reason,
+// final usage), message_stop, and an `error` event, which becomes a ProviderError.
+
+import type { ToolCall } from '../../log/event.js';
+import { excerpt } from '../classify-http-error.js';
+import type { ModelResult } from '../language-model.js';
+import { createModelResult } from '../model-result.js';
+import {
+  isRecord,
+  parseJson,
+  parseToolArguments,
+  readJsonObject,
+  readNumber,
+  readRecord,
+  readString,
+  type UnknownRecord,
+} from '../response-fields.js';
+import type { ServerSentEvent } from '../sse.js';
+import { mapAnthropicStreamError } from './map-error.js';
+import { mapAnthropicStopReason } from './map-finish-reason.js';
+import { anthropicMalformed, anthropicUsage, parseToolUse } from './parse-response.js';
+
+type Block = { kind: 'text'; text: string } | { kind: 'tool'; start: UnknownRecord; json: string } | { kind: 'other' };
+
+export async function readAnthropicStream(
+  service: string,
+  events: AsyncIterable<ServerSentEvent>,
+  onTextDelta: ((text: string) => void) | undefined,
+): Promise<ModelResult> {
+  const blocks = new Map<number, Block>();
+  const usage: Record<string, unknown> = {};
+  let stopReason: string | undefined;
+  let responseModel: string | undefined;
+  let sawStop = false;
+
+  for await (const event of events) {
+    const payload = parseJson(event.data);
+    if (!isRecord(payload)) throw anthropicMalformed(service, `a stream event that is not a JSON object: ${excerpt(event.data)}`);
+    const index = readNumber(payload, 'index') ?? -1;
+    switch (payload.type) {
+      case 'message_start': {
+        const message = readRecord(payload, 'message');
+        responseModel = message === undefined ? undefined : readString(message, 'model');
+        mergeUsage(usage, message === undefined ? undefined : readRecord(message, 'usage'));
+        break;
+      }
+      case 'content_block_start': {
+        const block = startBlock(readRecord(payload, 'content_block'));
+        blocks.set(index, block);
+        if (block.kind === 'text' && block.text !== '') onTextDelta?.(block.text);
+        break;
+      }
+      case 'content_block_delta': {
+        const text = applyDelta(blocks.get(index), readRecord(payload, 'delta'));
+        if (text !== undefined && text !== '') onTextDelta?.(text);
+        break;
+      }
+      case 'message_delta': {
+        const delta = readRecord(payload, 'delta');
+        stopReason = (delta === undefined ? undefined : readString(delta, 'stop_reason')) ?? stopReason;
+        mergeUsage(usage, readRecord(payload, 'usage'));
+        break;
+      }
+      case 'message_stop':
+        sawStop = true;
+        break;
+      case 'error':
+        throw mapAnthropicStreamError(service, event.data);
+      // ping, content_block_stop, and event types added after this adapter was written.
+    }
+    if (sawStop) break;
+  }
+  if (!sawStop && stopReason === undefined) {
+    throw anthropicMalformed(service, 'a stream that ended before message_stop (no stop_reason); the answer may be cut short');
+  }
+  const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
+  const toolCalls: ToolCall[] = ordered.flatMap((block) => (block.kind === 'tool' ? [finishToolUse(service, block)] : []));
+  return createModelResult({
+    texts: ordered.flatMap((block) => (block.kind === 'text' ? [block.text] : [])),
+    toolCalls,
+    finishReason: mapAnthropicStopReason(stopReason),
+    usage: anthropicUsage(usage),
+    responseModel,
+  });
+}
+
+function startBlock(contentBlock: UnknownRecord | undefined): Block {
+  if (contentBlock?.type === 'text') return { kind: 'text', text: readString(contentBlock, 'text') ?? '' };
+  if (contentBlock?.type === 'tool_use') return { kind: 'tool', start: contentBlock, json: '' };
+  return { kind: 'other' };
+}
+
+/** Adds a delta to its block; returns the text it added, for onTextDelta. */
+function applyDelta(block: Block | undefined, delta: UnknownRecord | undefined): string | undefined {
+  if (block === undefined || delta === undefined) return undefined;
+  if (block.kind === 'text' && delta.type === 'text_delta') {
+    const text = readString(delta, 'text') ?? '';
+    block.text += text;
+    return text;
+  }
+  if (block.kind === 'tool' && delta.type === 'input_json_delta') block.json += readString(delta, 'partial_json') ?? '';
+  return undefined;
+}
+
+/** The input arrives as JSON text in pieces; with no pieces it is the start block's input ({} for no arguments). */
+function finishToolUse(service: string, block: Extract<Block, { kind: 'tool' }>): ToolCall {
+  const input = block.json.trim() === '' ? (readJsonObject(block.start, 'input') ?? {}) : parseToolArguments(block.json);
+  return parseToolUse(service, block.start, input);
+}
+
+/** message_delta repeats or updates the counts of message_start; the later number wins. */
+function mergeUsage(into: Record<string, unknown>, usage: UnknownRecord | undefined): void {
+  for (const [key, value] of Object.entries(usage ?? {})) if (typeof value === 'number') into[key] = value;
+}

@@ -1,0 +1,119 @@
+// Renders a neutral request as an OpenAI chat-completions body. Pure: the body depends only
+// on the model id, the request and the settings named by the renderer version.
+
+import { canonicalJson } from '../../log/canonical-json.js';
+import type { ContentBlock, JsonObject, JsonValue, ToolCall } from '../../log/event.js';
+import type { ModelMessage, ModelRequest } from '../language-model.js';
+import { ProviderError } from '../provider-error.js';
+
+export interface OpenAIChatRenderSettings {
+  /**
+   * OpenAI wants `max_completion_tokens` (its reasoning models refuse `max_tokens`); some
+   * older OpenAI-compatible servers know only `max_tokens`.
+   */
+  readonly maxTokensField: 'max_completion_tokens' | 'max_tokens';
+}
+
+export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, settings: OpenAIChatRenderSettings): JsonObject {
+  const { params } = request;
+  const body: JsonObject = { model: modelId, messages: convertMessages(request.messages) };
+  if (params.tools.length > 0) {
+    body.tools = params.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+  if (params.maxOutputTokens !== undefined) body[settings.maxTokensField] = params.maxOutputTokens;
+  if (params.temperature !== undefined) body.temperature = params.temperature;
+  if (params.stream) {
+    body.stream = true;
+    // Without this a stream carries no token usage.
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+function convertMessages(messages: readonly ModelMessage[]): JsonObject[] {
+  const out: JsonObject[] = [];
+  // Tool messages carry text only, so a tool result's images follow the run of tool
+  // messages in a user message (a user message may not split an assistant's tool results).
+  let toolImages: JsonValue[] = [];
+  for (const message of messages) {
+    if (message.role !== 'tool' && toolImages.length > 0) {
+      out.push({ role: 'user', content: toolImages });
+      toolImages = [];
+    }
+    switch (message.role) {
+      case 'system':
+        out.push({ role: 'system', content: textContent(textsOf(message.content, 'system')) });
+        break;
+      case 'user':
+        out.push({ role: 'user', content: userContent(message.content) });
+        break;
+      case 'assistant':
+        out.push(assistantMessage(textsOf(message.content, 'assistant'), message.toolCalls));
+        break;
+      case 'tool': {
+        const texts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+        out.push({ role: 'tool', tool_call_id: message.callId, content: textContent(texts) });
+        const images = message.content.filter((block) => block.type === 'image');
+        if (images.length > 0) {
+          toolImages.push({ type: 'text', text: `Image from the result of tool call ${message.callId}:` }, ...images.map(imagePart));
+        }
+        break;
+      }
+    }
+  }
+  if (toolImages.length > 0) out.push({ role: 'user', content: toolImages });
+  return out;
+}
+
+function assistantMessage(texts: string[], toolCalls: readonly ToolCall[]): JsonObject {
+  const message: JsonObject = { role: 'assistant' };
+  // With tool calls the content may be absent, and is, rather than an empty string.
+  if (texts.length > 0 || toolCalls.length === 0) message.content = textContent(texts);
+  if (toolCalls.length > 0) {
+    message.tool_calls = toolCalls.map((call) => ({
+      id: call.callId,
+      type: 'function',
+      function: { name: call.name, arguments: serializeArguments(call.arguments) },
+    }));
+  }
+  return message;
+}
+
+/**
+ * Arguments that are a string are what the model wrote when it was not valid JSON; they go
+ * back verbatim, as the model wrote them. Anything else is canonical JSON, so that the same
+ * call always renders to the same bytes.
+ */
+function serializeArguments(value: JsonValue): string {
+  return typeof value === 'string' ? value : canonicalJson(value);
+}
+
+/** One text block is sent as a plain string, which every OpenAI-compatible server accepts. */
+function textContent(texts: readonly string[]): JsonValue {
+  if (texts.length === 0) return '';
+  if (texts.length === 1) return texts[0] as string;
+  return texts.map((text) => ({ type: 'text', text }));
+}
+
+function userContent(blocks: readonly ContentBlock[]): JsonValue {
+  if (blocks.every((block) => block.type === 'text')) return textContent(blocks.map((block) => block.text));
+  return blocks.map((block) => (block.type === 'text' ? { type: 'text', text: block.text } : imagePart(block)));
+}
+
+function imagePart(block: Extract<ContentBlock, { type: 'image' }>): JsonObject {
+  return { type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } };
+}
+
+function textsOf(blocks: readonly ContentBlock[], role: 'system' | 'assistant'): string[] {
+  return blocks.map((block) => {
+    if (block.type === 'text') return block.text;
+    throw new ProviderError(
+      'invalid-request',
+      'openai',
+      `OpenAI chat completions accept images only in user and tool messages, found one in a ${role} message; move the image to a user message`,
+    );
+  });
+}

@@ -1,0 +1,62 @@
+// Reads an OpenAI chat-completions answer: the JSON of a non-streaming response, and the
+// pieces they share with the stream (usage, tool-call arguments, the malformed-response error).
+
+import type { ToolCall } from '../../log/event.js';
+import { excerpt, malformedResponseError } from '../classify-http-error.js';
+import type { ModelResult, ModelUsage } from '../language-model.js';
+import { createModelResult } from '../model-result.js';
+import type { ProviderError } from '../provider-error.js';
+import { isRecord, parseToolArguments, readArray, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
+import { mapOpenAIChatFinishReason } from './map-finish-reason.js';
+
+export const OPENAI_CHAT_API = 'OpenAI chat completions';
+
+export function openAIMalformed(service: string, found: string): ProviderError {
+  return malformedResponseError('openai', service, found, OPENAI_CHAT_API);
+}
+
+export function parseOpenAIChatResponse(service: string, body: unknown): ModelResult {
+  if (!isRecord(body)) return malformed(service, 'a JSON value that is not an object', body);
+  const choice = readArray(body, 'choices')?.[0];
+  if (!isRecord(choice)) return malformed(service, 'no choices[0]', body);
+  const message = readRecord(choice, 'message');
+  if (message === undefined) return malformed(service, 'no choices[0].message', body);
+  const refusal = readString(message, 'refusal');
+  const toolCalls = (readArray(message, 'tool_calls') ?? []).map((call) => parseToolCall(service, call));
+  return createModelResult({
+    texts: [...textsOf(message.content), ...(refusal === undefined ? [] : [refusal])],
+    toolCalls,
+    finishReason: refusal === undefined ? mapOpenAIChatFinishReason(readString(choice, 'finish_reason')) : 'content-filter',
+    usage: readOpenAIUsage(body),
+    responseModel: readString(body, 'model'),
+  });
+}
+
+/** Usage as OpenAI reports it; absent when the server reported none or only part of it. */
+export function readOpenAIUsage(body: UnknownRecord): ModelUsage | undefined {
+  const usage = readRecord(body, 'usage');
+  const inputTokens = usage === undefined ? undefined : readNumber(usage, 'prompt_tokens');
+  const outputTokens = usage === undefined ? undefined : readNumber(usage, 'completion_tokens');
+  return inputTokens === undefined || outputTokens === undefined ? undefined : { inputTokens, outputTokens };
+}
+
+/** Content is a string; a few compatible servers send an array of text parts instead. */
+function textsOf(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((part) => (isRecord(part) && typeof part.text === 'string' ? [part.text] : []));
+}
+
+function parseToolCall(service: string, call: unknown): ToolCall {
+  const functionPart = isRecord(call) ? readRecord(call, 'function') : undefined;
+  const callId = isRecord(call) ? readString(call, 'id') : undefined;
+  const name = functionPart === undefined ? undefined : readString(functionPart, 'name');
+  if (callId === undefined || functionPart === undefined || name === undefined) {
+    throw openAIMalformed(service, `a tool call without an id or a function name: ${excerpt(JSON.stringify(call) ?? '')}`);
+  }
+  return { callId, name, arguments: parseToolArguments(readString(functionPart, 'arguments') ?? '') };
+}
+
+function malformed(service: string, what: string, body: unknown): never {
+  throw openAIMalformed(service, `${what} in ${excerpt(JSON.stringify(body) ?? '')}`);
+}

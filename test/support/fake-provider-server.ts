@@ -1,0 +1,182 @@
+// A fake provider on 127.0.0.1 that speaks the real HTTP wire formats of OpenAI chat
+// completions (POST /v1/chat/completions) and Anthropic Messages (POST /v1/messages). It
+// answers from a queue of scripted responses and records every request byte for byte; a
+// request with nothing queued gets a 500 that says so, never a default answer.
+
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type FakeResponse =
+  /** A JSON body (status 200 unless given). */
+  | { readonly type: 'json'; readonly body: unknown; readonly status?: number }
+  /**
+   * An SSE stream of data payloads (a fixture's lines). Anthropic events get an `event:`
+   * line named by the payload's `type`; an OpenAI stream that ends completely ends with
+   * `data: [DONE]` (`done` overrides that). The wire text is cut into chunks of `chunkSizes` bytes (cycled), with
+   * `delayMs` between chunks. `end`: 'complete' (default), 'stall' (never ends), or 'destroy'
+   * (the connection is destroyed after `cutAfterBytes` bytes, or after all of them).
+   */
+  | {
+      readonly type: 'sse';
+      readonly payloads: readonly string[];
+      readonly chunkSizes?: readonly number[];
+      readonly delayMs?: number;
+      readonly done?: boolean;
+      readonly end?: 'complete' | 'stall' | 'destroy';
+      readonly cutAfterBytes?: number;
+    }
+  /** An HTTP error: an object body is sent as JSON, a string as it is, none as an empty body. */
+  | { readonly type: 'error'; readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> }
+  /** Headers, then nothing, ever; with heartbeatMs, an SSE comment that often, forever. */
+  | { readonly type: 'stall'; readonly heartbeatMs?: number }
+  /** Any body with any content type: for answers that are not JSON. */
+  | { readonly type: 'raw'; readonly body: string; readonly contentType: string; readonly status?: number };
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The body exactly as received, decoded as UTF-8. */
+  readonly body: string;
+}
+
+export interface FakeProviderServer {
+  /** http://127.0.0.1:PORT, without a path. */
+  readonly baseUrl: string;
+  readonly requests: RecordedRequest[];
+  enqueue(...responses: FakeResponse[]): void;
+  /** Responses queued and not yet served. */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+const ROUTES = new Map([
+  ['/v1/chat/completions', 'openai'],
+  ['/v1/messages', 'anthropic'],
+] as const);
+
+export async function startFakeProviderServer(): Promise<FakeProviderServer> {
+  const queue: FakeResponse[] = [];
+  const requests: RecordedRequest[] = [];
+  const timers = new Set<ReturnType<typeof setInterval>>();
+  const server = createServer((request, response) => {
+    const parts: Buffer[] = [];
+    request.on('data', (part: Buffer) => parts.push(part));
+    request.on('end', () => {
+      const path = request.url ?? '';
+      requests.push({ method: request.method ?? '', path, headers: request.headers, body: Buffer.concat(parts).toString('utf8') });
+      const protocol = request.method === 'POST' ? ROUTES.get(path as '/v1/messages') : undefined;
+      if (protocol === undefined) return sendJson(response, 404, fakeError(`no route for ${request.method} ${path}`));
+      const scripted = queue.shift();
+      if (scripted === undefined) return sendJson(response, 500, fakeError(`no response queued for ${request.method} ${path}`));
+      respond(response, scripted, protocol, timers).catch((error: unknown) => {
+        // A bug in a script must fail the test that made it, not hang it.
+        if (!response.headersSent) sendJson(response, 500, fakeError(`the scripted response failed: ${String(error)}`));
+        else response.destroy();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    enqueue: (...responses) => queue.push(...responses),
+    remaining: () => queue.length,
+    async close() {
+      for (const timer of timers) clearInterval(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function fakeError(message: string) {
+  return { error: { message: `fake provider server: ${message}`, type: 'fake_server_error' } };
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+async function respond(
+  response: ServerResponse,
+  scripted: FakeResponse,
+  protocol: 'openai' | 'anthropic',
+  timers: Set<ReturnType<typeof setInterval>>,
+) {
+  switch (scripted.type) {
+    case 'json':
+      return sendJson(response, scripted.status ?? 200, scripted.body);
+    case 'error': {
+      const body = scripted.body === undefined ? '' : typeof scripted.body === 'string' ? scripted.body : JSON.stringify(scripted.body);
+      response.writeHead(scripted.status, { 'content-type': 'application/json', ...scripted.headers });
+      return response.end(body);
+    }
+    case 'raw':
+      response.writeHead(scripted.status ?? 200, { 'content-type': scripted.contentType });
+      return response.end(scripted.body);
+    case 'stall': {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      if (scripted.heartbeatMs !== undefined) {
+        const timer = setInterval(() => response.write(': keep-alive\n\n'), scripted.heartbeatMs);
+        timers.add(timer);
+        response.on('close', () => clearInterval(timer));
+      }
+      return;
+    }
+    case 'sse':
+      return streamEvents(response, scripted, protocol);
+  }
+}
+
+async function streamEvents(response: ServerResponse, scripted: Extract<FakeResponse, { type: 'sse' }>, protocol: 'openai' | 'anthropic') {
+  const frames = scripted.payloads.map((payload) => {
+    const name = protocol === 'anthropic' ? eventName(payload) : undefined;
+    return name === undefined ? `data: ${payload}\n\n` : `event: ${name}\ndata: ${payload}\n\n`;
+  });
+  const end = scripted.end ?? 'complete';
+  if (protocol === 'openai' && (scripted.done ?? end === 'complete')) frames.push('data: [DONE]\n\n');
+  let wire = Buffer.from(frames.join(''), 'utf8');
+  if (end === 'destroy' && scripted.cutAfterBytes !== undefined) wire = wire.subarray(0, scripted.cutAfterBytes);
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  response.flushHeaders();
+  const sizes = scripted.chunkSizes ?? [wire.length];
+  for (let offset = 0, turn = 0; offset < wire.length; turn++) {
+    if (response.destroyed) return;
+    const size = Math.max(1, sizes[turn % sizes.length] ?? wire.length);
+    response.write(wire.subarray(offset, offset + size));
+    offset += size;
+    if (scripted.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
+  }
+  if (end === 'complete') response.end();
+  // A destroyed socket ends the chunked body without its terminating chunk: a truncated stream.
+  else if (end === 'destroy') setTimeout(() => response.socket?.destroy(), 10);
+}
+
+/** Anthropic names each event by its payload's type; a payload that is not JSON (a test of bad streams) gets no name. */
+function eventName(payload: string): string | undefined {
+  try {
+    const type: unknown = (JSON.parse(payload) as { type?: unknown }).type;
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const FIXTURES = new URL('../fixtures/providers/', import.meta.url);
+
+/** A recorded non-streaming response body (`name.json`). */
+export function readFixtureJson(name: string): unknown {
+  return JSON.parse(readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8'));
+}
+
+/** The data payloads of a recorded stream (`name.chunks.txt`), one per line. */
+export function readFixtureChunks(name: string): string[] {
+  return readFileSync(new URL(`${name}.chunks.txt`, FIXTURES), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
