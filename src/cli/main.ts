@@ -4,6 +4,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ShadowlogError } from '../log/errors.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
+import { chatCommand } from './commands/chat.js';
 import { demoCommand } from './commands/demo.js';
 import { exportCommand, importCommand } from './commands/export-import.js';
 import { originsCommand } from './commands/origins.js';
@@ -69,6 +70,41 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
           ...(options.session === undefined ? {} : { sessionId: options.session }),
         }),
       )(),
+    );
+
+  program
+    .command('chat')
+    .description('an interactive session with a real provider and read-only file tools over the working directory')
+    .requiredOption('--provider <name>', 'openai (also any OpenAI-compatible server via --base-url) or anthropic')
+    .requiredOption('--model <name>', 'the model id, e.g. gpt-4.1 or claude-sonnet-4-5')
+    .option('--base-url <url>', 'the API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the official one)')
+    .option('--session <id>', 'continue this session, or start it under this id')
+    .option('--system <text>', 'the system prompt of a new session')
+    .option('--context-window <tokens>', "the model's context window, for models shadowlog does not know", (value) =>
+      integerArgument(value, 'tokens', 1),
+    )
+    .option('--max-output-tokens <tokens>', 'completion tokens reserved per request', (value) => integerArgument(value, 'tokens', 1))
+    .action(
+      (options: {
+        provider: string;
+        model: string;
+        baseUrl?: string;
+        session?: string;
+        system?: string;
+        contextWindow?: number;
+        maxOutputTokens?: number;
+      }) =>
+        run((ctx) =>
+          chatCommand(ctx, {
+            provider: options.provider,
+            model: options.model,
+            ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+            ...(options.session === undefined ? {} : { sessionId: options.session }),
+            ...(options.system === undefined ? {} : { system: options.system }),
+            ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+            ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+          }),
+        )(),
     );
 
   program

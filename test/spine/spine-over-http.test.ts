@@ -55,11 +55,46 @@ async function runAndReplay(model: LanguageModel, responses: FakeResponse[]) {
 describe('the spine over HTTP', () => {
   it('runs a tool-calling turn through the OpenAI adapter, streamed, and replays both calls', async () => {
     const toolCallChunks = [
-      JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'weather', arguments: '' } }] }, finish_reason: null }] }),
-      JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }, finish_reason: null }] }),
-      JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"Lisbon"}' } }] }, finish_reason: null }] }),
-      JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }),
-      JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', choices: [], usage: { prompt_tokens: 80, completion_tokens: 12, total_tokens: 92 } }),
+      JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        model: 'gpt-4.1-mini',
+        choices: [
+          {
+            index: 0,
+            delta: {
+              role: 'assistant',
+              tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'weather', arguments: '' } }],
+            },
+            finish_reason: null,
+          },
+        ],
+      }),
+      JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        model: 'gpt-4.1-mini',
+        choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }, finish_reason: null }],
+      }),
+      JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        model: 'gpt-4.1-mini',
+        choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"Lisbon"}' } }] }, finish_reason: null }],
+      }),
+      JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        model: 'gpt-4.1-mini',
+        choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+      }),
+      JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        model: 'gpt-4.1-mini',
+        choices: [],
+        usage: { prompt_tokens: 80, completion_tokens: 12, total_tokens: 92 },
+      }),
     ];
     const model = createOpenAIChatModel({ model: 'gpt-4.1-mini', apiKey: 'sk-test', baseUrl: `${server.baseUrl}/v1`, env: {} });
     const { result, events } = await runAndReplay(model, [
@@ -92,7 +127,8 @@ describe('the spine over HTTP', () => {
         status: 400,
         body: {
           error: {
-            message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length of the messages.",
+            message:
+              "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length of the messages.",
             type: 'invalid_request_error',
             param: 'messages',
             code: 'context_length_exceeded',
@@ -101,6 +137,10 @@ describe('the spine over HTTP', () => {
       },
     ]);
     expect(result.reason).toBe('error');
-    expect(events.find((event) => event.type === 'model/error')?.data).toMatchObject({ contextOverflow: true, retryable: false, code: 'PROVIDER_CONTEXT_OVERFLOW' });
+    expect(events.find((event) => event.type === 'model/error')?.data).toMatchObject({
+      contextOverflow: true,
+      retryable: false,
+      code: 'PROVIDER_CONTEXT_OVERFLOW',
+    });
   });
 });

@@ -1,0 +1,154 @@
+// `shadowlog chat`: an interactive session with a real provider and read-only file tools
+// over the working directory. Lines starting with / are commands: /surface, /record,
+// /replay TURN [STEP], /help, /quit.
+
+import { createInterface } from 'node:readline';
+import { ShadowlogError } from '../../log/errors.js';
+import type { LogEvent } from '../../log/event.js';
+import { createAnthropicMessagesModel, createOpenAIChatModel, type LanguageModel } from '../../providers/index.js';
+import type { AgentSession } from '../../spine/agent-session.js';
+import { createHarness } from '../../spine/harness.js';
+import { createFileTools } from '../../spine/tools/file-tools.js';
+import type { CommandContext } from '../context.js';
+import { UsageError } from '../usage-error.js';
+import { replayCommand } from './replay.js';
+import { showCommand } from './show.js';
+
+export interface ChatOptions {
+  readonly provider: string;
+  readonly model: string;
+  readonly baseUrl?: string;
+  readonly sessionId?: string;
+  readonly system?: string;
+  readonly contextWindow?: number;
+  readonly maxOutputTokens?: number;
+}
+
+const DEFAULT_SYSTEM =
+  'You are a helpful coding assistant. You can list, read and search the files of the working directory with your tools; look before you answer.';
+const HELP = 'commands: /surface (what the model is shown), /record (everything that happened), /replay TURN [STEP], /help, /quit';
+
+export function createChatModel(options: ChatOptions): LanguageModel {
+  const common = {
+    model: options.model,
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+  };
+  if (options.provider === 'openai') return createOpenAIChatModel(common);
+  if (options.provider === 'anthropic') return createAnthropicMessagesModel(common);
+  throw new UsageError(
+    `--provider must be openai (also DeepSeek, vLLM, llama.cpp, Ollama via --base-url) or anthropic, found ${JSON.stringify(options.provider)}`,
+  );
+}
+
+export async function chatCommand(context: CommandContext, options: ChatOptions): Promise<number> {
+  const model = createChatModel(options);
+  const store = await context.store();
+  const out = context.io.stdout;
+  const harness = createHarness({
+    store,
+    model,
+    tools: createFileTools(context.io.cwd),
+    systemPrompt: options.system ?? DEFAULT_SYSTEM,
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    onTextDelta: (text) => out.write(text),
+    onEvent: (event) => describeToolActivity(context, event),
+  });
+  const session = await openOrCreate(harness, store, options.sessionId);
+  context.print(`chatting with ${model.provider}/${model.modelId} in session ${session.sessionId} (${store.location}); ${HELP}`);
+
+  const lines = createInterface({ input: context.io.stdin, terminal: false });
+  let turn: AbortController | undefined;
+  const interrupt = () => turn?.abort();
+  process.on('SIGINT', interrupt);
+  try {
+    out.write('you> ');
+    for await (const raw of lines) {
+      const line = raw.trim();
+      if (line === '/quit' || line === '/exit') break;
+      if (line !== '') await handleLine(context, session, line, (controller) => (turn = controller));
+      out.write('you> ');
+    }
+    out.write('\n');
+  } finally {
+    process.off('SIGINT', interrupt);
+    lines.close();
+    await session.close();
+  }
+  return 0;
+}
+
+async function openOrCreate(
+  harness: ReturnType<typeof createHarness>,
+  store: Awaited<ReturnType<CommandContext['store']>>,
+  sessionId: string | undefined,
+): Promise<AgentSession> {
+  if (sessionId !== undefined && (await store.head(sessionId)) !== undefined)
+    return harness.openSession(sessionId, 'continued by shadowlog chat');
+  return harness.createSession(sessionId);
+}
+
+async function handleLine(
+  context: CommandContext,
+  session: AgentSession,
+  line: string,
+  setTurn: (controller: AbortController) => void,
+): Promise<void> {
+  try {
+    if (line.startsWith('/')) {
+      await runSlashCommand(context, session, line);
+      return;
+    }
+    const controller = new AbortController();
+    setTurn(controller);
+    context.io.stdout.write('assistant> ');
+    const result = await session.send(line, { signal: controller.signal });
+    context.io.stdout.write('\n');
+    if (result.reason !== 'completed')
+      context.print(`(turn ${result.turn} ended: ${result.reason}${result.error === undefined ? '' : ` — ${result.error.message}`})`);
+  } catch (error) {
+    // A bad command or a failed turn is reported, and the chat goes on.
+    if (!ShadowlogError.isInstance(error)) throw error;
+    context.print(`shadowlog: ${error.code}: ${error.message}`);
+  }
+}
+
+async function runSlashCommand(context: CommandContext, session: AgentSession, line: string): Promise<void> {
+  const [command, ...args] = line.split(/\s+/);
+  switch (command) {
+    case '/surface':
+      await showCommand(context, session.sessionId, { view: 'surface' });
+      return;
+    case '/record':
+      await showCommand(context, session.sessionId, { view: 'record' });
+      return;
+    case '/replay': {
+      const [turn, step] = args.map(Number);
+      if (
+        turn === undefined ||
+        !Number.isSafeInteger(turn) ||
+        turn < 1 ||
+        (step !== undefined && (!Number.isSafeInteger(step) || step < 1))
+      ) {
+        throw new UsageError('usage: /replay TURN [STEP], with whole numbers from 1');
+      }
+      await replayCommand(context, session.sessionId, { turn, ...(step === undefined ? {} : { step }) });
+      return;
+    }
+    case '/help':
+      context.print(HELP);
+      return;
+    default:
+      throw new UsageError(`unknown command ${command}; ${HELP}`);
+  }
+}
+
+function describeToolActivity(context: CommandContext, event: LogEvent): void {
+  if (event.type === 'assistant/message') {
+    for (const call of event.data.toolCalls as Array<{ name: string; arguments: unknown }>) {
+      context.io.stdout.write(`\n  [${call.name} ${JSON.stringify(call.arguments)}]\n`);
+    }
+  } else if (event.type === 'tool/result' && event.data.error !== undefined) {
+    context.io.stdout.write(`  [error: ${(event.data.error as { message: string }).message}]\n`);
+  }
+}

@@ -1,0 +1,107 @@
+// `shadowlog chat` driven through piped standard input against the fake provider server.
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCliWorkspace } from '../support/cli.js';
+import { type FakeProviderServer, readFixtureChunks, startFakeProviderServer } from '../support/fake-provider-server.js';
+
+const toolCall = (id: string, name: string, args: string) => [
+  JSON.stringify({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    model: 'gpt-4.1-mini',
+    choices: [
+      {
+        index: 0,
+        delta: { role: 'assistant', tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }] },
+        finish_reason: null,
+      },
+    ],
+  }),
+  JSON.stringify({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    model: 'gpt-4.1-mini',
+    choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+  }),
+];
+
+describe('shadowlog chat', () => {
+  let server: FakeProviderServer;
+  let workspace: ReturnType<typeof createCliWorkspace>;
+  const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
+  beforeEach(async () => {
+    server = await startFakeProviderServer();
+    workspace = createCliWorkspace();
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_BASE_URL;
+  });
+  afterEach(async () => {
+    await server.close();
+    workspace.cleanup();
+    if (saved.key !== undefined) process.env.OPENAI_API_KEY = saved.key;
+    if (saved.url !== undefined) process.env.OPENAI_BASE_URL = saved.url;
+  });
+
+  it('streams answers, runs file tools in the working directory, and answers /surface, /record and /replay', async () => {
+    writeFileSync(join(workspace.cwd, 'notes.txt'), 'Remember the milk.');
+    server.enqueue(
+      { type: 'sse', payloads: toolCall('call_1', 'read_file', '{"path":"notes.txt"}') },
+      { type: 'sse', payloads: readFixtureChunks('openai-text') },
+    );
+    const input = ['What do my notes say?', '/surface', '/record', '/replay 1 2', '/replay x', '/bogus', '/quit', ''].join('\n');
+    const result = await workspace.run(
+      ['chat', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--base-url', `${server.baseUrl}/v1`, '--session', 'chat-1'],
+      input,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('chatting with openai/gpt-4.1-mini in session chat-1');
+    expect(result.stdout).toContain('[read_file {"path":"notes.txt"}]');
+    expect(result.stdout).toContain('**Holiday Name:** Harmony Day');
+    expect(result.stdout).toContain('surface of chat-1');
+    expect(result.stdout).toContain('record of chat-1');
+    expect(result.stdout).toMatch(/turn 1, step 2 \(event #\d+\): openai\/gpt-4\.1-mini/);
+    expect(result.stdout).toContain('Remember the milk.');
+    expect(result.stdout).toContain('shadowlog: USAGE: usage: /replay TURN [STEP]');
+    expect(result.stdout).toContain('shadowlog: USAGE: unknown command /bogus');
+    // The tool result went to the model in the second request.
+    expect(server.requests[1]?.body).toContain('Remember the milk.');
+
+    // The same session continues in a new lifecycle, counting turns on.
+    server.enqueue({ type: 'sse', payloads: readFixtureChunks('openai-text') });
+    const again = await workspace.run(
+      ['chat', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--base-url', `${server.baseUrl}/v1`, '--session', 'chat-1'],
+      'Hello again\n/replay 2\n',
+    );
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/turn 2, step 1/);
+    expect((await workspace.run(['verify', 'chat-1'])).code).toBe(0);
+  });
+
+  it('reports a failed turn and goes on', async () => {
+    server.enqueue({
+      type: 'error',
+      status: 429,
+      body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+    });
+    const result = await workspace.run(
+      ['chat', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--base-url', `${server.baseUrl}/v1`],
+      'Hi\n/quit\n',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\(turn 1 ended: error — .*Rate limit reached/);
+  });
+
+  it('says which variable to set when the API key is missing, and what a bad provider is', async () => {
+    const missing = await workspace.run(['chat', '--provider', 'openai', '--model', 'gpt-4.1'], '');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^shadowlog: PROVIDER_MISSING_API_KEY: .*OPENAI_API_KEY/);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    const bad = await workspace.run(['chat', '--provider', 'gemini', '--model', 'x'], '');
+    expect(bad.code).toBe(2);
+    const noModel = await workspace.run(['chat', '--provider', 'openai'], '');
+    expect(noModel.code).toBe(2);
+  });
+});
