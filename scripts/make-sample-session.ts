@@ -12,7 +12,10 @@ import { exportSession, MemoryLogStore, SessionLog } from '../src/index.js';
 
 const SESSION_ID = 'sample-fix-parser';
 let clock = Date.parse('2026-11-02T09:00:00.000Z');
-const now = () => new Date((clock += 1500)).toISOString();
+const now = () => {
+  clock += 1500;
+  return new Date(clock).toISOString();
+};
 const text = (value: string) => [{ type: 'text', text: value }];
 
 const store = new MemoryLogStore();
@@ -31,25 +34,42 @@ const assistant = (value: string, calls: Array<[string, string, Record<string, u
   },
   surfaceOp: 'append',
 });
-const result = (callId: string, value: string): EventDraft => ({ type: 'tool/result', data: { callId, content: text(value) }, surfaceOp: 'append' });
+const result = (callId: string, value: string): EventDraft => ({
+  type: 'tool/result',
+  data: { callId, content: text(value) },
+  surfaceOp: 'append',
+});
 const turn = (type: 'turn/start' | 'turn/end', number: number): EventDraft => ({
   type,
   data: type === 'turn/start' ? { turn: number } : { turn: number, reason: 'completed' },
 });
 
 const parserSource = Array.from({ length: 400 }, (_, line) =>
-  line === 211 ? '  if (token.kind = "comma") { // BUG: assignment, not comparison' : `  // parser.ts line ${line + 1}: tokenizer state machine`,
+  line === 211
+    ? '  if (token.kind = "comma") { // BUG: assignment, not comparison'
+    : `  // parser.ts line ${line + 1}: tokenizer state machine`,
 ).join('\n');
 
-await append({ type: 'system/message', data: { content: text('You are a coding agent working in the repository ./sample-project. Use the tools to read files and run tests.') }, surfaceOp: 'append' });
+await append({
+  type: 'system/message',
+  data: { content: text('You are a coding agent working in the repository ./sample-project. Use the tools to read files and run tests.') },
+  surfaceOp: 'append',
+});
 
 await append(turn('turn/start', 1), user('The CSV parser drops the last field of every row. Find out why.'));
 await append(assistant('Let me look at the parser.', [['call-1', 'read_file', { path: 'src/parser.ts' }]]));
 const bigResult = await append(result('call-1', parserSource));
-await append(assistant('Line 212 assigns instead of comparing: `token.kind = "comma"` is always truthy, so the last field is treated as a separator.'), turn('turn/end', 1));
+await append(
+  assistant('Line 212 assigns instead of comparing: `token.kind = "comma"` is always truthy, so the last field is treated as a separator.'),
+  turn('turn/end', 1),
+);
 
 await append(turn('turn/start', 2), user('Fix it and run the tests.'));
-await append(assistant('Fixing the comparison.', [['call-2', 'edit_file', { path: 'src/parser.ts', line: 212, text: '  if (token.kind === "comma") {' }]]));
+await append(
+  assistant('Fixing the comparison.', [
+    ['call-2', 'edit_file', { path: 'src/parser.ts', line: 212, text: '  if (token.kind === "comma") {' }],
+  ]),
+);
 await append(result('call-2', 'edited src/parser.ts: 1 line changed'));
 await append(assistant('Running the tests.', [['call-3', 'run_tests', {}]]));
 await append(result('call-3', 'PASS test/parser.test.ts (14 tests)\nPASS test/cli.test.ts (6 tests)\n20 passed, 0 failed'));
@@ -82,7 +102,13 @@ const compact = async (summary: string, startSeq: number, endSeq: number) => {
   );
   const metering = await append({
     type: 'compaction/summary',
-    data: { compactionId: `sample-${startSeq}`, shadowedSeqs: shadowed.map((node) => node.seq), shadowedTokenCount: 0, provider: 'hand-written', model: 'none' },
+    data: {
+      compactionId: `sample-${startSeq}`,
+      shadowedSeqs: shadowed.map((node) => node.seq),
+      shadowedTokenCount: 0,
+      provider: 'hand-written',
+      model: 'none',
+    },
     ignorable: true,
   });
   return append({
@@ -101,7 +127,11 @@ const firstSummary = await compact(
 );
 
 await append(turn('turn/start', 3), user('Add a test for a row that ends in an empty field.'));
-await append(assistant('Adding the test.', [['call-4', 'edit_file', { path: 'test/parser.test.ts', append: "it('keeps a trailing empty field', …)" }]]));
+await append(
+  assistant('Adding the test.', [
+    ['call-4', 'edit_file', { path: 'test/parser.test.ts', append: "it('keeps a trailing empty field', …)" }],
+  ]),
+);
 await append(result('call-4', 'edited test/parser.test.ts: 4 lines added'));
 await append(assistant('Added `keeps a trailing empty field` to test/parser.test.ts.'), turn('turn/end', 3));
 
