@@ -2,7 +2,7 @@
 // leave both the store and the in-memory fold exactly as they were ("nothing is written").
 
 import { describe, expect, it } from 'vitest';
-import { CorruptLogError, InvalidEventError, SurfaceOpError, type SurfaceOpRule, UnknownEventTypeError } from '../../src/log/errors.js';
+import { InvalidEventError, SurfaceOpError, type SurfaceOpRule, UnknownEventTypeError } from '../../src/log/errors.js';
 import type { EventDraft, LogEvent } from '../../src/log/event.js';
 import { computeEventHash } from '../../src/log/hash.js';
 import { prepareAppend } from '../../src/log/seal.js';
