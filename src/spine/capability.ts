@@ -1,6 +1,7 @@
 // Capabilities: optional behaviour mounted on the spine at construction (compaction is one).
 // The spine calls them at fixed points and knows nothing else about them.
 
+import type { LogEvent } from '../log/event.js';
 import type { EventTypeDefinition } from '../log/event-types.js';
 import type { LanguageModel } from '../providers/language-model.js';
 import type { ProviderError } from '../providers/provider-error.js';
@@ -27,10 +28,24 @@ export interface RequestErrorContext extends StepContext {
   readonly retries: number;
 }
 
+/** What a capability learns when it is mounted on a harness. */
+export interface MountContext {
+  readonly model: LanguageModel;
+  /** The completion tokens reserved for the answer on each request. */
+  readonly maxOutputTokens: number;
+}
+
 export interface Capability {
   readonly name: string;
   /** The log-only event types it writes, so that readers know them (the spine never names them). */
   readonly eventTypes?: readonly EventTypeDefinition[];
+  /** Called once when the harness is built; throw a ConfigError to refuse a configuration. */
+  mount?(context: MountContext): void;
+  /**
+   * Called with every event of a session in seq order: its history when it is opened or
+   * created, then each event as it lands. For state a capability keeps per session.
+   */
+  observe?(sessionId: string, event: LogEvent): void;
   /** Runs before each step, before the request is rendered; capabilities run one after another. */
   beforeStep?(context: StepContext): Promise<void>;
   /** A model call failed; return true to ask for one retry (after changing the surface, say). */

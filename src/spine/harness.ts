@@ -53,6 +53,7 @@ export class Harness {
         `maxOutputTokens must be a positive integer below the context window (${options.model.limits.contextWindow}), found ${String(reserve)}`,
       );
     }
+    for (const capability of options.capabilities ?? []) capability.mount?.({ model: options.model, maxOutputTokens: reserve });
   }
 
   get maxOutputTokens(): number {
@@ -64,7 +65,7 @@ export class Harness {
     assertSessionId(sessionId);
     const ownership = await this.options.store.acquireOwnership(sessionId);
     try {
-      const log = await SessionLog.create(this.options.store, sessionId, this.logOptions());
+      const log = await SessionLog.create(this.options.store, sessionId, { ...this.logOptions(), observe: this.observer(sessionId, () => false) });
       if (this.options.systemPrompt !== undefined) {
         await log.append([
           { type: 'system/message', data: { content: [{ type: 'text', text: this.options.systemPrompt }] }, surfaceOp: 'append' },
@@ -88,11 +89,11 @@ export class Harness {
       let lastTurn = 0;
       let openTurn: number | undefined;
       let reading = true;
+      const observe = this.observer(sessionId, () => reading);
       const log = await SessionLog.open(this.options.store, sessionId, {
         ...this.logOptions(),
         observe: (event) => {
-          // Events read from the store are history; only new ones are reported as landing.
-          if (!reading) this.options.onEvent?.(event);
+          observe(event);
           if (event.type === 'turn/start') openTurn = lastTurn = Math.max(lastTurn, event.data.turn as number);
           if (event.type === 'turn/end') openTurn = undefined;
         },
@@ -119,10 +120,16 @@ export class Harness {
   }
 
   private logOptions() {
-    return {
-      registry: this.registry,
-      ...(this.options.now === undefined ? {} : { now: this.options.now }),
-      ...(this.options.onEvent === undefined ? {} : { observe: this.options.onEvent }),
+    return { registry: this.registry, ...(this.options.now === undefined ? {} : { now: this.options.now }) };
+  }
+
+  /** Capabilities see every event, history included; onEvent only what lands from now on. */
+  private observer(sessionId: string, reading: () => boolean) {
+    const capabilities = (this.options.capabilities ?? []).filter((capability) => capability.observe !== undefined);
+    const onEvent = this.options.onEvent;
+    return (event: LogEvent) => {
+      for (const capability of capabilities) capability.observe?.(sessionId, event);
+      if (onEvent !== undefined && !reading()) onEvent(event);
     };
   }
 
