@@ -77,6 +77,11 @@ export class SurfaceFold {
     return this.bySeq.get(seq);
   }
 
+  /** The node standing right after the current node `seq` on the surface. */
+  nodeAfter(seq: number): SurfaceNode | undefined {
+    return this.bySeq.get(seq)?.next;
+  }
+
   /** Was the event at `seq` of a surface type? (One bit per event is kept for this.) */
   isSurfaceEvent(seq: number): boolean {
     return seq < this.applied && ((this.surfaceBits[seq >>> 3] as number) & (1 << (seq & 7))) !== 0;

@@ -1,0 +1,80 @@
+// Compaction's own log-only event types (SPEC §7, §9). They are written with `ignorable:
+// true`, so a reader without compaction mounted still stores and replays them; a reader
+// with it mounted also checks their data.
+
+import type { EventTypeDefinition } from '../log/event-types.js';
+import { arrayOf, fail, isCount, isNonEmptyString, isSeq, isString, objectWith } from '../log/shape.js';
+
+export const COMPACTION_START = 'compaction/start';
+export const COMPACTION_SUMMARY = 'compaction/summary';
+export const COMPACTION_PRUNE = 'compaction/prune';
+export const COMPACTION_END = 'compaction/end';
+export const COMPACTION_OVER_THRESHOLD = 'compaction/over-threshold';
+
+export const TRIGGERS = ['pressure', 'context-overflow', 'manual'] as const;
+export type CompactionTrigger = (typeof TRIGGERS)[number];
+
+export interface CompactionStartData {
+  readonly compactionId: string;
+  readonly trigger: CompactionTrigger;
+  readonly turn: number | null;
+}
+
+export interface CompactionSummaryData {
+  readonly compactionId: string;
+  readonly shadowedSeqs: number[];
+  /** The price of everything shadowed, by the session's meter. */
+  readonly shadowedTokenCount: number;
+  /** The price of each shadowed node, in the order of shadowedSeqs (the meter anchors on these). */
+  readonly shadowedTokens: number[];
+  readonly provider: string;
+  readonly model: string;
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number } | null;
+  /** The digest of the summarizer's request; null for the extractive summarizer, which sends none. */
+  readonly requestDigest: string | null;
+  readonly rendererVersion: string | null;
+  readonly summarizer: 'model' | 'extractive';
+  readonly trigger: CompactionTrigger;
+  /** The surface's price before and (estimated) after the replacement. */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly summaryTokens: number;
+  readonly durationMs: number;
+}
+
+export interface CompactionPruneData {
+  readonly shadowedSeqs: [number];
+  readonly shadowedTokenCount: number;
+  readonly charsBefore: number;
+  readonly charsAfter: number;
+}
+
+export interface CompactionEndData {
+  readonly compactionId: string;
+  readonly error?: { readonly reason: string; readonly message: string };
+}
+
+const trigger = (value: unknown, field: string, seq: number | undefined) => {
+  if (typeof value !== 'string' || !(TRIGGERS as readonly string[]).includes(value))
+    fail(field, `one of ${TRIGGERS.join(', ')}`, value, seq);
+};
+const turnOrNull = (value: unknown, field: string, seq: number | undefined) => {
+  if (value !== null && !(typeof value === 'number' && Number.isSafeInteger(value) && value >= 1))
+    fail(field, 'a turn number or null', value, seq);
+};
+const seqs = arrayOf(isSeq);
+
+function definition(type: string, check: ReturnType<typeof objectWith>): EventTypeDefinition {
+  return { type, validate: (data, seq) => check(data, 'data', seq) };
+}
+
+export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
+  definition(COMPACTION_START, objectWith({ compactionId: isNonEmptyString, trigger, turn: turnOrNull })),
+  definition(
+    COMPACTION_SUMMARY,
+    objectWith({ compactionId: isNonEmptyString, shadowedSeqs: seqs, shadowedTokenCount: isCount, provider: isString, model: isString }),
+  ),
+  definition(COMPACTION_PRUNE, objectWith({ shadowedSeqs: seqs, shadowedTokenCount: isCount, charsBefore: isCount, charsAfter: isCount })),
+  definition(COMPACTION_END, objectWith({ compactionId: isNonEmptyString }, { error: objectWith({ message: isString }) })),
+  definition(COMPACTION_OVER_THRESHOLD, objectWith({ tokens: isCount, threshold: isCount })),
+];

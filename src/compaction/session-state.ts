@@ -1,0 +1,70 @@
+// What compaction keeps per session, updated from every event in seq order: the lock (open
+// compactions since the latest lifecycle boundary), the meter's anchor (the latest model call
+// that reported its input tokens, and the surface it was sent), and the prices recorded for
+// nodes shadowed since that anchor.
+
+import type { LogEvent, ModelRequestData } from '../log/event.js';
+import { isSurfaceType } from '../log/event.js';
+import { COMPACTION_END, COMPACTION_PRUNE, COMPACTION_START, COMPACTION_SUMMARY, type CompactionSummaryData } from './event-types.js';
+
+export interface UsageAnchor {
+  readonly inputTokens: number;
+  readonly surfaceSeqs: readonly number[];
+}
+
+export class CompactionSessionState {
+  /** compaction/start events with no compaction/end since the latest session/end-seed: id → seq. */
+  readonly openCompactions = new Map<string, number>();
+  anchor: UsageAnchor | undefined;
+  /** Prices recorded by metering events for nodes shadowed since the anchor. */
+  readonly shadowedPrices = new Map<number, number>();
+  /** Surface events appended (not replacements) so far; the loop breaker compares it. */
+  surfaceAppends = 0;
+  private pendingRequest: readonly number[] | undefined;
+
+  observe(event: LogEvent): void {
+    const data = event.data;
+    switch (event.type) {
+      case 'session/end-seed':
+        // A new lifecycle: a start left open before it is stale evidence, not a live lock.
+        this.openCompactions.clear();
+        return;
+      case COMPACTION_START:
+        this.openCompactions.set(String(data.compactionId), event.seq);
+        return;
+      case COMPACTION_END:
+        this.openCompactions.delete(String(data.compactionId));
+        return;
+      case 'model/request':
+        this.pendingRequest = (data as unknown as ModelRequestData).surfaceSeqs;
+        return;
+      case COMPACTION_SUMMARY: {
+        const summary = data as unknown as CompactionSummaryData;
+        const prices = Array.isArray(summary.shadowedTokens) ? summary.shadowedTokens : [];
+        summary.shadowedSeqs.forEach((seq, index) => {
+          const price = prices[index];
+          if (typeof price === 'number') this.shadowedPrices.set(seq, price);
+        });
+        return;
+      }
+      case COMPACTION_PRUNE: {
+        const [seq] = data.shadowedSeqs as number[];
+        if (seq !== undefined) this.shadowedPrices.set(seq, data.shadowedTokenCount as number);
+        return;
+      }
+      case 'assistant/message': {
+        const usage = data.usage as { inputTokens: number } | undefined;
+        if (usage !== undefined && this.pendingRequest !== undefined) {
+          this.anchor = { inputTokens: usage.inputTokens, surfaceSeqs: this.pendingRequest };
+          // Nodes shadowed before this call were not in what it was sent.
+          this.shadowedPrices.clear();
+        }
+        this.pendingRequest = undefined;
+        if (event.surfaceOp === 'append') this.surfaceAppends++;
+        return;
+      }
+      default:
+        if (isSurfaceType(event.type) && event.surfaceOp === 'append') this.surfaceAppends++;
+    }
+  }
+}
