@@ -8,9 +8,12 @@ import { chatCommand } from './commands/chat.js';
 import { demoCommand } from './commands/demo.js';
 import { exportCommand, importCommand } from './commands/export-import.js';
 import { originsCommand } from './commands/origins.js';
+import { type PolicyCommandOptions, policyCommand } from './commands/policy.js';
 import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { showCommand } from './commands/show.js';
+import { statsCommand } from './commands/stats.js';
+import { unlockCommand } from './commands/unlock.js';
 import { verifyCommand } from './commands/verify.js';
 import { type CliIo, type CommandContext, createContext } from './context.js';
 import { openStore, parseStoreSpec } from './store-option.js';
@@ -126,6 +129,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     );
 
   program
+    .command('unlock <id>')
+    .description('declare an earlier lifecycle over (session/end-seed), making a compaction lock left by a dead process stale')
+    .requiredOption('--reason <text>', 'why the lock is stale; recorded in the log with who unlocked it')
+    .action((id: string, options: { reason: string }) => run((ctx) => unlockCommand(ctx, id, options.reason))());
+
+  program
+    .command('stats <id>')
+    .description('events, turns, model calls, compactions and prunes, tokens shadowed and replaced, and the cost of summarizing')
+    .action((id: string) => run((ctx) => statsCommand(ctx, id))());
+
+  program
     .command('sessions')
     .description('list the sessions in the store')
     .action(run((ctx) => sessionsCommand(ctx)));
@@ -175,6 +189,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .description('store a JSONL export as a session (- reads standard input); the hash chain and every replacement are checked first')
     .option('--as <id>', 'store it under this session id instead of the one in the file')
     .action((file: string, options: { as?: string }) => run((ctx) => importCommand(ctx, file, options.as))());
+
+  program
+    .command('policy')
+    .description('the compaction threshold and retained tail for a context window, which term decides, and the crossover window')
+    .requiredOption('--window <tokens>', "the model's context window W")
+    .option('--reserve <tokens>', 'completion tokens reserved for the answer (default 0)')
+    .option('--threshold-ratio <ratio>', 'compact at this share of the window, in (0, 1] (default 0.8)')
+    .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536)')
+    .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim, in (0, 1) (default 0.16)')
+    .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
+    .action((options: PolicyCommandOptions) => run((ctx) => policyCommand(ctx, options))());
 
   try {
     if (argv.length === 0) {

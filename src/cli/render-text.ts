@@ -67,6 +67,21 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       return `#${event.seq} ·· model request, turn ${String(data.turn)} step ${String(data.step)}: ${String(data.provider)}/${String(data.model)}, ${(data.surfaceSeqs as unknown[]).length} surface nodes, ~${String(data.estimatedTokens)} tokens`;
     case 'model/error':
       return `#${event.seq} !! model error, turn ${String(data.turn)} step ${String(data.step)}: ${String(data.code)}: ${String(data.message)}`;
+    case 'compaction/start':
+      return `#${event.seq} ── compaction ${shortId(data.compactionId)} starts (trigger: ${String(data.trigger)}${data.turn === null ? '' : `, turn ${String(data.turn)}`}); the lock is taken`;
+    case 'compaction/summary': {
+      const usage = data.usage as { inputTokens: number; outputTokens: number } | null | undefined;
+      const cost = usage === null || usage === undefined ? 'no model call' : `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
+      return `#${event.seq} ── compaction ${shortId(data.compactionId)} (${String(data.trigger ?? 'unknown trigger')}): surface ${String(data.tokensBefore ?? '?')} → ${String(data.tokensAfter ?? '?')} tokens; ${(data.shadowedSeqs as unknown[]).length} nodes (${String(data.shadowedTokenCount)} tokens) summarized by ${String(data.provider)}/${String(data.model)} (${String(data.summarizer ?? 'model')}, ${cost}, ${String(data.durationMs ?? '?')} ms)`;
+    }
+    case 'compaction/prune':
+      return `#${event.seq} ── pruned tool result #${String((data.shadowedSeqs as unknown[])[0])}: ${String(data.charsBefore)} → ${String(data.charsAfter)} characters (${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount ?? '?')} tokens)`;
+    case 'compaction/end':
+      return data.error === undefined
+        ? `#${event.seq} ── compaction ${shortId(data.compactionId)} ends; the lock is released`
+        : `#${event.seq} !! compaction ${shortId(data.compactionId)} FAILED (${String((data.error as { reason?: string }).reason ?? 'error')}): ${String((data.error as { message?: string }).message)}; the surface is unchanged`;
+    case 'compaction/over-threshold':
+      return `#${event.seq} !! still over the threshold after compacting: ${String(data.tokens)} ≥ ${String(data.threshold)} tokens; the turn went on with the full surface`;
     default:
       return `#${event.seq} ·· ${event.type} ${JSON.stringify(event.data).slice(0, 160)}`;
   }
@@ -89,4 +104,8 @@ export function renderRecordEvent(event: LogEvent, options: RenderOptions, shado
     return `${marker}\n${renderMessage(event, options, shadowedBy === undefined ? '' : `[later shadowed by #${shadowedBy}]`)}`;
   }
   return renderMessage(event, options, shadowedBy === undefined ? '' : `[shadowed by #${shadowedBy}]`);
+}
+
+function shortId(value: unknown): string {
+  return String(value).slice(0, 8);
 }

@@ -82,6 +82,20 @@ export class AgentSession {
     }
   }
 
+  /**
+   * Runs `work` between turns with this session's context; capabilities expose their manual
+   * operations through it (compaction's compactNow). Refused while a turn is running.
+   */
+  async betweenTurnsWith<T>(work: (context: SessionContext) => Promise<T>, signal: AbortSignal = new AbortController().signal): Promise<T> {
+    if (this.running) throw new TurnInProgressError(this.sessionId);
+    this.running = true;
+    try {
+      return await work(this.sessionContext(signal));
+    } finally {
+      this.running = false;
+    }
+  }
+
   /** Runs every capability's between-turns maintenance now. */
   async betweenTurns(signal: AbortSignal = new AbortController().signal): Promise<void> {
     const context = this.sessionContext(signal);
@@ -195,6 +209,9 @@ export class AgentSession {
           surfaceSeqs: nodes.map((node) => node.seq),
           requestDigest: sha256Hex(canonicalJson(rendered.body)),
           estimatedTokens: estimateTokens(messages),
+          // Not needed to rebuild the request; recorded so that tools reading the log later
+          // (a manual compaction, an audit) know the window the call was made against.
+          contextWindow: model.limits.contextWindow,
           rendererVersion: `${SURFACE_RENDERER_VERSION} ${model.rendererVersion}`,
         },
       },

@@ -65,7 +65,10 @@ export class Harness {
     assertSessionId(sessionId);
     const ownership = await this.options.store.acquireOwnership(sessionId);
     try {
-      const log = await SessionLog.create(this.options.store, sessionId, { ...this.logOptions(), observe: this.observer(sessionId, () => false) });
+      const log = await SessionLog.create(this.options.store, sessionId, {
+        ...this.logOptions(),
+        observe: this.observer(sessionId, () => false),
+      });
       if (this.options.systemPrompt !== undefined) {
         await log.append([
           { type: 'system/message', data: { content: [{ type: 'text', text: this.options.systemPrompt }] }, surfaceOp: 'append' },

@@ -8,6 +8,7 @@ import { SessionNotFoundError } from '../../log/errors.js';
 import { assertSessionId } from '../../log/session-id.js';
 import { exportSession, importSession, importSessionFile } from '../../store/jsonl.js';
 import type { CommandContext } from '../context.js';
+import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
 
 export async function exportCommand(context: CommandContext, sessionId: string, outputPath: string | undefined): Promise<number> {
@@ -29,7 +30,7 @@ export async function exportCommand(context: CommandContext, sessionId: string, 
 
 export async function importCommand(context: CommandContext, path: string, as: string | undefined): Promise<number> {
   const store = await context.store();
-  const options = as === undefined ? {} : { sessionId: assertSessionId(as) };
+  const options = { registry: createCliRegistry(), ...(as === undefined ? {} : { sessionId: assertSessionId(as) }) };
   let result: Awaited<ReturnType<typeof importSession>>;
   if (path === '-') {
     result = await importSession(store, context.io.stdin as Readable & AsyncIterable<Buffer>, options);

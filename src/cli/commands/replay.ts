@@ -7,6 +7,7 @@ import { assertSessionId } from '../../log/session-id.js';
 import type { ModelMessage } from '../../providers/language-model.js';
 import { type ReplayResult, replay } from '../../spine/replay.js';
 import type { CommandContext } from '../context.js';
+import { createCliRegistry } from '../registry.js';
 import { rendererFor } from '../renderers.js';
 
 export interface ReplayOptions {
@@ -22,7 +23,7 @@ export async function replayCommand(context: CommandContext, sessionId: string, 
     await context.store(),
     sessionId,
     { turn: options.turn, ...(options.step === undefined ? {} : { step: options.step }) },
-    { resolveRenderer: rendererFor },
+    { resolveRenderer: rendererFor, registry: createCliRegistry() },
   );
   if (context.json) {
     const { messages: _messages, ...rest } = result;

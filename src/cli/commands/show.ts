@@ -7,6 +7,7 @@ import { assertSessionId } from '../../log/session-id.js';
 import { isReplaceOp } from '../../log/surface-op.js';
 import { SessionLog } from '../../store/session-log.js';
 import type { CommandContext } from '../context.js';
+import { createCliRegistry } from '../registry.js';
 import { describeRange, type RenderOptions, renderMessage, renderRecordEvent } from '../render-text.js';
 
 export interface ShowOptions {
@@ -28,7 +29,7 @@ export async function showCommand(context: CommandContext, sessionId: string, op
 }
 
 async function showSurface(context: CommandContext, sessionId: string, atSeq: number, render: RenderOptions): Promise<number> {
-  const log = await SessionLog.open(await context.store(), sessionId, { toSeq: atSeq + 1 });
+  const log = await SessionLog.open(await context.store(), sessionId, { toSeq: atSeq + 1, registry: createCliRegistry() });
   const nodes = log.fold.toArray();
   if (context.json) {
     context.printJson({

@@ -6,7 +6,9 @@ import { assertSessionId } from '../../log/session-id.js';
 import { type VerifyReport, verifyLog } from '../../log/verify.js';
 import { verifyJsonlFile } from '../../store/jsonl.js';
 import type { LogStore } from '../../store/log-store.js';
+import { nodeSha256Hex } from '../../store/node-sha256.js';
 import type { CommandContext } from '../context.js';
+import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
 
 export async function verifyCommand(
@@ -19,7 +21,7 @@ export async function verifyCommand(
   if (options.file !== undefined) {
     const path = resolve(context.io.cwd, options.file);
     if (!existsSync(path)) throw new UsageError(`no file ${options.file}; give the path of a JSONL export`);
-    const { sessionId: fileSessionId, report } = await verifyJsonlFile(createReadStream(path));
+    const { sessionId: fileSessionId, report } = await verifyJsonlFile(createReadStream(path), { registry: createCliRegistry() });
     if (context.json) context.printJson({ sessionId: fileSessionId, file: path, ...report });
     else printReport(context, `${options.file} (${fileSessionId})`, report);
     return report.ok ? 0 : 1;
@@ -45,7 +47,7 @@ export async function verifyCommand(
 }
 
 function verifySession(store: LogStore, sessionId: string): Promise<VerifyReport> {
-  return verifyLog(store.read(sessionId));
+  return verifyLog(store.read(sessionId), { registry: createCliRegistry(), hasher: nodeSha256Hex });
 }
 
 function printReport(context: CommandContext, sessionId: string, report: VerifyReport): void {

@@ -1,0 +1,118 @@
+// `shadowlog stats <id>`: what a session did: events, turns, model calls, compactions and
+// prunes, the tokens they shadowed and what replaced them, and what summarizing cost.
+
+import { COMPACTION_END, COMPACTION_PRUNE, COMPACTION_START, COMPACTION_SUMMARY } from '../../compaction/event-types.js';
+import { SessionNotFoundError } from '../../log/errors.js';
+import { assertSessionId } from '../../log/session-id.js';
+import type { CommandContext } from '../context.js';
+
+export interface SessionStats {
+  events: number;
+  turns: number;
+  modelCalls: number;
+  modelErrors: number;
+  /** Input tokens the providers reported, summed over every call. */
+  reportedInputTokens: number;
+  compactions: number;
+  prunes: number;
+  failedCompactions: number;
+  /** compaction/start events with no compaction/end: locks left open (see `unlock`). */
+  openCompactions: number;
+  /** Tokens shadowed by compactions and prunes, by the session's meter. */
+  tokensBefore: number;
+  /** Tokens of the nodes that replaced them. */
+  tokensAfter: number;
+  summarizerInputTokens: number;
+  summarizerOutputTokens: number;
+  summarizerMilliseconds: number;
+}
+
+export async function statsCommand(context: CommandContext, sessionId: string): Promise<number> {
+  assertSessionId(sessionId);
+  const store = await context.store();
+  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const stats: SessionStats = {
+    events: 0,
+    turns: 0,
+    modelCalls: 0,
+    modelErrors: 0,
+    reportedInputTokens: 0,
+    compactions: 0,
+    prunes: 0,
+    failedCompactions: 0,
+    openCompactions: 0,
+    tokensBefore: 0,
+    tokensAfter: 0,
+    summarizerInputTokens: 0,
+    summarizerOutputTokens: 0,
+    summarizerMilliseconds: 0,
+  };
+  const open = new Set<string>();
+  for await (const page of store.read(sessionId)) {
+    for (const event of page) {
+      stats.events++;
+      const data = event.data as Record<string, unknown>;
+      switch (event.type) {
+        case 'turn/start':
+          stats.turns++;
+          break;
+        case 'model/request':
+          stats.modelCalls++;
+          break;
+        case 'model/error':
+          stats.modelErrors++;
+          break;
+        case 'assistant/message':
+          stats.reportedInputTokens += (data.usage as { inputTokens?: number } | undefined)?.inputTokens ?? 0;
+          break;
+        case 'session/end-seed':
+          open.clear();
+          break;
+        case COMPACTION_START:
+          open.add(String(data.compactionId));
+          break;
+        case COMPACTION_END:
+          open.delete(String(data.compactionId));
+          if (data.error !== undefined) stats.failedCompactions++;
+          break;
+        case COMPACTION_SUMMARY: {
+          stats.compactions++;
+          stats.tokensBefore += numberOf(data.shadowedTokenCount);
+          stats.tokensAfter += numberOf(data.summaryTokens);
+          const usage = data.usage as { inputTokens?: number; outputTokens?: number } | null | undefined;
+          stats.summarizerInputTokens += usage?.inputTokens ?? 0;
+          stats.summarizerOutputTokens += usage?.outputTokens ?? 0;
+          stats.summarizerMilliseconds += numberOf(data.durationMs);
+          break;
+        }
+        case COMPACTION_PRUNE:
+          stats.prunes++;
+          stats.tokensBefore += numberOf(data.shadowedTokenCount);
+          stats.tokensAfter += numberOf(data.replacementTokenCount);
+          break;
+        default:
+      }
+    }
+  }
+  stats.openCompactions = open.size;
+  if (context.json) {
+    context.printJson(stats);
+    return 0;
+  }
+  const saved = stats.tokensBefore - stats.tokensAfter;
+  context.print(
+    `${sessionId}: ${stats.events} events, ${stats.turns} turns, ${stats.modelCalls} model calls (${stats.modelErrors} failed)`,
+  );
+  context.print(
+    `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open), prunes: ${stats.prunes}`,
+  );
+  context.print(`shadowed ${stats.tokensBefore} tokens, replaced by ${stats.tokensAfter} (${saved} fewer on the surface)`);
+  context.print(
+    `summarizing cost ${stats.summarizerInputTokens} input and ${stats.summarizerOutputTokens} output tokens, ${stats.summarizerMilliseconds} ms`,
+  );
+  return 0;
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}

@@ -1,0 +1,50 @@
+// `shadowlog unlock <id> --reason TEXT`: an operator declares the session's earlier lifecycle
+// over. It appends session/end-seed (with who and why), which makes a compaction lock left
+// open by a dead process stale. A live owner keeps its session: unlock needs ownership.
+
+import { hostname, userInfo } from 'node:os';
+import { CompactionSessionState } from '../../compaction/session-state.js';
+import { SessionNotFoundError } from '../../log/errors.js';
+import { assertSessionId } from '../../log/session-id.js';
+import { SessionLog } from '../../store/session-log.js';
+import type { CommandContext } from '../context.js';
+import { createCliRegistry } from '../registry.js';
+import { UsageError } from '../usage-error.js';
+
+export async function unlockCommand(context: CommandContext, sessionId: string, reason: string): Promise<number> {
+  assertSessionId(sessionId);
+  if (reason.trim() === '') throw new UsageError('unlock needs --reason TEXT: say why the lock is stale (it is recorded in the log)');
+  const store = await context.store();
+  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const ownership = await store.acquireOwnership(sessionId);
+  try {
+    const state = new CompactionSessionState();
+    const log = await SessionLog.open(store, sessionId, { registry: createCliRegistry(), observe: (event) => state.observe(event) });
+    const open = [...state.openCompactions.entries()];
+    if (open.length === 0) {
+      if (context.json) context.printJson({ sessionId, unlocked: [], endSeedSeq: null });
+      else context.print(`${sessionId} has no open compaction lock; nothing written`);
+      return 0;
+    }
+    const who = `${safeUser()}@${hostname()}`;
+    const [seed] = await log.append([{ type: 'session/end-seed', data: { reason: `unlock by ${who}: ${reason.trim()}` } }]);
+    const unlocked = open.map(([compactionId, seq]) => ({ compactionId, startSeq: seq }));
+    if (context.json) {
+      context.printJson({ sessionId, unlocked, endSeedSeq: seed?.seq ?? null });
+    } else {
+      for (const lock of unlocked) context.print(`compaction ${lock.compactionId} (started at event #${lock.startSeq}) is now stale`);
+      context.print(`appended session/end-seed #${seed?.seq} to ${sessionId}: unlock by ${who}: ${reason.trim()}`);
+    }
+    return 0;
+  } finally {
+    await ownership.release();
+  }
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown-user';
+  }
+}

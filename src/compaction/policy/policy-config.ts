@@ -1,0 +1,103 @@
+// The compaction policy's configuration (SPEC §6): what a user writes (CompactionConfig) and
+// what parseCompactionConfig makes of it (CompactionPolicyConfig, every default filled in).
+// The defaults are a starting point with no evidence behind them; configure them per model.
+
+import type { EstimatorName } from '../../meter/token-estimator.js';
+
+/** How much recent history a compaction keeps verbatim: a share of the message budget, or a token count. */
+export type RetainSetting = { readonly kind: 'ratio'; readonly ratio: number } | { readonly kind: 'tokens'; readonly tokens: number };
+
+/**
+ * Who writes the summary of a compacted range.
+ * - `session-model`: the model the session talks to (the default, and what `summarizer: {}` means).
+ * - `model`: another model, named by exact provider and model id.
+ * - `extractive`: no model call; a summary assembled from the shadowed messages themselves.
+ */
+export type SummarizerChoice =
+  | { readonly kind: 'session-model' }
+  | { readonly kind: 'model'; readonly provider: string; readonly model: string }
+  | { readonly kind: 'extractive' };
+
+/**
+ * The `summarizer` key as written. `{provider, model}` names a model (both or neither);
+ * `{kind: 'extractive'}` chooses the extractive summarizer explicitly; `{}` or no key at all
+ * is the session's own model. `kind` may also be spelled out as 'model' or 'session-model'.
+ */
+export type SummarizerConfig =
+  | { readonly provider: string; readonly model: string; readonly kind?: 'model' }
+  | { readonly kind: 'extractive' }
+  | { readonly kind?: 'session-model' };
+
+/** Overrides for one exact provider and model id. */
+export interface ModelPolicyConfig {
+  readonly provider: string;
+  readonly model: string;
+  readonly thresholdRatio?: number;
+  readonly headroomTokens?: number;
+  /** Replaces the general retainRatio or retainTokens, whichever was set; exclusive with retainTokens. */
+  readonly retainRatio?: number;
+  readonly retainTokens?: number;
+  readonly estimator?: EstimatorName;
+}
+
+/** The configuration as a user writes it; every key is optional. */
+export interface CompactionConfig {
+  /** Compact when the surface reaches this share of the context window; in (0, 1]. Default 0.8. */
+  readonly thresholdRatio?: number;
+  /** Tokens kept free below the message budget, whatever the ratio says; integer ≥ 0. Default 65,536. */
+  readonly headroomTokens?: number;
+  /** Share of the message budget kept verbatim; in (0, 1). Default 0.16 unless retainTokens is given. */
+  readonly retainRatio?: number;
+  /** Tokens kept verbatim; integer ≥ 0. Exclusive with retainRatio. */
+  readonly retainTokens?: number;
+  readonly modelPolicies?: readonly ModelPolicyConfig[];
+  readonly summarizer?: SummarizerConfig;
+  /** The summary's output token limit; positive integer. Default 8,192. */
+  readonly maxSummaryTokens?: number;
+  /** Further compactions per step while still above the threshold; integer ≥ 0. Default 1. */
+  readonly compactionRetries?: number;
+  /** Retries of a request the provider rejected as too long; integer ≥ 0. Default 1. */
+  readonly maxOverflowRetries?: number;
+  /** False: compact only when asked (manual compaction). Default true. */
+  readonly auto?: boolean;
+  /** How the surface is measured when no model policy names an estimator. Default 'script-aware'. */
+  readonly estimator?: EstimatorName;
+}
+
+/** A parsed model policy: only the keys it overrides are present. */
+export interface ModelPolicy {
+  readonly provider: string;
+  readonly model: string;
+  readonly thresholdRatio?: number;
+  readonly headroomTokens?: number;
+  readonly retain?: RetainSetting;
+  readonly estimator?: EstimatorName;
+}
+
+/** A validated configuration with every default applied. */
+export interface CompactionPolicyConfig {
+  readonly thresholdRatio: number;
+  readonly headroomTokens: number;
+  readonly retain: RetainSetting;
+  readonly modelPolicies: readonly ModelPolicy[];
+  readonly summarizer: SummarizerChoice;
+  readonly maxSummaryTokens: number;
+  readonly compactionRetries: number;
+  readonly maxOverflowRetries: number;
+  readonly auto: boolean;
+  readonly estimator: EstimatorName;
+}
+
+/** Frozen, because parseCompactionConfig(undefined) hands out this very object. */
+export const COMPACTION_DEFAULTS: CompactionPolicyConfig = Object.freeze({
+  thresholdRatio: 0.8,
+  headroomTokens: 65_536,
+  retain: Object.freeze({ kind: 'ratio', ratio: 0.16 }),
+  modelPolicies: Object.freeze([]),
+  summarizer: Object.freeze({ kind: 'session-model' }),
+  maxSummaryTokens: 8_192,
+  compactionRetries: 1,
+  maxOverflowRetries: 1,
+  auto: true,
+  estimator: 'script-aware',
+});
