@@ -7,6 +7,7 @@ import { HARNESS_VERSION } from '../store/session-log.js';
 import { chatCommand } from './commands/chat.js';
 import { demoCommand } from './commands/demo.js';
 import { exportCommand, importCommand } from './commands/export-import.js';
+import { meterCommand } from './commands/meter.js';
 import { originsCommand } from './commands/origins.js';
 import { type PolicyCommandOptions, policyCommand } from './commands/policy.js';
 import { replayCommand } from './commands/replay.js';
@@ -189,6 +190,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .description('store a JSONL export as a session (- reads standard input); the hash chain and every replacement are checked first')
     .option('--as <id>', 'store it under this session id instead of the one in the file')
     .action((file: string, options: { as?: string }) => run((ctx) => importCommand(ctx, file, options.as))());
+
+  program
+    .command('meter <file>')
+    .description("a text file's tokens under each estimator and each offline tokenizer, with their ratios to o200k_base (- reads standard input)")
+    .action((file: string) => run((ctx) => meterCommand(ctx, file))());
 
   program
     .command('policy')

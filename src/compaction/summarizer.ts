@@ -7,6 +7,7 @@ import { ShadowlogError } from '../log/errors.js';
 import type { ContentBlock } from '../log/event.js';
 import { sha256Hex } from '../log/sha256.js';
 import type { LanguageModel, ModelMessage, ModelRequest } from '../providers/language-model.js';
+import { summarizeExtractively } from './extractive-summarizer.js';
 
 export interface SummaryRequest {
   /** The shadowed nodes, rendered as the model would have seen them. */
@@ -115,4 +116,32 @@ export function createModelSummarizer(model: LanguageModel): Summarizer {
 
 function textOf(content: readonly ContentBlock[]): string {
   return content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`)).join('\n');
+}
+
+/**
+ * The extractive summarizer: no model call. Its budget is the smaller of maxTokens and half of
+ * what it summarizes, so that a compaction always saves something worth the cut.
+ */
+export function createExtractiveSummarizer(countTokens: (text: string) => number): Summarizer {
+  return {
+    async summarize({ messages, maxTokens }) {
+      const inputTokens = messages.reduce((sum, message) => sum + countTokens(textOf(message.content)), 0);
+      const budget = Math.min(maxTokens, Math.floor(inputTokens / 2));
+      const summary = summarizeExtractively(messages, { maxTokens: budget, countTokens });
+      if (summary === undefined)
+        throw new SummaryFailedError(
+          `the range is too small for a useful extractive summary (${inputTokens} tokens of text, a budget of ${budget})`,
+        );
+      return {
+        text: summary.text,
+        kind: 'extractive',
+        provider: 'shadowlog',
+        model: 'extractive',
+        usage: null,
+        requestDigest: null,
+        rendererVersion: null,
+        truncated: false,
+      };
+    },
+  };
 }

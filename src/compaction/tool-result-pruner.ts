@@ -4,7 +4,7 @@
 // compaction, which prunes first and summarizes only if that was not enough.
 
 import type { ContentBlock, EventDraft, ToolResultData } from '../log/event.js';
-import type { SurfaceNode } from '../log/surface-fold.js';
+import type { SurfaceMeter } from '../meter/measure.js';
 import type { SessionLog } from '../store/session-log.js';
 import { COMPACTION_EVENT_TYPES, COMPACTION_PRUNE } from './event-types.js';
 import { type PrunerConfig, parsePrunerConfig, pruneMarker } from './pruner-config.js';
@@ -63,7 +63,7 @@ export class ToolResultPruner {
    * Shadows every tool result on the surface that is over the threshold. Each is one atomic
    * batch: compaction/prune (with the original's price) and the replacing tool/result.
    */
-  async prune(log: SessionLog, priceOf: (node: SurfaceNode) => number): Promise<PruneResult> {
+  async prune(log: SessionLog, meter: SurfaceMeter): Promise<PruneResult> {
     const candidates = log.fold.toArray().filter((node) => node.type === 'tool/result');
     const pruned: number[] = [];
     let charsBefore = 0;
@@ -78,7 +78,13 @@ export class ToolResultPruner {
       const drafts: EventDraft[] = [
         {
           type: COMPACTION_PRUNE,
-          data: { shadowedSeqs: [node.seq], shadowedTokenCount: priceOf(node), charsBefore: cut.charsBefore, charsAfter: cut.charsAfter },
+          data: {
+            shadowedSeqs: [node.seq],
+            shadowedTokenCount: meter.priceOf(node),
+            replacementTokenCount: meter.priceOfData('tool/result', data),
+            charsBefore: cut.charsBefore,
+            charsAfter: cut.charsAfter,
+          },
           ignorable: true,
         },
         {

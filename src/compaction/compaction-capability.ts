@@ -1,0 +1,221 @@
+// Compaction as a capability (SPEC §6–§7): mounted on the spine, it measures the surface
+// before each step and, over the threshold, prunes and then compacts; it answers a
+// context-window error by compacting everything it can and asking for one retry; and it
+// compacts on demand between turns (compactNow).
+
+import { ConfigError, ShadowlogError } from '../log/errors.js';
+import type { LogEvent } from '../log/event.js';
+import { createEstimator } from '../meter/index.js';
+import { SurfaceMeter } from '../meter/measure.js';
+import type { TokenEstimator } from '../meter/token-estimator.js';
+import type { LanguageModel } from '../providers/language-model.js';
+import type { AgentSession } from '../spine/agent-session.js';
+import type { Capability, MountContext, RequestErrorContext, SessionContext, StepContext } from '../spine/capability.js';
+import type { SessionLog } from '../store/session-log.js';
+import { COMPACTION_EVENT_TYPES, COMPACTION_OVER_THRESHOLD, type CompactionTrigger } from './event-types.js';
+import { type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
+import { selectRange } from './select-range.js';
+import { CompactionSessionState } from './session-state.js';
+import { createExtractiveSummarizer, createModelSummarizer, type Summarizer } from './summarizer.js';
+import type { ToolResultPruner } from './tool-result-pruner.js';
+import { type CompactionOutcome, runCompactionTransaction } from './transaction.js';
+
+export interface CompactionOptions {
+  /** The policy (SPEC §6); unknown keys and bad values are refused. */
+  readonly config?: unknown;
+  /** Who writes summaries; overrides the configuration's `summarizer` choice. */
+  readonly summarizer?: Summarizer;
+  /** The model a configuration's `summarizer: {provider, model}` names. */
+  readonly summarizerModel?: LanguageModel;
+  /** Prune long tool results first (SPEC §7 step 2). */
+  readonly pruner?: ToolResultPruner;
+}
+
+export type ManualOutcome = CompactionOutcome | { readonly status: 'nothing'; readonly message: string };
+
+interface Mounted {
+  readonly model: LanguageModel;
+  readonly policy: ResolvedPolicy;
+}
+
+export class CompactionCapability implements Capability {
+  readonly name = 'compaction';
+  readonly eventTypes = COMPACTION_EVENT_TYPES;
+  readonly config: CompactionPolicyConfig;
+  private mounted: Mounted | undefined;
+  private readonly sessions = new Map<string, CompactionSessionState>();
+  private meter: Promise<SurfaceMeter> | undefined;
+  /** Surface appends at the last automatic compaction, per session (the loop breaker). */
+  private readonly lastAutomatic = new Map<string, number>();
+
+  constructor(private readonly options: CompactionOptions = {}) {
+    this.config = parseCompactionConfig(options.config ?? {});
+  }
+
+  mount(context: MountContext): void {
+    const policy = resolvePolicy(this.config, {
+      provider: context.model.provider,
+      model: context.model.modelId,
+      contextWindow: context.model.limits.contextWindow,
+      reserve: context.maxOutputTokens,
+    });
+    const choice = this.config.summarizer;
+    if (this.options.summarizer === undefined && choice.kind === 'model') {
+      const named = this.options.summarizerModel;
+      if (named === undefined || named.provider !== choice.provider || named.modelId !== choice.model) {
+        throw new ConfigError(
+          'summarizer',
+          `the configuration names ${choice.provider}/${choice.model} as the summarizer; pass that model as createCompaction({summarizerModel}) (found ${named === undefined ? 'none' : `${named.provider}/${named.modelId}`})`,
+        );
+      }
+    }
+    this.mounted = { model: context.model, policy };
+  }
+
+  /** The resolved threshold and retained tail (after mount). */
+  get policy(): ResolvedPolicy {
+    return this.requireMounted().policy;
+  }
+
+  observe(sessionId: string, event: LogEvent): void {
+    this.state(sessionId).observe(event);
+  }
+
+  async beforeStep(context: StepContext): Promise<void> {
+    if (!this.config.auto) return;
+    const { policy } = this.requireMounted();
+    const state = this.state(context.sessionId);
+    const meter = await this.surfaceMeter();
+    const before = this.measure(context.log, meter, state);
+    if (before < policy.threshold) return;
+    // Loop breaker: no second automatic compaction until the surface has grown.
+    if (this.lastAutomatic.get(context.sessionId) === state.surfaceAppends) return;
+    this.lastAutomatic.set(context.sessionId, state.surfaceAppends);
+
+    if (this.options.pruner !== undefined) {
+      await this.options.pruner.prune(context.log, meter);
+      if (this.measure(context.log, meter, state) < policy.threshold) return;
+    }
+    for (let attempt = 0; attempt <= this.config.compactionRetries; attempt++) {
+      const outcome = await this.compact(context, 'pressure', policy.retain, context.turn);
+      if (outcome.status !== 'compacted') break;
+      if (this.measure(context.log, meter, state) < policy.threshold) return;
+    }
+    const tokens = this.measure(context.log, meter, state);
+    if (tokens >= policy.threshold) {
+      await context.log.append([
+        {
+          type: COMPACTION_OVER_THRESHOLD,
+          data: { turn: context.turn, step: context.step, tokens, threshold: policy.threshold },
+          ignorable: true,
+        },
+      ]);
+    }
+  }
+
+  async onRequestError(context: RequestErrorContext): Promise<boolean> {
+    if (!context.error.contextOverflow || context.retries >= this.config.maxOverflowRetries) return false;
+    const meter = await this.surfaceMeter();
+    const before = context.log.nextSeq;
+    if (this.options.pruner !== undefined) await this.options.pruner.prune(context.log, meter);
+    await this.compact(context, 'context-overflow', 0, context.turn);
+    // Retry only if the surface actually changed; otherwise the provider's error stands.
+    return context.log.nextSeq !== before && this.surfaceChanged(context.log, before);
+  }
+
+  /** A manual compaction of `session`, between turns and even below the threshold. */
+  compactNow(session: AgentSession, signal?: AbortSignal): Promise<ManualOutcome> {
+    return session.betweenTurnsWith((context) => this.compact(context, 'manual', this.requireMounted().policy.retain, null), signal);
+  }
+
+  private async compact(context: SessionContext, trigger: CompactionTrigger, retain: number, turn: number | null): Promise<ManualOutcome> {
+    const meter = await this.surfaceMeter();
+    const summarizer = this.summarizerFor(meter);
+    const state = this.state(context.sessionId);
+    const nodes = context.log.fold.toArray();
+    const measurement = meter.measure(nodes, this.anchorOf(state));
+    const selection = selectRange(
+      nodes,
+      measurement.nodes.map((node) => node.tokens),
+      retain,
+    );
+    if (selection === undefined)
+      return { status: 'nothing', message: 'nothing to compact: no range outside the retained tail can be shadowed' };
+    const outcome = await runCompactionTransaction({
+      log: context.log,
+      state,
+      selection,
+      trigger,
+      turn,
+      summarizer,
+      maxSummaryTokens: this.config.maxSummaryTokens,
+      tokensBefore: measurement.total,
+      priceOfSummary: (text) => meter.priceOfText('user/message', text),
+      signal: context.signal,
+    });
+    if (outcome.status === 'compacted') for (const seq of outcome.shadowedSeqs) meter.forget(seq);
+    return outcome;
+  }
+
+  private summarizerFor(meter: SurfaceMeter): Summarizer {
+    if (this.options.summarizer !== undefined) return this.options.summarizer;
+    const choice = this.config.summarizer;
+    if (choice.kind === 'extractive') return createExtractiveSummarizer((text) => meter.estimator.countText(text));
+    if (choice.kind === 'model' && this.options.summarizerModel !== undefined) return createModelSummarizer(this.options.summarizerModel);
+    return createModelSummarizer(this.requireMounted().model);
+  }
+
+  private measure(log: SessionLog, meter: SurfaceMeter, state: CompactionSessionState): number {
+    return meter.measure(log.fold.nodes(), this.anchorOf(state)).total;
+  }
+
+  private anchorOf(state: CompactionSessionState) {
+    const anchor = state.anchor;
+    if (anchor === undefined) return undefined;
+    return {
+      inputTokens: anchor.inputTokens,
+      surfaceSeqs: anchor.surfaceSeqs,
+      shadowedPrice: (seq: number) => state.shadowedPrices.get(seq),
+    };
+  }
+
+  private surfaceChanged(log: SessionLog, since: number): boolean {
+    for (const node of log.fold.nodes()) if (node.seq >= since) return true;
+    return false;
+  }
+
+  private surfaceMeter(): Promise<SurfaceMeter> {
+    const meter =
+      this.meter ??
+      createEstimator(this.requireMounted().policy.estimator).then((estimator: TokenEstimator) => new SurfaceMeter(estimator));
+    this.meter = meter;
+    return meter;
+  }
+
+  private state(sessionId: string): CompactionSessionState {
+    let state = this.sessions.get(sessionId);
+    if (state === undefined) {
+      state = new CompactionSessionState();
+      this.sessions.set(sessionId, state);
+    }
+    return state;
+  }
+
+  private requireMounted(): Mounted {
+    if (this.mounted === undefined) throw new CompactionNotMountedError();
+    return this.mounted;
+  }
+}
+
+export class CompactionNotMountedError extends ShadowlogError {
+  constructor() {
+    super(
+      'COMPACTION_NOT_MOUNTED',
+      'compaction is not mounted on a harness yet; pass it in createHarness({capabilities: [compaction]}) first',
+    );
+  }
+}
+
+export function createCompaction(options: CompactionOptions = {}): CompactionCapability {
+  return new CompactionCapability(options);
+}

@@ -1,0 +1,28 @@
+// The token meter (SPEC §10): estimators and tokenizers by name, and the measure of a surface.
+
+export { chars4Blocks, chars4Message, chars4Text } from './chars4.js';
+export { chars4Estimator } from './chars4-estimator.js';
+export {
+  createEstimator,
+  DEFAULT_ESTIMATOR,
+  ESTIMATOR_NAMES,
+  HEURISTIC_ESTIMATOR_NAMES,
+  type HeuristicEstimatorName,
+  heuristicEstimator,
+  isEstimatorName,
+  isHeuristicEstimatorName,
+} from './estimators.js';
+export {
+  BLOCK_OVERHEAD_TOKENS,
+  IMAGE_MAX_TOKENS,
+  IMAGE_MIN_TOKENS,
+  imageTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+  type MeterAnchor,
+  type Measurement,
+  type NodePrice,
+  SurfaceMeter,
+} from './measure.js';
+export { scriptAwareEstimator } from './script-aware.js';
+export type { EstimatorName, TokenEstimator } from './token-estimator.js';
+export { loadTokenizer, TOKENIZER_NAMES, type TokenizerName, TokenizerUnavailableError } from './tokenizers.js';
