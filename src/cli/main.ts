@@ -1,10 +1,13 @@
 // The shadowlog command line: parses arguments, runs one command, prints errors as one line
 // `shadowlog: CODE: message`, and returns the exit code (0 ok, 1 failed check, 2 bad usage).
 
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ShadowlogError } from '../log/errors.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
 import { chatCommand } from './commands/chat.js';
+import { compactCommand } from './commands/compact.js';
 import { demoCommand } from './commands/demo.js';
 import { exportCommand, importCommand } from './commands/export-import.js';
 import { meterCommand } from './commands/meter.js';
@@ -21,6 +24,16 @@ import { openStore, parseStoreSpec } from './store-option.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE_CODES = new Set(['USAGE', 'INVALID_SESSION_ID', 'INVALID_CONFIG']);
+
+function readJsonFile(path: string, cwd: string): unknown {
+  const file = resolve(cwd, path);
+  if (!existsSync(file)) throw new UsageError(`no file ${path}`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}
 
 function integerArgument(value: string, what: string, minimum = 0): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < minimum) {
@@ -88,6 +101,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       integerArgument(value, 'tokens', 1),
     )
     .option('--max-output-tokens <tokens>', 'completion tokens reserved per request', (value) => integerArgument(value, 'tokens', 1))
+    .option('--no-compaction', 'do not mount compaction and the tool-result pruner')
+    .option(
+      '--compaction-config <file>',
+      'a JSON file with the compaction policy (thresholdRatio, headroomTokens, retainRatio, modelPolicies, …)',
+    )
     .action(
       (options: {
         provider: string;
@@ -127,6 +145,31 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
           full: options.full === true,
         }),
       )(),
+    );
+
+  program
+    .command('compact <id>')
+    .description('compact a session now (extractive summarizer by default, offline), even below the threshold')
+    .option('--window <tokens>', "the session model's context window, when the log does not record it", (value) =>
+      integerArgument(value, 'tokens', 1),
+    )
+    .option('--prune', 'prune long tool results too')
+    .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
+    .option('--model <name>', 'the summarizer model, with --provider')
+    .option('--base-url <url>', 'the summarizer API base URL')
+    .action((id: string, options: { window?: number; prune?: boolean; provider?: string; model?: string; baseUrl?: string }) =>
+      run((ctx) => {
+        if ((options.provider === undefined) !== (options.model === undefined)) throw new UsageError('--provider and --model go together');
+        const summarizer =
+          options.provider === undefined || options.model === undefined
+            ? undefined
+            : { provider: options.provider, model: options.model, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) };
+        return compactCommand(ctx, id, {
+          prune: options.prune === true,
+          ...(options.window === undefined ? {} : { window: options.window }),
+          ...(summarizer === undefined ? {} : { summarizer }),
+        });
+      })(),
     );
 
   program
@@ -193,7 +236,9 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
 
   program
     .command('meter <file>')
-    .description("a text file's tokens under each estimator and each offline tokenizer, with their ratios to o200k_base (- reads standard input)")
+    .description(
+      "a text file's tokens under each estimator and each offline tokenizer, with their ratios to o200k_base (- reads standard input)",
+    )
     .action((file: string) => run((ctx) => meterCommand(ctx, file))());
 
   program

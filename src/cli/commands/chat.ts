@@ -3,6 +3,8 @@
 // /replay TURN [STEP], /help, /quit.
 
 import { createInterface } from 'node:readline';
+import { type CompactionCapability, createCompaction } from '../../compaction/compaction-capability.js';
+import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
 import { ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { createAnthropicMessagesModel, createOpenAIChatModel, type LanguageModel } from '../../providers/index.js';
@@ -22,11 +24,16 @@ export interface ChatOptions {
   readonly system?: string;
   readonly contextWindow?: number;
   readonly maxOutputTokens?: number;
+  /** Mount compaction and the tool-result pruner (default true). */
+  readonly compaction?: boolean;
+  /** The compaction policy (SPEC §6), e.g. read from a JSON file. */
+  readonly compactionConfig?: unknown;
 }
 
 const DEFAULT_SYSTEM =
   'You are a helpful coding assistant. You can list, read and search the files of the working directory with your tools; look before you answer.';
-const HELP = 'commands: /surface (what the model is shown), /record (everything that happened), /replay TURN [STEP], /help, /quit';
+const HELP =
+  'commands: /surface (what the model is shown), /record (everything that happened), /replay TURN [STEP], /compact, /help, /quit';
 
 export function createChatModel(options: ChatOptions): LanguageModel {
   const common = {
@@ -45,10 +52,15 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
   const model = createChatModel(options);
   const store = await context.store();
   const out = context.io.stdout;
+  const compaction =
+    options.compaction === false
+      ? undefined
+      : createCompaction({ config: options.compactionConfig ?? {}, pruner: createToolResultPruner() });
   const harness = createHarness({
     store,
     model,
     tools: createFileTools(context.io.cwd),
+    capabilities: compaction === undefined ? [] : [compaction],
     systemPrompt: options.system ?? DEFAULT_SYSTEM,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     onTextDelta: (text) => out.write(text),
@@ -66,7 +78,7 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
     for await (const raw of lines) {
       const line = raw.trim();
       if (line === '/quit' || line === '/exit') break;
-      if (line !== '') await handleLine(context, session, line, (controller) => (turn = controller));
+      if (line !== '') await handleLine(context, session, compaction, line, (controller) => (turn = controller));
       out.write('you> ');
     }
     out.write('\n');
@@ -91,12 +103,13 @@ async function openOrCreate(
 async function handleLine(
   context: CommandContext,
   session: AgentSession,
+  compaction: CompactionCapability | undefined,
   line: string,
   setTurn: (controller: AbortController) => void,
 ): Promise<void> {
   try {
     if (line.startsWith('/')) {
-      await runSlashCommand(context, session, line);
+      await runSlashCommand(context, session, compaction, line);
       return;
     }
     const controller = new AbortController();
@@ -113,7 +126,12 @@ async function handleLine(
   }
 }
 
-async function runSlashCommand(context: CommandContext, session: AgentSession, line: string): Promise<void> {
+async function runSlashCommand(
+  context: CommandContext,
+  session: AgentSession,
+  compaction: CompactionCapability | undefined,
+  line: string,
+): Promise<void> {
   const [command, ...args] = line.split(/\s+/);
   switch (command) {
     case '/surface':
@@ -133,6 +151,17 @@ async function runSlashCommand(context: CommandContext, session: AgentSession, l
         throw new UsageError('usage: /replay TURN [STEP], with whole numbers from 1');
       }
       await replayCommand(context, session.sessionId, { turn, ...(step === undefined ? {} : { step }) });
+      return;
+    }
+    case '/compact': {
+      if (compaction === undefined) throw new UsageError('compaction is not mounted in this chat (--no-compaction)');
+      const outcome = await compaction.compactNow(session);
+      if (outcome.status === 'compacted')
+        context.print(
+          `compacted ${outcome.shadowedSeqs.length} messages into #${outcome.summarySeq}: ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens`,
+        );
+      else if (outcome.status === 'nothing') context.print(outcome.message);
+      else context.print(`compaction failed (${outcome.reason}): ${outcome.message}`);
       return;
     }
     case '/help':
