@@ -4,7 +4,12 @@ import { createCliWorkspace } from '../support/cli.js';
 
 describe('shadowlog demo and replay', () => {
   const workspace = createCliWorkspace();
-  let demo: { sessionId: string; events: number; turns: Array<{ reason: string }>; replay: { verified: boolean } };
+  let demo: {
+    sessionId: string;
+    events: number;
+    turns: Array<{ reason: string }>;
+    replays: Array<{ turn: number; step: number; verified: boolean }>;
+  };
 
   beforeAll(async () => {
     const result = await workspace.run(['demo', '--json', '--session', 'demo-test']);
@@ -18,7 +23,31 @@ describe('shadowlog demo and replay', () => {
     expect(demo.sessionId).toBe('demo-test');
     expect(demo.turns.length).toBeGreaterThanOrEqual(6);
     expect(demo.turns.every((turn) => turn.reason === 'completed')).toBe(true);
-    expect(demo.replay.verified).toBe(true);
+    expect(demo.replays).toHaveLength(2);
+    expect(demo.replays.every((replayed) => replayed.verified)).toBe(true);
+  });
+
+  it('prunes and compacts at least twice, one compaction summarizing an earlier summary', async () => {
+    const stats = JSON.parse((await workspace.run(['stats', 'demo-test', '--json'])).stdout);
+    expect(stats.compactions).toBeGreaterThanOrEqual(2);
+    expect(stats.prunes).toBeGreaterThanOrEqual(1);
+    expect(stats.failedCompactions).toBe(0);
+    expect(stats.openCompactions).toBe(0);
+    expect(stats.tokensAfter).toBeLessThan(stats.tokensBefore);
+    const record = JSON.parse((await workspace.run(['show', 'demo-test', '--record', '--json'])).stdout) as {
+      events: Array<{ seq: number; type: string; data: { shadowedSeqs?: number[] }; sourceEventSeqs?: number[] }>;
+    };
+    const summaryNodes = new Set(
+      record.events.filter((event) => event.type === 'user/message' && event.sourceEventSeqs !== undefined).map((event) => event.seq),
+    );
+    const nested = record.events.filter(
+      (event) => event.type === 'compaction/summary' && (event.data.shadowedSeqs ?? []).some((seq) => summaryNodes.has(seq)),
+    );
+    expect(nested.length).toBeGreaterThanOrEqual(1);
+    const text = (await workspace.run(['show', 'demo-test', '--record'])).stdout;
+    expect(text).toMatch(
+      /── compaction \w+ \(pressure\): surface \d+ → \d+ tokens; \d+ nodes \(\d+ tokens\) summarized by shadowlog\/extractive/,
+    );
   });
 
   it('leaves a log that verifies', async () => {

@@ -4,11 +4,15 @@
 
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createCompaction } from '../../compaction/compaction-capability.js';
+import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
 import type { AssistantMessageData, ContentBlock, LogEvent, ModelRequestData, ToolResultData } from '../../log/event.js';
+import type { EventTypeRegistry } from '../../log/event-types.js';
 import { ScriptedModel } from '../../providers/scripted-model.js';
 import { createHarness, newSessionId } from '../../spine/harness.js';
-import { replay } from '../../spine/replay.js';
+import { type ReplayResult, replay } from '../../spine/replay.js';
 import { createFileTools } from '../../spine/tools/file-tools.js';
+import type { LogStore } from '../../store/log-store.js';
 import type { CommandContext } from '../context.js';
 import { DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
 import { rendererFor } from '../renderers.js';
@@ -17,6 +21,7 @@ import { describeReplay } from './replay.js';
 import { showCommand } from './show.js';
 
 export const SAMPLE_PROJECT = fileURLToPath(new URL('../../../examples/sample-project/', import.meta.url));
+const DEMO_LIMITS = { contextWindow: 3_000, defaultMaxOutputTokens: 512 };
 const SYSTEM_PROMPT = 'You are a coding agent. Use the file tools to look at the project in the working directory before you answer.';
 
 export interface DemoOptions {
@@ -28,14 +33,26 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
   if (!existsSync(SAMPLE_PROJECT))
     throw new UsageError(`the bundled sample project is missing from ${SAMPLE_PROJECT}; reinstall shadowlog`);
   const store = await context.store();
-  const model = new ScriptedModel({ modelId: 'demo-script', replies: demoAgentReply, latencyMs: options.modelLatencyMs });
+  // A small window, so that a short session prunes and compacts. The policy departs from the
+  // defaults where a window this small needs it: no headroom (SPEC §6), a retained tail that
+  // holds the current step, and a pruner that cuts to a size that fits.
+  const model = new ScriptedModel({
+    modelId: 'demo-script',
+    replies: demoAgentReply,
+    latencyMs: options.modelLatencyMs,
+    limits: DEMO_LIMITS,
+  });
+  const compaction = createCompaction({
+    config: { headroomTokens: 0, retainTokens: 1_200, summarizer: { kind: 'extractive' } },
+    pruner: createToolResultPruner({ thresholdChars: 4_096, headChars: 1_536, tailChars: 512 }),
+  });
   const toolNames = new Map<string, string>();
   const harness = createHarness({
     store,
     model,
     tools: createFileTools(SAMPLE_PROJECT),
     systemPrompt: SYSTEM_PROMPT,
-    maxOutputTokens: 2_048,
+    capabilities: [compaction],
     ...(context.json ? {} : { onEvent: (event: LogEvent) => printEvent(context, event, toolNames) }),
   });
   const sessionId = options.sessionId ?? newSessionId().replace(/^session-/, 'demo-');
@@ -51,14 +68,20 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
   } finally {
     await session.close();
   }
-  const replayed = await replay(store, sessionId, { turn: 2, step: 2 }, { resolveRenderer: rendererFor, registry: harness.registry });
+  const replays = await replayAroundFirstCompaction(store, sessionId, harness.registry);
+  const head = await store.head(sessionId);
   if (context.json) {
-    const head = await store.head(sessionId);
     context.printJson({
       sessionId,
       events: head?.nextSeq,
       turns,
-      replay: { turn: replayed.turn, step: replayed.step, requestDigest: replayed.requestDigest, verified: replayed.verified },
+      threshold: compaction.policy.threshold,
+      replays: replays.map((replayed) => ({
+        turn: replayed.turn,
+        step: replayed.step,
+        requestDigest: replayed.requestDigest,
+        verified: replayed.verified,
+      })),
     });
     return 0;
   }
@@ -66,12 +89,32 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
   await showCommand(context, sessionId, { view: 'record' });
   context.print('\n════ The surface: what the model is shown now ════');
   await showCommand(context, sessionId, { view: 'surface' });
-  context.print('\n════ Replay: what the model received on turn 2, step 2 ════');
-  context.print(describeReplay(replayed, 200));
+  for (const [index, replayed] of replays.entries()) {
+    const when = index === 0 ? 'the last call before the first compaction' : 'the first call after it';
+    context.print(`\n════ Replay of ${when}: turn ${replayed.turn}, step ${replayed.step} ════`);
+    context.print(describeReplay(replayed, 160));
+  }
   context.print(
-    `\nTry: shadowlog replay ${sessionId} --turn 4 --wire   ·   shadowlog show ${sessionId} --record   ·   shadowlog verify ${sessionId}`,
+    `\nThe window was ${DEMO_LIMITS.contextWindow} tokens, the threshold ${compaction.policy.threshold}. Try: shadowlog stats ${sessionId}   ·   shadowlog replay ${sessionId} --turn 4 --wire   ·   shadowlog verify ${sessionId}`,
   );
   return 0;
+}
+
+/** Replays the model call just before the session's first compaction and the one just after. */
+async function replayAroundFirstCompaction(store: LogStore, sessionId: string, registry: EventTypeRegistry): Promise<ReplayResult[]> {
+  const requests: Array<{ seq: number; turn: number; step: number }> = [];
+  let firstCompaction: number | undefined;
+  for await (const page of store.read(sessionId)) {
+    for (const event of page) {
+      if (event.type === 'model/request')
+        requests.push({ seq: event.seq, turn: event.data.turn as number, step: event.data.step as number });
+      if (event.type === 'compaction/summary' && firstCompaction === undefined) firstCompaction = event.seq;
+    }
+  }
+  const before = requests.filter((request) => firstCompaction === undefined || request.seq < firstCompaction).at(-1);
+  const after = firstCompaction === undefined ? undefined : requests.find((request) => request.seq > firstCompaction);
+  const chosen = [before, after].filter((request) => request !== undefined);
+  return Promise.all(chosen.map((request) => replay(store, sessionId, request, { resolveRenderer: rendererFor, registry })));
 }
 
 function printEvent(context: CommandContext, event: LogEvent, toolNames: Map<string, string>): void {
@@ -109,6 +152,16 @@ function printEvent(context: CommandContext, event: LogEvent, toolNames: Map<str
       );
       return;
     }
+    case 'compaction/prune':
+      context.print(
+        `  ✂ pruned tool result #${String((data.shadowedSeqs as number[])[0])}: ${String(data.charsBefore)} → ${String(data.charsAfter)} characters`,
+      );
+      return;
+    case 'compaction/summary':
+      context.print(
+        `  ⧉ compacted ${(data.shadowedSeqs as number[]).length} nodes (${String(data.trigger)}): surface ${String(data.tokensBefore)} → ${String(data.tokensAfter)} tokens, extractive summary`,
+      );
+      return;
     case 'turn/end':
       context.print(`  (turn ${String(data.turn)} ${String(data.reason)})`);
       return;

@@ -18,7 +18,7 @@ interface Task {
 
 const textOf = (content: readonly ContentBlock[]) => content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 
-/** The full text of a tool result for `path` still on the surface, if it was not pruned. */
+/** The text of the latest read of `path` still on the surface (perhaps pruned to its head and tail). */
 function fileOnSurface(messages: readonly ModelMessage[], path: string): string | undefined {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
@@ -26,8 +26,7 @@ function fileOnSurface(messages: readonly ModelMessage[], path: string): string 
     for (const call of message.toolCalls) {
       if (call.name !== 'read_file' || (call.arguments as { path?: string }).path !== path) continue;
       const result = messages.find((candidate) => candidate.role === 'tool' && candidate.callId === call.callId);
-      const text = result === undefined ? undefined : textOf(result.content);
-      if (text !== undefined && !text.includes('characters omitted')) return text;
+      if (result !== undefined) return textOf(result.content);
     }
   }
   return undefined;
@@ -83,14 +82,23 @@ export const DEMO_TASKS: readonly Task[] = [
     prompt: 'Look at data/orders.csv: how many orders have an empty note?',
     calls: [() => ({ name: 'read_file', arguments: { path: 'data/orders.csv' } })],
     answer: ([csv = '']) => {
-      const rows = orders(csv);
+      const rows = orders(
+        csv
+          .split('\n')
+          .filter((line) => !line.includes('characters omitted'))
+          .join('\n'),
+      );
       const empty = rows.filter((row) => row.note === '').length;
-      return `${empty} of ${rows.length} orders have an empty note: exactly the rows the bug would cut short.`;
+      const total = /^(\d+),/m.exec(csv.trimEnd().split('\n').at(-1) ?? '')?.[1];
+      const partial = csv.includes('characters omitted')
+        ? ` That is in the part I can see: the pruner kept the file's head and tail (${rows.length} of about ${total === undefined ? '?' : Number(total) - 10_000} orders).`
+        : '';
+      return `${empty} of ${rows.length} orders have an empty note: exactly the rows the bug would cut short.${partial}`;
     },
   },
   {
     prompt: 'Which city ordered the most items?',
-    // Uses the file if it is still on the surface; after the pruner shortened it, reads it again.
+    // Uses the copy of the file still on the surface; reads it again only if compaction took it away.
     calls: [
       (_, messages) =>
         fileOnSurface(messages, 'data/orders.csv') === undefined
@@ -99,10 +107,14 @@ export const DEMO_TASKS: readonly Task[] = [
     ],
     answer: ([reread], messages) => {
       const csv = reread ?? fileOnSurface(messages, 'data/orders.csv') ?? '';
+      const visible = csv.split('\n').filter((line) => !line.includes('characters omitted'));
       const totals = new Map<string, number>();
-      for (const row of orders(csv)) totals.set(row.city, (totals.get(row.city) ?? 0) + row.quantity);
+      for (const row of orders(visible.join('\n'))) totals.set(row.city, (totals.get(row.city) ?? 0) + row.quantity);
       const [city, quantity] = [...totals.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['nobody', 0];
-      return `${city}, with ${quantity} items${reread === undefined ? '' : ' (I read the file again: the earlier copy is no longer in full view)'}.`;
+      const partial = csv.includes('characters omitted')
+        ? ' among the orders I can see (the file was pruned to its head and tail, so this is not the whole answer)'
+        : '';
+      return `${city}, with ${quantity} items${partial}${reread === undefined ? '' : '; I read the file again, as its earlier copy was compacted away'}.`;
     },
   },
   {
@@ -115,6 +127,41 @@ export const DEMO_TASKS: readonly Task[] = [
         if (line.toLowerCase().includes('line breaks')) return `In ${version}: "${line.replace(/^- /, '')}"`;
       }
       return 'The changelog does not mention line breaks.';
+    },
+  },
+  {
+    prompt: 'Read src/format.ts: how does it quote fields?',
+    calls: [() => ({ name: 'read_file', arguments: { path: 'src/format.ts' } })],
+    answer: ([source = '']) => {
+      const condition = source
+        .split('\n')
+        .find((line) => line.includes('return field;'))
+        ?.trim();
+      const escape = source
+        .split('\n')
+        .find((line) => line.includes('replaceAll'))
+        ?.trim();
+      return `A field is left as it is when ${condition === undefined ? 'it is plain' : `\`${condition}\``}; otherwise it is quoted, doubling its quotes: \`${escape ?? '(not found)'}\`.`;
+    },
+  },
+  {
+    prompt: 'List the tests in test/csv.test.ts.',
+    calls: [() => ({ name: 'read_file', arguments: { path: 'test/csv.test.ts' } })],
+    answer: ([source = '']) => {
+      const names = [...source.matchAll(/test\('([^']+)'/g)].map((match) => match[1]);
+      return `${names.length} tests: ${names.join('; ')}.`;
+    },
+  },
+  {
+    prompt: 'What states does the parser in src/csv.ts move through?',
+    calls: [() => ({ name: 'read_file', arguments: { path: 'src/csv.ts' } })],
+    answer: ([source = '']) => {
+      const states =
+        /type State = ([^;]+);/
+          .exec(source)?.[1]
+          ?.split('|')
+          .map((state) => state.trim()) ?? [];
+      return `${states.length} states: ${states.join(', ')}; a quoted field ends only at a quote that is not doubled.`;
     },
   },
   {
@@ -135,11 +182,18 @@ export const DEMO_TASKS: readonly Task[] = [
   },
 ];
 
+/** The user's request: the message itself, or, when the turn's start was compacted, the summary's quote of it. */
+function promptOf(text: string): string {
+  if (!text.includes('<compacted-summary>')) return text;
+  const quoted = /latest request: (.*)/.exec(text)?.[1]?.trim() ?? '';
+  return DEMO_TASKS.find((task) => quoted.startsWith(task.prompt))?.prompt ?? quoted;
+}
+
 /** The demo agent as a script for the scripted model. */
 export function demoAgentReply(call: ScriptedCall): ScriptedReply {
   const messages = call.messages;
-  const lastUser = messages.findLastIndex((message) => message.role === 'user' && !textOf(message.content).includes('<compacted-summary>'));
-  const prompt = textOf(messages[lastUser]?.content ?? []);
+  const lastUser = messages.findLastIndex((message) => message.role === 'user');
+  const prompt = promptOf(textOf(messages[lastUser]?.content ?? []));
   const task = DEMO_TASKS.find((candidate) => candidate.prompt === prompt);
   if (task === undefined)
     return { text: `I am the demo's scripted agent and only know the demo's tasks; I cannot answer "${prompt.slice(0, 80)}".` };
