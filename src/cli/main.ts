@@ -132,19 +132,23 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   program
     .command('replay <id>')
     .description('exactly what the model received on one call, rebuilt from the log and checked against its recorded digest')
-    .requiredOption('--turn <n>', 'the turn (from 1)', (value) => integerArgument(value, 'a turn number', 1))
+    .option('--turn <n>', 'the turn (from 1)', (value) => integerArgument(value, 'a turn number', 1))
     .option('--step <k>', 'the step within the turn (default 1)', (value) => integerArgument(value, 'a step number', 1))
+    .option('--compaction <id>', "a compaction's summarizer call instead (the id, or its first characters)")
     .option('--wire', 'print the exact request body that was sent')
     .option('--full', 'do not shorten long messages')
-    .action((id: string, options: { turn: number; step?: number; wire?: boolean; full?: boolean }) =>
-      run((ctx) =>
-        replayCommand(ctx, id, {
-          turn: options.turn,
+    .action((id: string, options: { turn?: number; step?: number; compaction?: string; wire?: boolean; full?: boolean }) =>
+      run((ctx) => {
+        if ((options.turn === undefined) === (options.compaction === undefined))
+          throw new UsageError('replay takes --turn N [--step K], or --compaction ID');
+        return replayCommand(ctx, id, {
+          ...(options.turn === undefined ? {} : { turn: options.turn }),
           ...(options.step === undefined ? {} : { step: options.step }),
+          ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
           wire: options.wire === true,
           full: options.full === true,
-        }),
-      )(),
+        });
+      })(),
     );
 
   program

@@ -1,6 +1,7 @@
 // `shadowlog replay <id> --turn N [--step K] [--wire]`: exactly what the model received on
 // that call, rebuilt from the log and checked against the digest recorded when it was sent.
 
+import { replaySummary, type SummaryReplayResult } from '../../compaction/replay-summary.js';
 import { canonicalJson } from '../../log/canonical-json.js';
 import type { ContentBlock } from '../../log/event.js';
 import { assertSessionId } from '../../log/session-id.js';
@@ -11,7 +12,8 @@ import { createCliRegistry } from '../registry.js';
 import { rendererFor } from '../renderers.js';
 
 export interface ReplayOptions {
-  readonly turn: number;
+  readonly turn?: number;
+  readonly compaction?: string;
   readonly step?: number;
   readonly wire?: boolean;
   readonly full?: boolean;
@@ -19,12 +21,16 @@ export interface ReplayOptions {
 
 export async function replayCommand(context: CommandContext, sessionId: string, options: ReplayOptions): Promise<number> {
   assertSessionId(sessionId);
-  const result = await replay(
-    await context.store(),
-    sessionId,
-    { turn: options.turn, ...(options.step === undefined ? {} : { step: options.step }) },
-    { resolveRenderer: rendererFor, registry: createCliRegistry() },
-  );
+  const store = await context.store();
+  const result =
+    options.compaction !== undefined
+      ? await replaySummary(store, sessionId, options.compaction, rendererFor)
+      : await replay(
+          store,
+          sessionId,
+          { turn: options.turn ?? 1, ...(options.step === undefined ? {} : { step: options.step }) },
+          { resolveRenderer: rendererFor, registry: createCliRegistry() },
+        );
   if (context.json) {
     const { messages: _messages, ...rest } = result;
     context.printJson(rest);
@@ -36,9 +42,10 @@ export async function replayCommand(context: CommandContext, sessionId: string, 
   return 0;
 }
 
-export function describeReplay(result: ReplayResult, maxChars: number): string {
+export function describeReplay(result: ReplayResult | SummaryReplayResult, maxChars: number): string {
+  const call = 'turn' in result ? `turn ${result.turn}, step ${result.step}` : `the summarizer call of compaction ${result.compactionId}`;
   const lines = [
-    `turn ${result.turn}, step ${result.step} (event #${result.seq}): ${result.provider}/${result.model}, renderer ${result.rendererVersion}`,
+    `${call} (event #${result.seq}): ${result.provider}/${result.model}, renderer ${result.rendererVersion}`,
     `verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent`,
     `the model received ${result.messages.length} messages:`,
   ];
