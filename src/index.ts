@@ -1,5 +1,19 @@
 // The public API of shadowlog. Optional parts have subpath exports (shadowlog/store/sqlite).
 
+export { CompactionCapability, type CompactionOptions, createCompaction, type ManualOutcome } from './compaction/compaction-capability.js';
+export { COMPACTION_EVENT_TYPES, type CompactionTrigger } from './compaction/event-types.js';
+export * from './compaction/policy.js';
+export { parsePrunerConfig, pruneMarker } from './compaction/pruner-config.js';
+export { replaySummary, type SummaryReplayResult } from './compaction/replay-summary.js';
+export {
+  createExtractiveSummarizer,
+  createModelSummarizer,
+  type Summarizer,
+  type SummaryRequest,
+  type SummaryResult,
+} from './compaction/summarizer.js';
+export { createToolResultPruner, ToolResultPruner } from './compaction/tool-result-pruner.js';
+export type { CompactionFailure, CompactionOutcome } from './compaction/transaction.js';
 export { canonicalJson } from './log/canonical-json.js';
 export {
   ConcurrencyError,
@@ -48,6 +62,7 @@ export { sha256Hex } from './log/sha256.js';
 export { SurfaceFold, type SurfaceFoldOptions, type SurfaceNode } from './log/surface-fold.js';
 export { isReplaceOp, type ReplaceOp, type SurfaceOp } from './log/surface-op.js';
 export { type VerifyProblem, type VerifyReport, verifyLog } from './log/verify.js';
+export * from './meter/index.js';
 export * from './providers/index.js';
 export { AgentSession, type SendOptions as TurnOptions, type TurnResult } from './spine/agent-session.js';
 export type { Capability, RequestErrorContext, SessionContext, StepContext } from './spine/capability.js';

@@ -44,7 +44,8 @@ export class CompactionCapability implements Capability {
   readonly config: CompactionPolicyConfig;
   private mounted: Mounted | undefined;
   private readonly sessions = new Map<string, CompactionSessionState>();
-  private meter: Promise<SurfaceMeter> | undefined;
+  private estimator: Promise<TokenEstimator> | undefined;
+  private readonly meters = new Map<string, SurfaceMeter>();
   /** Surface appends at the last automatic compaction, per session (the loop breaker). */
   private readonly lastAutomatic = new Map<string, number>();
 
@@ -85,7 +86,7 @@ export class CompactionCapability implements Capability {
     if (!this.config.auto) return;
     const { policy } = this.requireMounted();
     const state = this.state(context.sessionId);
-    const meter = await this.surfaceMeter();
+    const meter = await this.surfaceMeter(context.sessionId);
     const before = this.measure(context.log, meter, state);
     if (before < policy.threshold) return;
     // Loop breaker: no second automatic compaction until the surface has grown.
@@ -115,7 +116,7 @@ export class CompactionCapability implements Capability {
 
   async onRequestError(context: RequestErrorContext): Promise<boolean> {
     if (!context.error.contextOverflow || context.retries >= this.config.maxOverflowRetries) return false;
-    const meter = await this.surfaceMeter();
+    const meter = await this.surfaceMeter(context.sessionId);
     const before = context.log.nextSeq;
     if (this.options.pruner !== undefined) await this.options.pruner.prune(context.log, meter);
     await this.compact(context, 'context-overflow', 0, context.turn);
@@ -129,7 +130,7 @@ export class CompactionCapability implements Capability {
   }
 
   private async compact(context: SessionContext, trigger: CompactionTrigger, retain: number, turn: number | null): Promise<ManualOutcome> {
-    const meter = await this.surfaceMeter();
+    const meter = await this.surfaceMeter(context.sessionId);
     const summarizer = this.summarizerFor(meter);
     const state = this.state(context.sessionId);
     const nodes = context.log.fold.toArray();
@@ -153,7 +154,6 @@ export class CompactionCapability implements Capability {
       priceOfSummary: (text) => meter.priceOfText('user/message', text),
       signal: context.signal,
     });
-    if (outcome.status === 'compacted') for (const seq of outcome.shadowedSeqs) meter.forget(seq);
     return outcome;
   }
 
@@ -166,7 +166,10 @@ export class CompactionCapability implements Capability {
   }
 
   private measure(log: SessionLog, meter: SurfaceMeter, state: CompactionSessionState): number {
-    return meter.measure(log.fold.nodes(), this.anchorOf(state)).total;
+    const nodes = log.fold.toArray();
+    const total = meter.measure(nodes, this.anchorOf(state)).total;
+    meter.trimTo(nodes);
+    return total;
   }
 
   private anchorOf(state: CompactionSessionState) {
@@ -184,11 +187,15 @@ export class CompactionCapability implements Capability {
     return false;
   }
 
-  private surfaceMeter(): Promise<SurfaceMeter> {
-    const meter =
-      this.meter ??
-      createEstimator(this.requireMounted().policy.estimator).then((estimator: TokenEstimator) => new SurfaceMeter(estimator));
-    this.meter = meter;
+  /** One meter per session: node prices are cached by seq, and seqs are per session. */
+  private async surfaceMeter(sessionId: string): Promise<SurfaceMeter> {
+    const estimator = this.estimator ?? createEstimator(this.requireMounted().policy.estimator);
+    this.estimator = estimator;
+    let meter = this.meters.get(sessionId);
+    if (meter === undefined) {
+      meter = new SurfaceMeter(await estimator);
+      this.meters.set(sessionId, meter);
+    }
     return meter;
   }
 

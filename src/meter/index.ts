@@ -18,8 +18,8 @@ export {
   IMAGE_MIN_TOKENS,
   imageTokens,
   MESSAGE_OVERHEAD_TOKENS,
-  type MeterAnchor,
   type Measurement,
+  type MeterAnchor,
   type NodePrice,
   SurfaceMeter,
 } from './measure.js';

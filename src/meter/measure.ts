@@ -95,6 +95,16 @@ export class SurfaceMeter {
     this.prices.delete(seq);
   }
 
+  /**
+   * Drops cached prices of nodes not in `current` once the cache holds more than twice as many
+   * nodes as the surface, so that memory follows the surface at an amortized constant cost.
+   */
+  trimTo(current: readonly SurfaceNode[]): void {
+    if (this.prices.size <= 2 * current.length + 64) return;
+    const keep = new Set<number>(current.map((node) => node.seq));
+    for (const seq of this.prices.keys()) if (!keep.has(seq)) this.prices.delete(seq);
+  }
+
   measure(nodes: Iterable<SurfaceNode>, anchor?: MeterAnchor): Measurement {
     const prices: NodePrice[] = [];
     let estimate = 0;

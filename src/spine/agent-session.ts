@@ -5,7 +5,9 @@ import { canonicalJson } from '../log/canonical-json.js';
 import type { ShadowlogError } from '../log/errors.js';
 import type { ContentBlock, EventDraft, JsonObject, ToolCall, TurnEndReason } from '../log/event.js';
 import { sha256Hex } from '../log/sha256.js';
-import { chars4Message } from '../meter/chars4.js';
+import type { SurfaceNode } from '../log/surface-fold.js';
+import { SurfaceMeter } from '../meter/measure.js';
+import { scriptAwareEstimator } from '../meter/script-aware.js';
 import type { LanguageModel, ModelMessage, ModelParams, ModelResult } from '../providers/language-model.js';
 import { ProviderError } from '../providers/provider-error.js';
 import type { Ownership } from '../store/log-store.js';
@@ -51,6 +53,8 @@ class TurnEnd {
 
 export class AgentSession {
   private running = false;
+  /** Prices the surface for model/request's estimatedTokens; caches each node's price. */
+  private readonly meter = new SurfaceMeter(scriptAwareEstimator);
 
   constructor(
     readonly log: SessionLog,
@@ -208,7 +212,7 @@ export class AgentSession {
           params: params as unknown as JsonObject,
           surfaceSeqs: nodes.map((node) => node.seq),
           requestDigest: sha256Hex(canonicalJson(rendered.body)),
-          estimatedTokens: estimateTokens(messages),
+          estimatedTokens: this.estimate(nodes),
           // Not needed to rebuild the request; recorded so that tools reading the log later
           // (a manual compaction, an audit) know the window the call was made against.
           contextWindow: model.limits.contextWindow,
@@ -217,6 +221,12 @@ export class AgentSession {
       },
     ]);
     return model.send(rendered, { signal, ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }) });
+  }
+
+  private estimate(nodes: readonly SurfaceNode[]): number {
+    const total = this.meter.measure(nodes).total;
+    this.meter.trimTo(nodes);
+    return total;
   }
 
   private async recordModelError(turn: number, step: number, error: ProviderError): Promise<void> {
@@ -270,15 +280,4 @@ function errorResult(callId: string, message: string): EventDraft {
 
 function textOf(blocks: readonly ContentBlock[]): string {
   return blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
-
-function estimateTokens(messages: readonly ModelMessage[]): number {
-  let total = 0;
-  for (const message of messages) {
-    total += chars4Message(
-      message.content,
-      message.role === 'assistant' && message.toolCalls.length > 0 ? canonicalJson(message.toolCalls) : '',
-    );
-  }
-  return total;
 }

@@ -63,15 +63,15 @@ describe('compaction mounted on the spine', () => {
     }
     const events = await eventsOf(store, 'long');
     const summaries = events.filter((event) => event.type === COMPACTION_SUMMARY);
-      for (const event of events)
-        if (event.type.startsWith('compaction/') || event.type === 'model/request')
-          console.log(event.seq, event.type, JSON.stringify(event.data).slice(0, 300));
+    for (const event of events)
+      if (event.type.startsWith('compaction/') || event.type === 'model/request')
+        console.log(event.seq, event.type, JSON.stringify(event.data).slice(0, 300));
     expect(summaries.length).toBeGreaterThanOrEqual(3);
     expect(events.filter((event) => event.type === COMPACTION_PRUNE).length).toBeGreaterThan(0);
     const { threshold } = compaction.policy;
     for (const summary of summaries) expect(summary.data.tokensAfter as number).toBeLessThan(threshold);
     // A later summary shadows an earlier one.
-    const summaryNodes = new Set(
+    const summaryNodes = new Set<number>(
       events.filter((event) => event.type === 'user/message' && event.sourceEventSeqs !== undefined).map((event) => event.seq),
     );
     expect(summaries.some((summary) => (summary.data.shadowedSeqs as number[]).some((seq) => summaryNodes.has(seq)))).toBe(true);

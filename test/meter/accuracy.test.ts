@@ -33,7 +33,9 @@ function renderTable(rows: readonly Row[]): string {
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => (line[column] as string).length)));
   const line = (values: readonly string[]) =>
-    values.map((value, column) => (column === 0 ? value.padEnd(widths[column] as number) : value.padStart(widths[column] as number))).join('  ');
+    values
+      .map((value, column) => (column === 0 ? value.padEnd(widths[column] as number) : value.padStart(widths[column] as number)))
+      .join('  ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
 }
 
@@ -50,14 +52,20 @@ describe('meter accuracy on the shared corpus', () => {
     const o200k = await createEstimator('o200k_base');
     const rows: Row[] = files.map((file) => {
       const text = readFileSync(join(CORPUS, file), 'utf8');
-      return { file, exact: o200k.countText(text), scriptAware: scriptAwareEstimator.countText(text), chars4: chars4Estimator.countText(text) };
+      return {
+        file,
+        exact: o200k.countText(text),
+        scriptAware: scriptAwareEstimator.countText(text),
+        chars4: chars4Estimator.countText(text),
+      };
     });
     console.log(`\nToken meter accuracy against o200k_base (bar: script-aware within ±${TOLERANCE * 100} %)\n${renderTable(rows)}\n`);
     for (const row of rows) {
       expect(row.exact, row.file).toBeGreaterThan(0);
-      expect(Math.abs(error(row.scriptAware, row.exact)), `${row.file}: script-aware ${row.scriptAware} vs o200k_base ${row.exact}`).toBeLessThanOrEqual(
-        TOLERANCE,
-      );
+      expect(
+        Math.abs(error(row.scriptAware, row.exact)),
+        `${row.file}: script-aware ${row.scriptAware} vs o200k_base ${row.exact}`,
+      ).toBeLessThanOrEqual(TOLERANCE);
     }
   });
 });

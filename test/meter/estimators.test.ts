@@ -88,7 +88,9 @@ describe('createEstimator', () => {
     expect(isEstimatorName('gpt2')).toBe(false);
     const failure = createEstimator('gpt2' as EstimatorName);
     await expect(failure).rejects.toBeInstanceOf(ConfigError);
-    await expect(failure).rejects.toThrow(/expected an estimator name \(chars4, script-aware, o200k_base, cl100k_base, llama3\), found "gpt2"/);
+    await expect(failure).rejects.toThrow(
+      /expected an estimator name \(chars4, script-aware, o200k_base, cl100k_base, llama3\), found "gpt2"/,
+    );
   });
 });
 
