@@ -2,7 +2,7 @@
 // comments say, and every shadowlog command it shows runs.
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCliWorkspace } from './support/cli.js';
@@ -24,7 +24,14 @@ describe('README', () => {
     const workspace = createCliWorkspace();
     afterAll(() => workspace.cleanup());
 
-    const commands = [...readme.matchAll(/npx shadowlog ([^&\n#]+?)\s*(?:&&|#|\n)/g)].map((match) => (match[1] as string).trim());
+    // The shadowlog commands of the README's shell blocks (prose mentions are not run).
+    const shellBlocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+    const commands = shellBlocks
+      .flatMap((block) => block.split('\n'))
+      .flatMap((line) => line.replace(/#.*$/, '').split('&&'))
+      .map((part) => part.trim())
+      .filter((part) => part.startsWith('npx shadowlog '))
+      .map((part) => part.slice('npx shadowlog '.length));
 
     it('are found', () => {
       expect(commands.length).toBeGreaterThan(5);
@@ -32,7 +39,10 @@ describe('README', () => {
 
     it('all run, in the order shown, against a fresh store', async () => {
       for (const command of commands) {
-        const args = command.split(/\s+/).map((arg) => (arg === 'examples/sample-session.jsonl' ? resolve(ROOT, arg) : arg));
+        // Files of the repository named in a command are the repository's, not the workspace's.
+        const args = command
+          .split(/\s+/)
+          .map((arg) => (/^[\w-]+(\/[\w.-]+)*\.\w+$/.test(arg) && existsSync(resolve(ROOT, arg)) ? resolve(ROOT, arg) : arg));
         const result = await workspace.run(args);
         expect(result.stderr, command).toBe('');
         expect(result.code, command).toBe(0);

@@ -12,7 +12,7 @@ import { demoCommand } from './commands/demo.js';
 import { exportCommand, importCommand } from './commands/export-import.js';
 import { meterCommand } from './commands/meter.js';
 import { originsCommand } from './commands/origins.js';
-import { type PolicyCommandOptions, policyCommand } from './commands/policy.js';
+import { type PolicyCommandOptions, type PolicyFlags, policyCommand } from './commands/policy.js';
 import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { showCommand } from './commands/show.js';
@@ -24,6 +24,15 @@ import { openStore, parseStoreSpec } from './store-option.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE_CODES = new Set(['USAGE', 'INVALID_SESSION_ID', 'INVALID_CONFIG']);
+
+function pickPolicyFlags(options: PolicyFlags): PolicyFlags {
+  const flags: { -readonly [K in keyof PolicyFlags]: PolicyFlags[K] } = {};
+  for (const key of ['thresholdRatio', 'headroomTokens', 'retainRatio', 'retainTokens'] as const) {
+    const value = options[key];
+    if (value !== undefined) flags[key] = value;
+  }
+  return flags;
+}
 
 function readJsonFile(path: string, cwd: string): unknown {
   const file = resolve(cwd, path);
@@ -161,19 +170,30 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
     .option('--model <name>', 'the summarizer model, with --provider')
     .option('--base-url <url>', 'the summarizer API base URL')
-    .action((id: string, options: { window?: number; prune?: boolean; provider?: string; model?: string; baseUrl?: string }) =>
-      run((ctx) => {
-        if ((options.provider === undefined) !== (options.model === undefined)) throw new UsageError('--provider and --model go together');
-        const summarizer =
-          options.provider === undefined || options.model === undefined
-            ? undefined
-            : { provider: options.provider, model: options.model, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) };
-        return compactCommand(ctx, id, {
-          prune: options.prune === true,
-          ...(options.window === undefined ? {} : { window: options.window }),
-          ...(summarizer === undefined ? {} : { summarizer }),
-        });
-      })(),
+    .option('--threshold-ratio <ratio>', 'the policy, as for `shadowlog policy` (the retained tail is what matters here)')
+    .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
+    .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
+    .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
+    .action(
+      (id: string, options: PolicyFlags & { window?: number; prune?: boolean; provider?: string; model?: string; baseUrl?: string }) =>
+        run((ctx) => {
+          if ((options.provider === undefined) !== (options.model === undefined))
+            throw new UsageError('--provider and --model go together');
+          const summarizer =
+            options.provider === undefined || options.model === undefined
+              ? undefined
+              : {
+                  provider: options.provider,
+                  model: options.model,
+                  ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+                };
+          return compactCommand(ctx, id, {
+            ...pickPolicyFlags(options),
+            prune: options.prune === true,
+            ...(options.window === undefined ? {} : { window: options.window }),
+            ...(summarizer === undefined ? {} : { summarizer }),
+          });
+        })(),
     );
 
   program

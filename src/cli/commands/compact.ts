@@ -14,8 +14,9 @@ import type { CommandContext } from '../context.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';
 import { type ChatOptions, createChatModel } from './chat.js';
+import { type PolicyFlags, policyFlagsConfig } from './policy.js';
 
-export interface CompactOptions {
+export interface CompactOptions extends PolicyFlags {
   /** The session model's context window, when the log does not record it. */
   readonly window?: number;
   /** Summarize with this model instead of the extractive summarizer. */
@@ -31,6 +32,7 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const summarizerModel = options.summarizer === undefined ? undefined : createChatModel(options.summarizer);
   const compaction = createCompaction({
     config: {
+      ...policyFlagsConfig(options),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
     },

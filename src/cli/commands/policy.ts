@@ -26,17 +26,20 @@ function numberOrText(text: string): number | string {
   return NUMBER.test(bare) ? Number(bare) : text;
 }
 
-export async function policyCommand(context: CommandContext, options: PolicyCommandOptions): Promise<number> {
-  const given = (key: 'thresholdRatio' | 'headroomTokens' | 'retainRatio' | 'retainTokens') => {
+/** The policy options a command line gave (--threshold-ratio, --headroom-tokens, …), as configuration keys. */
+export type PolicyFlags = Pick<PolicyCommandOptions, 'thresholdRatio' | 'headroomTokens' | 'retainRatio' | 'retainTokens'>;
+
+export function policyFlagsConfig(options: PolicyFlags): Record<string, number | string> {
+  const config: Record<string, number | string> = {};
+  for (const key of ['thresholdRatio', 'headroomTokens', 'retainRatio', 'retainTokens'] as const) {
     const value = options[key];
-    return value === undefined ? {} : { [key]: numberOrText(value) };
-  };
-  const config = parseCompactionConfig({
-    ...given('thresholdRatio'),
-    ...given('headroomTokens'),
-    ...given('retainRatio'),
-    ...given('retainTokens'),
-  });
+    if (value !== undefined) config[key] = numberOrText(value);
+  }
+  return config;
+}
+
+export async function policyCommand(context: CommandContext, options: PolicyCommandOptions): Promise<number> {
+  const config = parseCompactionConfig(policyFlagsConfig(options));
   const policy = resolvePolicy(config, {
     contextWindow: numberOrText(options.window) as number,
     reserve: (options.reserve === undefined ? 0 : numberOrText(options.reserve)) as number,
