@@ -11,14 +11,16 @@ const ROOT = resolve(import.meta.dirname, '..');
 const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
 
 describe('README', () => {
-  it('embeds examples/quick-start.ts verbatim, and the example prints what its comments say', () => {
-    const example = readFileSync(resolve(ROOT, 'examples/quick-start.ts'), 'utf8');
-    expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
-    const expected = [...example.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((match) => match[1]);
-    expect(expected.length).toBeGreaterThan(0);
-    const output = execFileSync(process.execPath, ['--import', 'tsx', 'examples/quick-start.ts'], { cwd: ROOT, encoding: 'utf8' });
-    expect(output.trim().split('\n')).toEqual(expected);
-  });
+  for (const name of ['quick-start.ts', 'compaction.ts']) {
+    it(`embeds examples/${name} verbatim, and the example prints what its comments say`, () => {
+      const example = readFileSync(resolve(ROOT, 'examples', name), 'utf8');
+      expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
+      const expected = [...example.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((match) => match[1]);
+      expect(expected.length).toBeGreaterThan(0);
+      const output = execFileSync(process.execPath, ['--import', 'tsx', `examples/${name}`], { cwd: ROOT, encoding: 'utf8' });
+      expect(output.trim().split('\n')).toEqual(expected);
+    });
+  }
 
   describe('its commands', () => {
     const workspace = createCliWorkspace();
