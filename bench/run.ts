@@ -16,15 +16,8 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   fold: async () => (await import('./fold.bench.js')).benchmark,
   'sqlite-append': async () => (await import('./sqlite-append.bench.js')).benchmark,
   'sqlite-open': async () => (await import('./sqlite-open.bench.js')).benchmark,
+  meter: async () => (await import('./meter.bench.js')).benchmark,
 };
-
-const RESULTS_BIOME_CONFIG = `{
-  "root": false,
-  "formatter": { "enabled": false },
-  "linter": { "enabled": false },
-  "assist": { "enabled": false }
-}
-`;
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;
 
@@ -105,9 +98,6 @@ async function main(): Promise<void> {
   const totalMs = elapsedMs(start);
   const directory = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(directory, { recursive: true });
-  // results/ is git-ignored but Biome does not read .gitignore here: without this nested
-  // config, `biome check .` would fail on the machine-written JSON after any run.
-  writeFileSync(`${directory}biome.json`, RESULTS_BIOME_CONFIG);
   const file = `${directory}latest.json`;
   writeFileSync(
     file,

@@ -9,6 +9,7 @@ import type { EventDraft, LogEvent } from '../src/log/event.js';
 import { prepareAppend } from '../src/log/seal.js';
 import { SurfaceFold, type SurfaceNode } from '../src/log/surface-fold.js';
 import type { ReplaceOp } from '../src/log/surface-op.js';
+import { nodeSha256Hex } from '../src/store/node-sha256.js';
 import { buildCorpus, createRandom, WORDS } from './synthetic-text.js';
 
 /** The part of a SurfaceFold the generator reads; the fold must have applied every draft so far. */
@@ -252,7 +253,7 @@ export class SyntheticSession {
   }
 }
 
-/** The synthetic session sealed into events as a writer would (prepareAppend into its own fold). */
+/** The synthetic session sealed into events as a writer would (prepareAppend into its own fold, node:crypto hashing). */
 export class SealedSessionStream {
   readonly session: SyntheticSession;
   readonly fold = new SurfaceFold();
@@ -263,13 +264,13 @@ export class SealedSessionStream {
   }
 
   next(): LogEvent {
-    return prepareAppend(this.fold, [this.session.next(this.fold)], this.now).events[0] as LogEvent;
+    return prepareAppend(this.fold, [this.session.next(this.fold)], this.now, nodeSha256Hex).events[0] as LogEvent;
   }
 
   /** The next draft, unsealed, for a log that stands where this stream stood (the stream seals it to move on). */
   nextDraft(): EventDraft {
     const draft = this.session.next(this.fold);
-    prepareAppend(this.fold, [draft], this.now);
+    prepareAppend(this.fold, [draft], this.now, nodeSha256Hex);
     return draft;
   }
 

@@ -124,9 +124,13 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         system?: string;
         contextWindow?: number;
         maxOutputTokens?: number;
+        compaction: boolean;
+        compactionConfig?: string;
       }) =>
         run((ctx) =>
           chatCommand(ctx, {
+            compaction: options.compaction,
+            ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, ctx.io.cwd) }),
             provider: options.provider,
             model: options.model,
             ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),

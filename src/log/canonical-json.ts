@@ -83,3 +83,17 @@ function writeObject(value: object, depth: number): string {
   }
   return `${out}}`;
 }
+
+/**
+ * canonicalJson of a value that stands `depth` levels inside a larger document (a field of an
+ * event envelope stands at depth 1): the depth limit counts from the document's top, so the
+ * part is refused exactly when the whole document would be. Paths in errors start at the part.
+ */
+export function canonicalJsonAtDepth(value: unknown, depth: number): string {
+  try {
+    return write(value, depth);
+  } catch (error) {
+    if (!(error instanceof RefusedValue)) throw error;
+    throw new InvalidEventError(`$${error.path.reverse().join('')}`, error.expected, error.found);
+  }
+}

@@ -8,6 +8,13 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 export type UnsealedEvent = Omit<LogEvent, 'hash'>;
 
+/**
+ * The lowercase hex SHA-256 of the UTF-8 bytes of `text`. The log's own is sha256Hex (plain
+ * TypeScript, so that log/ needs nothing from Node); a program on Node passes a faster one
+ * (shadowlog's store layer uses node:crypto). Every hasher must give the same digests.
+ */
+export type Hasher = (text: string) => string;
+
 /** The canonical JSON of an envelope without its hash: the bytes the hash is taken over. */
 export function envelopeJson(event: UnsealedEvent): string {
   const envelope: Record<string, unknown> = { data: event.data, seq: event.seq, time: event.time, type: event.type };
@@ -17,6 +24,6 @@ export function envelopeJson(event: UnsealedEvent): string {
   return canonicalJson(envelope);
 }
 
-export function computeEventHash(prevHash: string, event: UnsealedEvent): string {
-  return sha256Hex(prevHash + envelopeJson(event));
+export function computeEventHash(prevHash: string, event: UnsealedEvent, hasher: Hasher = sha256Hex): string {
+  return hasher(prevHash + envelopeJson(event));
 }

@@ -1,13 +1,15 @@
 // Turning drafts into sealed events: each is copied into canonical form, given its seq, time
 // and hash, and checked against the fold. A batch is all or nothing.
 
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJsonAtDepth } from './canonical-json.js';
 import { checkType, isIsoUtc } from './envelope.js';
 import { FoldStateError, InvalidEventError } from './errors.js';
 import type { EventDraft, JsonObject, LogEvent } from './event.js';
-import { computeEventHash, type UnsealedEvent } from './hash.js';
+import { sealEvent } from './event-json.js';
+import type { Hasher, UnsealedEvent } from './hash.js';
 import type { SessionSeq } from './seq.js';
 import { describeValue } from './seq.js';
+import { sha256Hex } from './sha256.js';
 import { isPlainObject } from './shape.js';
 import type { SurfaceFold } from './surface-fold.js';
 
@@ -19,12 +21,14 @@ export interface PreparedAppend {
 
 /**
  * Seals `drafts` as the next events after the fold's head and applies them to the fold.
- * Throws a typed error, leaving the fold as it was, if any draft is refused.
+ * Throws a typed error, leaving the fold as it was, if any draft is refused. `hasher` computes
+ * the SHA-256 (on Node, pass a node:crypto one: it is several times faster).
  */
 export function prepareAppend(
   fold: SurfaceFold,
   drafts: readonly EventDraft[],
   now: () => string = () => new Date().toISOString(),
+  hasher: Hasher = sha256Hex,
 ): PreparedAppend {
   const undos: Array<() => void> = [];
   const firstSeq = fold.nextSeq;
@@ -41,7 +45,7 @@ export function prepareAppend(
   const events: LogEvent[] = [];
   try {
     for (const draft of drafts) {
-      const event = sealDraft(draft, fold.nextSeq as SessionSeq, fold.lastHash, now);
+      const event = sealDraft(draft, fold.nextSeq as SessionSeq, fold.lastHash, now, hasher);
       undos.push(fold.apply(event));
       events.push(event);
     }
@@ -54,7 +58,7 @@ export function prepareAppend(
 
 const DRAFT_KEYS = new Set(['type', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable', 'time']);
 
-export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, now: () => string): LogEvent {
+export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, now: () => string, hasher: Hasher = sha256Hex): LogEvent {
   if (!isPlainObject(draft)) throw new InvalidEventError('event', 'an object', describeValue(draft), seq);
   for (const key of Object.keys(draft)) {
     if (!DRAFT_KEYS.has(key))
@@ -74,15 +78,26 @@ export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, 
     throw new InvalidEventError('ignorable', 'true or absent', describeValue(draft.ignorable), seq);
   }
   // A canonical copy: what is hashed is what is stored, and later changes to the caller's
-  // objects cannot reach the log.
+  // objects cannot reach the log. Each part is written once, at the depth it has inside the
+  // envelope (so the depth limit applies as to the whole); the copy is parsed from it, and the
+  // hashed envelope and the stored body are assembled from it.
+  const data = canonicalJsonAtDepth(draft.data, 1);
   const unsealed: { -readonly [K in keyof UnsealedEvent]: UnsealedEvent[K] } = {
     seq,
     type: draft.type,
     time,
-    data: JSON.parse(canonicalJson(draft.data)) as JsonObject,
+    data: JSON.parse(data) as JsonObject,
   };
-  if (draft.surfaceOp !== undefined) unsealed.surfaceOp = JSON.parse(canonicalJson(draft.surfaceOp)) as UnsealedEvent['surfaceOp'] & {};
-  if (draft.sourceEventSeqs !== undefined) unsealed.sourceEventSeqs = JSON.parse(canonicalJson(draft.sourceEventSeqs)) as SessionSeq[];
+  let surfaceOp: string | undefined;
+  let sourceEventSeqs: string | undefined;
+  if (draft.surfaceOp !== undefined) {
+    surfaceOp = canonicalJsonAtDepth(draft.surfaceOp, 1);
+    unsealed.surfaceOp = JSON.parse(surfaceOp) as UnsealedEvent['surfaceOp'] & {};
+  }
+  if (draft.sourceEventSeqs !== undefined) {
+    sourceEventSeqs = canonicalJsonAtDepth(draft.sourceEventSeqs, 1);
+    unsealed.sourceEventSeqs = JSON.parse(sourceEventSeqs) as SessionSeq[];
+  }
   if (draft.ignorable === true) unsealed.ignorable = true;
-  return { ...unsealed, hash: computeEventHash(prevHash, unsealed) };
+  return sealEvent(unsealed, { data, surfaceOp, sourceEventSeqs }, prevHash, hasher);
 }

@@ -4,7 +4,8 @@
 import { parseEnvelope } from './envelope.js';
 import { ShadowlogError } from './errors.js';
 import type { LogEvent } from './event.js';
-import { computeEventHash, GENESIS_HASH } from './hash.js';
+import { computeEventHash, GENESIS_HASH, type Hasher } from './hash.js';
+import { sha256Hex } from './sha256.js';
 import { SurfaceFold, type SurfaceFoldOptions } from './surface-fold.js';
 
 export interface VerifyProblem {
@@ -21,12 +22,18 @@ export interface VerifyReport {
   readonly problems: readonly VerifyProblem[];
 }
 
+export interface VerifyOptions extends SurfaceFoldOptions {
+  /** Computes the SHA-256 of each event (default: the log's own sha256Hex; on Node, pass a node:crypto one). */
+  readonly hasher?: Hasher;
+}
+
 export async function verifyLog(
   pages: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>,
-  options: SurfaceFoldOptions = {},
+  options: VerifyOptions = {},
 ): Promise<VerifyReport> {
   const problems: VerifyProblem[] = [];
-  const fold = new SurfaceFold(options);
+  const { hasher = sha256Hex, ...foldOptions } = options;
+  const fold = new SurfaceFold(foldOptions);
   let foldUsable = true;
   let expectedSeq = 0;
   let prevHash = GENESIS_HASH;
@@ -55,7 +62,7 @@ export async function verifyLog(
         });
         foldUsable = false;
       }
-      const hash = computeEventHash(prevHash, event);
+      const hash = computeEventHash(prevHash, event, hasher);
       if (hash !== event.hash) {
         problems.push({
           seq: event.seq,

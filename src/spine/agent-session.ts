@@ -8,7 +8,7 @@ import { sha256Hex } from '../log/sha256.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import { SurfaceMeter } from '../meter/measure.js';
 import { scriptAwareEstimator } from '../meter/script-aware.js';
-import type { LanguageModel, ModelMessage, ModelParams, ModelResult } from '../providers/language-model.js';
+import type { LanguageModel, ModelParams, ModelResult } from '../providers/language-model.js';
 import { ProviderError } from '../providers/provider-error.js';
 import type { Ownership } from '../store/log-store.js';
 import type { SessionLog } from '../store/session-log.js';

@@ -8,13 +8,15 @@ import { canonicalJson } from '../log/canonical-json.js';
 import { parseEnvelope } from '../log/envelope.js';
 import { CorruptLogError, SessionExistsError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
+import { canonicalEventJson, rehashEvent } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
-import { computeEventHash, GENESIS_HASH } from '../log/hash.js';
+import { GENESIS_HASH, type Hasher } from '../log/hash.js';
 import { assertSessionId, isSessionId } from '../log/session-id.js';
 import { isPlainObject } from '../log/shape.js';
-import { SurfaceFold, type SurfaceFoldOptions } from '../log/surface-fold.js';
-import { type VerifyProblem, type VerifyReport, verifyLog } from '../log/verify.js';
+import { SurfaceFold } from '../log/surface-fold.js';
+import { type VerifyOptions, type VerifyProblem, type VerifyReport, verifyLog } from '../log/verify.js';
 import type { LogStore } from './log-store.js';
+import { nodeSha256Hex } from './node-sha256.js';
 
 export const JSONL_FORMAT = 'shadowlog';
 export const JSONL_VERSION = 1;
@@ -33,7 +35,7 @@ export async function exportSession(store: LogStore, sessionId: string, output: 
   await write(output, `${canonicalJson({ format: JSONL_FORMAT, version: JSONL_VERSION, sessionId })}\n`);
   for await (const page of pages) {
     let chunk = '';
-    for (const event of page) chunk += `${canonicalJson(event)}\n`;
+    for (const event of page) chunk += `${canonicalEventJson(event)}\n`;
     await write(output, chunk);
     count += page.length;
   }
@@ -62,6 +64,8 @@ export interface ImportOptions {
   readonly sessionId?: string;
   readonly registry?: EventTypeRegistry;
   readonly batchSize?: number;
+  /** Computes the SHA-256 of each event for the chain check (default: node:crypto). */
+  readonly hasher?: Hasher;
 }
 
 /** A line of the file: its number (1-based), its bytes, and whether a newline ended it. */
@@ -178,6 +182,7 @@ export async function importSession(store: LogStore, source: AsyncIterable<Buffe
   const sessionId = assertSessionId(options.sessionId ?? header.sessionId);
   const fold = new SurfaceFold(options.registry === undefined ? {} : { registry: options.registry });
   const batchSize = options.batchSize ?? 1000;
+  const hasher = options.hasher ?? nodeSha256Hex;
   let torn: { line: number; bytes: number } | null = null;
 
   const existing = await store.head(sessionId);
@@ -189,7 +194,7 @@ export async function importSession(store: LogStore, source: AsyncIterable<Buffe
         torn = { line: record.line, bytes: record.bytes };
         break;
       }
-      batch.push(checkEvent(record.value, record.line, fold, prevHash));
+      batch.push(checkEvent(record.value, record.line, fold, prevHash, hasher));
       prevHash = (batch[batch.length - 1] as LogEvent).hash;
       if (batch.length >= batchSize) {
         yield batch;
@@ -219,7 +224,7 @@ export async function importSession(store: LogStore, source: AsyncIterable<Buffe
  */
 export async function verifyJsonlFile(
   source: AsyncIterable<Buffer>,
-  options: SurfaceFoldOptions = {},
+  options: VerifyOptions = {},
 ): Promise<{ sessionId: string; report: VerifyReport }> {
   const { header, records } = await readJsonl(source);
   const extra: VerifyProblem[] = [];
@@ -241,20 +246,21 @@ export async function verifyJsonlFile(
       extra.push({ seq: error.line - 2, code: 'corrupt-line', message: `${error.message} (the file is not read past it)` });
     }
   }
-  const report = await verifyLog(pages(), options);
+  const report = await verifyLog(pages(), { hasher: nodeSha256Hex, ...options });
   if (extra.length === 0) return { sessionId: header.sessionId, report };
   const problems = [...report.problems, ...extra];
   const firstBadSeq = Math.min(report.firstBadSeq ?? Number.POSITIVE_INFINITY, ...extra.map((problem) => problem.seq));
   return { sessionId: header.sessionId, report: { ...report, ok: false, firstBadSeq, problems } };
 }
 
-function checkEvent(value: unknown, line: number, fold: SurfaceFold, prevHash: string): LogEvent {
+function checkEvent(value: unknown, line: number, fold: SurfaceFold, prevHash: string, hasher: Hasher): LogEvent {
   try {
     const event = parseEnvelope(value);
     if (event.seq !== fold.nextSeq) {
       throw new CorruptLogError(`expected event seq ${fold.nextSeq}, found ${event.seq}`, { seq: event.seq });
     }
-    const hash = computeEventHash(prevHash, event);
+    // Also remembers the event's canonical body when the hash matches: the store writes it as is.
+    const hash = rehashEvent(prevHash, event, hasher);
     if (hash !== event.hash) {
       throw new CorruptLogError(
         `event ${event.seq}: the hash chain is broken (stored ${event.hash.slice(0, 12)}…, recomputed ${hash.slice(0, 12)}…); the event was changed after it was written`,

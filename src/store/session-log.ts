@@ -10,6 +10,7 @@ import { prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
 import type { LogStore } from './log-store.js';
+import { nodeSha256Hex } from './node-sha256.js';
 
 export const HARNESS_VERSION = '0.1.0';
 
@@ -78,7 +79,7 @@ export class SessionLog {
 
   private async appendNow(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
     const expectedSeq = this.fold.nextSeq;
-    const prepared = prepareAppend(this.fold, drafts, this.now);
+    const prepared = prepareAppend(this.fold, drafts, this.now, nodeSha256Hex);
     try {
       await this.store.append(this.sessionId, prepared.events, { expectedSeq });
     } catch (error) {

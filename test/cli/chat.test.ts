@@ -50,7 +50,7 @@ describe('shadowlog chat', () => {
       { type: 'sse', payloads: toolCall('call_1', 'read_file', '{"path":"notes.txt"}') },
       { type: 'sse', payloads: readFixtureChunks('openai-text') },
     );
-    const input = ['What do my notes say?', '/surface', '/record', '/replay 1 2', '/replay x', '/bogus', '/quit', ''].join('\n');
+    const input = ['What do my notes say?', '/surface', '/record', '/replay 1 2', '/replay x', '/bogus', '/compact', '/quit', ''].join('\n');
     const result = await workspace.run(
       ['chat', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--base-url', `${server.baseUrl}/v1`, '--session', 'chat-1'],
       input,
@@ -66,6 +66,8 @@ describe('shadowlog chat', () => {
     expect(result.stdout).toContain('Remember the milk.');
     expect(result.stdout).toContain('shadowlog: USAGE: usage: /replay TURN [STEP]');
     expect(result.stdout).toContain('shadowlog: USAGE: unknown command /bogus');
+    // Nothing outside the retained tail yet: a manual compaction says so and writes nothing.
+    expect(result.stdout).toContain('nothing to compact');
     // The tool result went to the model in the second request.
     expect(server.requests[1]?.body).toContain('Remember the milk.');
 

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import { ConcurrencyError, ConfigError, CorruptLogError, ShadowlogError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
+import { importSession } from '../../src/store/jsonl.js';
 import {
   MIGRATIONS,
   type Migration,
@@ -138,6 +139,28 @@ describe('SqliteLogStore', () => {
     expect(rows).toEqual(
       events.map((event) => ({ session_id: 's1', seq: event.seq, type: event.type, hash: event.hash, body: canonicalJson(event) })),
     );
+  });
+
+  it('stores canonical bodies however the events came: sealed here, imported from loosely written JSONL, or parsed', async () => {
+    const store = await open();
+    const canonical = events.map((event) => canonicalJson(event));
+    // Another writer's export: keys in another order, whitespace, CRLF line ends.
+    const loose = [
+      JSON.stringify({ sessionId: 'imported', version: 1, format: 'shadowlog' }),
+      ...events.map((event) => JSON.stringify(Object.fromEntries(Object.entries(event).reverse()), null, 1).replace(/\n/g, ' ')),
+    ].join('\r\n');
+    await importSession(
+      store,
+      (async function* () {
+        yield Buffer.from(`${loose}\r\n`, 'utf8');
+      })(),
+    );
+    const parsed = canonical.map((body) => JSON.parse(body) as LogEvent);
+    await store.append('parsed', parsed.slice(0, 1), { expectedSeq: 0 });
+    await store.append('parsed', parsed.slice(1), { expectedSeq: 1 });
+    const bodies = raw({ readonly: true }).prepare('SELECT body FROM events WHERE session_id = ? ORDER BY seq').pluck();
+    expect(bodies.all('imported')).toEqual(canonical);
+    expect(bodies.all('parsed')).toEqual(canonical);
   });
 
   it('refuses, in the database itself, to update, delete, overwrite or skip an event', async () => {

@@ -137,11 +137,11 @@ export const DEMO_TASKS: readonly Task[] = [
         .split('\n')
         .find((line) => line.includes('return field;'))
         ?.trim();
-      const escape = source
+      const quoting = source
         .split('\n')
         .find((line) => line.includes('replaceAll'))
         ?.trim();
-      return `A field is left as it is when ${condition === undefined ? 'it is plain' : `\`${condition}\``}; otherwise it is quoted, doubling its quotes: \`${escape ?? '(not found)'}\`.`;
+      return `A field is left as it is when ${condition === undefined ? 'it is plain' : `\`${condition}\``}; otherwise it is quoted, doubling its quotes: \`${quoting ?? '(not found)'}\`.`;
     },
   },
   {

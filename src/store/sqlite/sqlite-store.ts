@@ -3,9 +3,9 @@
 
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { canonicalJson } from '../../log/canonical-json.js';
 import { ConcurrencyError, CorruptLogError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
+import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
@@ -87,8 +87,8 @@ export class SqliteLogStore implements LogStore {
       if (first === undefined) this.expectNextSeq(sessionId, expectedSeq);
       // The common case, kept as lean as a bare insert: one statement is a transaction of its
       // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
-      else if (events.length === 1) this.insertStatement.run(sessionId, first.seq, first.type, first.hash, canonicalJson(first));
-      else this.appendTransaction.immediate(sessionId, expectedSeq, events, events.map(canonicalJson));
+      else if (events.length === 1) this.insertStatement.run(sessionId, first.seq, first.type, first.hash, canonicalEventJson(first));
+      else this.appendTransaction.immediate(sessionId, expectedSeq, events, events.map(canonicalEventJson));
     } catch (error) {
       throw this.appendError(sessionId, expectedSeq, error);
     }
@@ -104,7 +104,7 @@ export class SqliteLogStore implements LogStore {
       this.expectNextSeq(sessionId, expectedSeq);
       for await (const batch of batches) {
         checkAppendBatch(sessionId, batch, nextSeq);
-        this.insertAll(sessionId, batch, batch.map(canonicalJson));
+        this.insertAll(sessionId, batch, batch.map(canonicalEventJson));
         nextSeq += batch.length;
       }
       this.db.exec('COMMIT');
