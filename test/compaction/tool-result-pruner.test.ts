@@ -1,0 +1,107 @@
+// The tool-result pruner (SPEC §9): code points, the marker, non-text blocks, idempotence.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { COMPACTION_EVENT_TYPES } from '../../src/compaction/event-types.js';
+import { codePointLength, createToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
+import type { ContentBlock, LogEvent } from '../../src/log/event.js';
+import { EventTypeRegistry } from '../../src/log/event-types.js';
+import { origins } from '../../src/log/origins.js';
+import { verifyLog } from '../../src/log/verify.js';
+import { SurfaceMeter } from '../../src/meter/measure.js';
+import { scriptAwareEstimator } from '../../src/meter/script-aware.js';
+import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
+import { SessionLog } from '../../src/store/session-log.js';
+import { drafts, fixedNow } from '../support/events.js';
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const textOf = (blocks: readonly ContentBlock[]) => blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
+const small = () => createToolResultPruner({ thresholdChars: 300, headChars: 60, tailChars: 30 });
+
+describe('the tool-result pruner', () => {
+  it('leaves a result at or under the threshold alone, counting code points, not UTF-16 units', () => {
+    const pruner = small();
+    expect(pruner.cut([{ type: 'text', text: 'x'.repeat(300) }], 5)).toBeUndefined();
+    // 300 emoji are 600 UTF-16 units but 300 code points: still at the threshold.
+    expect(pruner.cut([{ type: 'text', text: '😀'.repeat(300) }], 5)).toBeUndefined();
+    expect(pruner.cut([{ type: 'text', text: 'x'.repeat(301) }], 5)).toBeDefined();
+  });
+
+  it('keeps the first headChars and last tailChars code points around one marker naming the omitted count and the original', () => {
+    const text = Array.from({ length: 500 }, (_, index) => String.fromCharCode(0x4e00 + index)).join('');
+    const cut = small().cut([{ type: 'text', text }], 42);
+    expect(cut).toBeDefined();
+    const result = textOf(cut?.blocks ?? []);
+    expect(result.startsWith([...text].slice(0, 60).join(''))).toBe(true);
+    expect(result.endsWith([...text].slice(-30).join(''))).toBe(true);
+    expect(result).toContain('410 characters omitted by the tool-result pruner; the original is event #42');
+    expect(cut?.charsBefore).toBe(500);
+    expect(cut?.charsAfter).toBe(codePointLength(result));
+    expect(cut?.charsAfter).toBeLessThanOrEqual(300);
+  });
+
+  it('never splits a surrogate pair, whatever stands at the cut points', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', '😀', '漢', '👩‍👩‍👧', 'é', '\n', '𝒳'), { minLength: 150, maxLength: 600 }), (pieces) => {
+        const text = pieces.join('');
+        const cut = small().cut([{ type: 'text', text }], 7);
+        if (codePointLength(text) <= 300) {
+          expect(cut).toBeUndefined();
+          return;
+        }
+        const result = textOf(cut?.blocks ?? []);
+        expect(LONE_SURROGATE.test(result)).toBe(false);
+        expect(codePointLength(result)).toBeLessThanOrEqual(300);
+        expect(result.startsWith([...text].slice(0, 60).join(''))).toBe(true);
+        expect(result.endsWith([...text].slice(-30).join(''))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps non-text blocks in place and cuts across text blocks as one text', () => {
+    const image: ContentBlock = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' };
+    const cut = small().cut([{ type: 'text', text: 'A'.repeat(150) }, image, { type: 'text', text: 'B'.repeat(200) }], 3);
+    expect(cut?.blocks.map((block) => block.type)).toEqual(['text', 'image', 'text']);
+    const result = textOf(cut?.blocks ?? []);
+    expect(result.startsWith(`${'A'.repeat(60)}\n[… 260 characters omitted`)).toBe(true);
+    expect(result.endsWith(`…]\n${'B'.repeat(30)}`)).toBe(true);
+  });
+
+  it('shadows a long result on the log (the original stays), and a second pass prunes nothing', async () => {
+    const registry = new EventTypeRegistry(COMPACTION_EVENT_TYPES);
+    const store = new MemoryLogStore();
+    const log = await SessionLog.create(store, 's', { registry, now: fixedNow });
+    await log.append([drafts.system(), drafts.user('Read it'), drafts.assistant('Reading', ['c1'])]);
+    const [original] = await log.append([
+      {
+        ...drafts.toolResult('c1', 'line of output\n'.repeat(100)),
+        data: { callId: 'c1', content: [{ type: 'text', text: 'line of output\n'.repeat(100) }], error: { message: 'exit 1' } },
+      },
+    ]);
+    const meter = new SurfaceMeter(scriptAwareEstimator);
+    const pruner = small();
+    const first = await pruner.prune(log, meter);
+    expect(first.pruned).toEqual([original?.seq]);
+    const replacement = log.fold.toArray().at(-1);
+    expect(replacement?.sourceEventSeqs).toEqual([original?.seq, (original?.seq ?? 0) + 1]);
+    expect(replacement?.event.data).toMatchObject({ callId: 'c1', error: { message: 'exit 1' } });
+    expect(await origins(replacement?.seq as never, (seq) => store.readEvent('s', seq))).toEqual([original?.seq]);
+    expect((await pruner.prune(log, meter)).pruned).toEqual([]);
+    const events: LogEvent[] = [];
+    for await (const page of store.read('s')) events.push(...page);
+    expect(events.find((event) => event.type === 'compaction/prune')?.data).toMatchObject({
+      shadowedSeqs: [original?.seq],
+      charsBefore: 1500,
+    });
+    expect(events[original?.seq ?? 0]).toEqual(original);
+    expect((await verifyLog(store.read('s'), { registry })).ok).toBe(true);
+  });
+
+  it('refuses a configuration whose head, marker and tail could exceed the threshold', () => {
+    expect(() => createToolResultPruner({ thresholdChars: 100, headChars: 60, tailChars: 30 })).toThrow(
+      /thresholdChars|headChars|tailChars/,
+    );
+    expect(() => createToolResultPruner({ thresholdChars: 8192, headChars: 4096, tailChars: 1024, middle: 5 })).toThrow(/middle/);
+  });
+});
