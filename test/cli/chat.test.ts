@@ -50,7 +50,9 @@ describe('shadowlog chat', () => {
       { type: 'sse', payloads: toolCall('call_1', 'read_file', '{"path":"notes.txt"}') },
       { type: 'sse', payloads: readFixtureChunks('openai-text') },
     );
-    const input = ['What do my notes say?', '/surface', '/record', '/replay 1 2', '/replay x', '/bogus', '/compact', '/quit', ''].join('\n');
+    const input = ['What do my notes say?', '/surface', '/record', '/replay 1 2', '/replay x', '/bogus', '/compact', '/quit', ''].join(
+      '\n',
+    );
     const result = await workspace.run(
       ['chat', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--base-url', `${server.baseUrl}/v1`, '--session', 'chat-1'],
       input,
