@@ -8,6 +8,7 @@ export default defineConfig({
     // Examples import the package by name, as users do; tests run them against the source.
     alias: [
       { find: /^shadowlog\/store\/sqlite$/, replacement: source('./src/store/sqlite/index.ts') },
+      { find: /^shadowlog\/store\/postgres$/, replacement: source('./src/store/postgres/index.ts') },
       { find: /^shadowlog$/, replacement: source('./src/index.ts') },
     ],
   },

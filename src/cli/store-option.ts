@@ -2,9 +2,7 @@
 // .shadowlog/shadowlog.db in the working directory.
 
 import { resolve } from 'node:path';
-import { ShadowlogError } from '../log/errors.js';
 import type { LogStore } from '../store/log-store.js';
-import { openSqliteStore } from '../store/sqlite/index.js';
 import { UsageError } from './usage-error.js';
 
 export const DEFAULT_SQLITE_PATH = '.shadowlog/shadowlog.db';
@@ -23,13 +21,13 @@ export function parseStoreSpec(value: string | undefined, cwd = process.cwd()): 
   throw new UsageError(`--store must be sqlite:PATH or postgres://…, found ${JSON.stringify(spec)}`);
 }
 
-export class UnsupportedStoreError extends ShadowlogError {
-  constructor(kind: string) {
-    super('UNSUPPORTED_STORE', `this version of shadowlog has no ${kind} store; use the embedded SQLite store (--store sqlite:PATH)`);
-  }
-}
-
 export async function openStore(spec: StoreSpec): Promise<LogStore> {
-  if (spec.kind === 'sqlite') return openSqliteStore(spec.path);
-  throw new UnsupportedStoreError('PostgreSQL');
+  // Each backend is loaded only when asked for: SQLite users never load pg, PostgreSQL users
+  // never load the native SQLite module.
+  if (spec.kind === 'sqlite') {
+    const { openSqliteStore } = await import('../store/sqlite/index.js');
+    return openSqliteStore(spec.path);
+  }
+  const { openPostgresStore } = await import('../store/postgres/index.js');
+  return openPostgresStore(spec.url);
 }

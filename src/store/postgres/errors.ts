@@ -1,0 +1,83 @@
+// The errors of the PostgreSQL backend, beyond the log's own: a server that cannot be reached,
+// a failure inside PostgreSQL, a schema this version cannot read, a store used after close().
+// Codes match the SQLite backend's (STORE_FAILURE, STORE_CLOSED, SCHEMA_TOO_NEW), so callers
+// that branch on `code` treat both alike; the classes live here so that this backend never
+// loads the SQLite native module.
+
+import { ShadowlogError } from '../../log/errors.js';
+
+/** A PostgreSQL failure that is none of the log's own refusals, e.g. a refused trigger or a missing privilege. */
+export class PostgresStoreError extends ShadowlogError {
+  readonly location: string;
+  /** PostgreSQL's SQLSTATE, e.g. 42501 (insufficient privilege), when the failure came from the server. */
+  readonly sqlState: string | undefined;
+  constructor(location: string, message: string, options: { cause?: unknown; sqlState?: string } = {}) {
+    super('STORE_FAILURE', `${location}: ${message}`, { cause: options.cause });
+    this.location = location;
+    this.sqlState = options.sqlState;
+  }
+}
+
+/** Why a connection to the server could not be made or was lost. */
+export type ConnectionProblem =
+  | 'bad-url'
+  | 'refused'
+  | 'host-not-found'
+  | 'timeout'
+  | 'authentication'
+  | 'database-missing'
+  | 'too-many-connections'
+  | 'server-unavailable'
+  | 'lost'
+  | 'other';
+
+/**
+ * The server could not be reached, refused us, or the connection dropped. The message is one
+ * line naming the problem and the fix; the pg or socket error is kept as `cause`.
+ */
+export class PostgresConnectionError extends ShadowlogError {
+  /** The server as `host:port` (never the password). */
+  readonly server: string;
+  readonly problem: ConnectionProblem;
+  /**
+   * For an append cut off by a lost connection: `not-written` when the transaction cannot have
+   * committed, `unknown` when it may have. The session's head tells which (see PostgresLogStore).
+   */
+  readonly appendOutcome: 'unknown' | 'not-written' | undefined;
+  constructor(
+    server: string,
+    problem: ConnectionProblem,
+    message: string,
+    options: { cause?: unknown; appendOutcome?: 'unknown' | 'not-written' } = {},
+  ) {
+    super('STORE_UNREACHABLE', message, { cause: options.cause });
+    this.server = server;
+    this.problem = problem;
+    this.appendOutcome = options.appendOutcome;
+  }
+}
+
+/** A store used after close(). */
+export class PostgresStoreClosedError extends ShadowlogError {
+  readonly location: string;
+  constructor(location: string) {
+    super('STORE_CLOSED', `${location} is closed; open the store again to use it`);
+    this.location = location;
+  }
+}
+
+/** A schema written by a newer shadowlog than this one. */
+export class PostgresSchemaVersionError extends ShadowlogError {
+  readonly location: string;
+  readonly found: number;
+  readonly expected: number;
+  constructor(location: string, found: number, expected: number) {
+    super(
+      'SCHEMA_TOO_NEW',
+      `${location} has schema version ${found}, but this shadowlog knows versions up to ${expected}; upgrade shadowlog to open it, or use another schema`,
+    );
+    this.location = location;
+    this.found = found;
+    this.expected = expected;
+  }
+}

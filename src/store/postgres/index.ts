@@ -1,0 +1,28 @@
+// The PostgreSQL backend, published as the `shadowlog/store/postgres` subpath so that programs
+// that never use it do not load pg.
+
+export { advisoryLockKey } from './advisory-lock.js';
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  hidePassword,
+  type PostgresStoreOptions,
+} from './connection.js';
+export {
+  type ConnectionProblem,
+  PostgresConnectionError,
+  PostgresSchemaVersionError,
+  PostgresStoreClosedError,
+  PostgresStoreError,
+} from './errors.js';
+export { openPostgresStore, PostgresLogStore } from './postgres-store.js';
+export {
+  APPEND_ONLY_STATE,
+  DEFAULT_SCHEMA,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  NOT_NEXT_SEQ_STATE,
+  readSchemaVersion,
+  SCHEMA_VERSION,
+} from './schema.js';

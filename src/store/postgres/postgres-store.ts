@@ -1,0 +1,327 @@
+// The PostgreSQL LogStore (SPEC §11): for teams and many machines on one store. The log is kept
+// append-only and dense by triggers in the database; ownership (§8) is a session-level advisory
+// lock on a connection of its own; readers take no locks and never wait for writers.
+//
+// A lost connection: append() is one statement, so it either committed or not; if the
+// connection drops while it runs, the PostgresConnectionError says the outcome is `unknown`
+// and the session's head tells which (nextSeq is expectedSeq, or expectedSeq + the number of
+// events). appendAll() cut off before its COMMIT was sent stored nothing (`not-written`).
+// Reads that lose their connection are run again on another one.
+//
+// Connect to the server directly or through a pooler in session mode: the store uses named
+// prepared statements, and ownership a session-level lock.
+
+import { DatabaseError, Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
+import { ConcurrencyError, CorruptLogError, SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
+import type { LogEvent } from '../../log/event.js';
+import { canonicalEventJson } from '../../log/event-json.js';
+import { isSessionSeq } from '../../log/seq.js';
+import { assertSessionId } from '../../log/session-id.js';
+import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
+import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
+import {
+  type AppendInFlight,
+  type ConnectionTarget,
+  connectionError,
+  isConnectionFailure,
+  type PostgresStoreOptions,
+  resolveTarget,
+  storeFailure,
+} from './connection.js';
+import { PostgresSchemaVersionError, PostgresStoreClosedError } from './errors.js';
+import { OwnershipLocks } from './ownership.js';
+import { migrate, NOT_NEXT_SEQ_STATE, parseStoredEvent, quoteSchema, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
+
+/**
+ * Opens the store at `url` (e.g. `postgres://user:password@host:5432/database`), creating or
+ * migrating its tables in the schema of `options.schema` or the URL's `?schema=` (default
+ * `shadowlog`). Throws PostgresConnectionError when the server cannot be reached.
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresLogStore> {
+  return PostgresLogStore.open(url, options);
+}
+
+/** The SQL of the store's statements, with its schema filled in. Names make them prepared once per connection. */
+function statements(schema: string) {
+  const s = quoteSchema(schema);
+  const named = (name: string, text: string) => ({ name: `shadowlog.${schema}.${name}`, text });
+  return {
+    head: named('head', `SELECT seq, hash FROM ${s}.events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`),
+    insertOne: named('insert-one', `INSERT INTO ${s}.events (session_id, seq, type, hash, body) VALUES ($1, $2, $3, $4, $5)`),
+    // One statement for a whole batch, values in parameter arrays: rows go in seq order, so the
+    // next-seq trigger sees each row's predecessor.
+    insertMany: named(
+      'insert-many',
+      `INSERT INTO ${s}.events (session_id, seq, type, hash, body)
+       SELECT $1, batch.seq, batch.type, batch.hash, batch.body
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS batch (seq, type, hash, body)
+       ORDER BY batch.seq`,
+    ),
+    page: named('page', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`),
+    event: named('event', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
+    // The time is the second-last key of a canonical body, so it is read from the body's end
+    // (no JSON parse, which PostgreSQL also refuses for text holding \u0000); a body written
+    // otherwise by raw SQL falls back to the parse.
+    sessions: named(
+      'sessions',
+      `SELECT first.session_id AS id, ${timeOf('first.body')} AS created_at, last.seq AS last_seq, ${timeOf('last.body')} AS updated_at
+       FROM ${s}.events first
+       CROSS JOIN LATERAL (
+         SELECT seq, body FROM ${s}.events WHERE session_id = first.session_id ORDER BY seq DESC LIMIT 1
+       ) last
+       WHERE first.seq = 0
+       ORDER BY first.session_id COLLATE "C"`,
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+
+/** SQL for the `time` of the event whose body is `body`. */
+function timeOf(body: string): string {
+  return `coalesce(substring(${body} from '"time":"([^"\\\\]*)","type":"(?:[^"\\\\]|\\\\.)*"}$'), ${body}::json ->> 'time')`;
+}
+
+export class PostgresLogStore implements LogStore {
+  readonly location: string;
+  private readonly sql: Statements;
+  private readonly owners: OwnershipLocks;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly target: ConnectionTarget,
+  ) {
+    this.location = target.location;
+    this.sql = statements(target.schema);
+    this.owners = new OwnershipLocks(target);
+  }
+
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresLogStore> {
+    const target = resolveTarget(url, options);
+    const pool = new Pool({ ...target.clientConfig, max: target.maxConnections });
+    // An idle connection that breaks (a server restart) reports here; the pool drops it and
+    // the next call opens a fresh one.
+    pool.on('error', () => {});
+    const store = new PostgresLogStore(pool, target);
+    try {
+      await store.withClient('opening the store', async (client) => {
+        const found = await readSchemaVersion(client, target.schema, target.location);
+        if (found > SCHEMA_VERSION) throw new PostgresSchemaVersionError(target.location, found, SCHEMA_VERSION);
+        if (found < SCHEMA_VERSION) await migrate(client, target.schema, target.location);
+      });
+      return store;
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw storeFailure(target, 'opening the store', error);
+    }
+  }
+
+  async append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void> {
+    const expectedSeq = options.expectedSeq;
+    checkAppendBatch(sessionId, events, expectedSeq);
+    this.assertOpen();
+    const first = events[0];
+    if (first === undefined) {
+      const actual = (await this.head(sessionId))?.nextSeq ?? 0;
+      if (actual !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, actual);
+      return;
+    }
+    const inFlight: AppendInFlight = { sessionId, expectedSeq, events: events.length, committing: true };
+    try {
+      // One statement is one transaction: the trigger refuses it unless it takes the next seq.
+      await this.withClient('appending events', (client) =>
+        events.length === 1
+          ? client.query({ ...this.sql.insertOne, values: [sessionId, first.seq, first.type, first.hash, canonicalEventJson(first)] })
+          : client.query({ ...this.sql.insertMany, values: insertValues(sessionId, events) }),
+      );
+    } catch (error) {
+      throw await this.appendError(sessionId, expectedSeq, error, inFlight);
+    }
+  }
+
+  async appendAll(sessionId: string, batches: AsyncIterable<readonly LogEvent[]>, options: AppendOptions): Promise<number> {
+    const expectedSeq = options.expectedSeq;
+    checkAppendBatch(sessionId, [], expectedSeq);
+    let nextSeq = expectedSeq;
+    let committing = false;
+    try {
+      // One connection for the whole transaction, across the awaits of the source.
+      return await this.withClient('appending events', async (client, discard) => {
+        await client.query('BEGIN');
+        try {
+          const actual = await this.headOn(client, sessionId);
+          if (actual !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, actual);
+          for await (const batch of batches) {
+            checkAppendBatch(sessionId, batch, nextSeq);
+            if (batch.length > 0) await client.query({ ...this.sql.insertMany, values: insertValues(sessionId, batch) });
+            nextSeq += batch.length;
+          }
+          committing = true;
+          await client.query('COMMIT');
+          return nextSeq - expectedSeq;
+        } catch (error) {
+          // After a failed COMMIT the transaction is over; otherwise roll it back. A broken
+          // connection cannot roll back, and needs not: the server discards the transaction.
+          if (!committing && !isConnectionFailure(error)) await client.query('ROLLBACK').catch(discard);
+          throw error;
+        }
+      });
+    } catch (error) {
+      const inFlight: AppendInFlight = { sessionId, expectedSeq, events: nextSeq - expectedSeq, committing };
+      throw await this.appendError(sessionId, nextSeq, error, inFlight);
+    }
+  }
+
+  async *read(sessionId: string, range: ReadRange = {}): AsyncIterable<readonly LogEvent[]> {
+    const head = await this.head(sessionId);
+    if (head === undefined) throw new SessionNotFoundError(sessionId);
+    // Events below the head are committed and never change: later pages need no snapshot.
+    const { fromSeq, endSeq, pageSize } = resolveReadRange(range, head.nextSeq);
+    for (let from = fromSeq; from < endSeq; ) {
+      const rows = await this.query<{ body: string }>('reading events', { ...this.sql.page, values: [sessionId, from, endSeq, pageSize] });
+      if (rows.length !== Math.min(pageSize, endSeq - from)) {
+        throw new CorruptLogError(`session ${sessionId} is missing events from seq ${from + rows.length}; the table is damaged`);
+      }
+      yield rows.map((row, index) => parseStoredEvent(sessionId, from + index, row.body));
+      from += rows.length;
+    }
+  }
+
+  async readEvent(sessionId: string, seq: number): Promise<LogEvent> {
+    assertSessionId(sessionId);
+    this.assertOpen();
+    if (isSessionSeq(seq)) {
+      const rows = await this.query<{ body: string }>('reading an event', { ...this.sql.event, values: [sessionId, seq] });
+      const row = rows[0];
+      if (row !== undefined) return parseStoredEvent(sessionId, seq, row.body);
+    }
+    const head = await this.head(sessionId);
+    if (head === undefined) throw new SessionNotFoundError(sessionId);
+    throw new SeqOutOfRangeError(seq, head.nextSeq);
+  }
+
+  async head(sessionId: string): Promise<LogHead | undefined> {
+    assertSessionId(sessionId);
+    this.assertOpen();
+    const rows = await this.query<{ seq: string; hash: string }>('reading the head', { ...this.sql.head, values: [sessionId] });
+    const row = rows[0];
+    return row === undefined ? undefined : { nextSeq: Number(row.seq) + 1, lastHash: row.hash };
+  }
+
+  async listSessions(): Promise<StoredSession[]> {
+    this.assertOpen();
+    const rows = await this.query<{ id: string; created_at: string; last_seq: string; updated_at: string }>(
+      'listing sessions',
+      this.sql.sessions,
+    );
+    return rows.map((row) => ({ id: row.id, events: Number(row.last_seq) + 1, createdAt: row.created_at, updatedAt: row.updated_at }));
+  }
+
+  /** Claims the session on a connection of its own, outside the pool, held until release() or close(). */
+  async acquireOwnership(sessionId: string): Promise<Ownership> {
+    assertSessionId(sessionId);
+    this.assertOpen();
+    return this.owners.claim(sessionId);
+  }
+
+  /** Releases the ownerships taken through this store, then waits for running calls and closes the pool. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.owners.releaseAll();
+    await this.pool.end();
+  }
+
+  /** The session's next seq as `client` sees it (inside its transaction, if it has one). */
+  private async headOn(client: PoolClient, sessionId: string): Promise<number> {
+    const result = await client.query<{ seq: string }>({ ...this.sql.head, values: [sessionId] });
+    const row = result.rows[0];
+    return row === undefined ? 0 : Number(row.seq) + 1;
+  }
+
+  /**
+   * A racing writer that got there first shows up as the trigger's refusal or as a duplicate
+   * primary key: that is a ConcurrencyError, naming the seq the session has now.
+   */
+  private async appendError(sessionId: string, expectedSeq: number, error: unknown, inFlight: AppendInFlight): Promise<unknown> {
+    const conflict =
+      error instanceof DatabaseError &&
+      (error.code === NOT_NEXT_SEQ_STATE || (error.code === '23505' && error.constraint === 'events_pkey'));
+    if (!conflict) return storeFailure(this.target, 'appending events', error, inFlight);
+    // The trigger says what it expected; after a duplicate key, at least one more event exists.
+    const said = /expected seq (\d+)/.exec(error.detail ?? '')?.[1];
+    const fallback = said === undefined ? expectedSeq + 1 : Number(said);
+    const actual = await this.head(sessionId).then(
+      (head) => head?.nextSeq ?? 0,
+      () => fallback,
+    );
+    return new ConcurrencyError(sessionId, expectedSeq, actual);
+  }
+
+  /** Runs one reading statement on a pooled connection, again on another one while connections turn out lost. */
+  private async query<R extends QueryResultRow>(action: string, config: QueryConfig): Promise<R[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.withClient(action, async (client) => (await client.query<R>(config)).rows);
+      } catch (error) {
+        // Every query here only reads, so one that lost its connection (a server restart
+        // leaves every pooled connection stale) is safe to run again on another one.
+        if (attempt <= this.target.maxConnections && isConnectionFailure(error)) continue;
+        throw storeFailure(this.target, action, error);
+      }
+    }
+  }
+
+  /**
+   * Lends `work` a pooled connection. One that broke, or that `work` discards (e.g. after a
+   * failed ROLLBACK), is closed instead of returned. Connect failures are
+   * PostgresConnectionErrors; errors of `work` are passed on as they are.
+   */
+  private async withClient<T>(action: string, work: (client: PoolClient, discard: () => void) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const started = Date.now();
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw (
+        connectionError(this.target, { connect: true, elapsedMs: Date.now() - started }, error) ?? storeFailure(this.target, action, error)
+      );
+    }
+    let broken = false;
+    // A connection that breaks between statements reports it here, not through a query.
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
+    try {
+      return await work(client, onError);
+    } catch (error) {
+      if (isConnectionFailure(error)) broken = true;
+      throw error;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new PostgresStoreClosedError(this.location);
+  }
+}
+
+/** The parameters of the insertMany statement: one array per column. */
+function insertValues(sessionId: string, events: readonly LogEvent[]): [string, number[], string[], string[], string[]] {
+  const seqs: number[] = [];
+  const types: string[] = [];
+  const hashes: string[] = [];
+  const bodies: string[] = [];
+  for (const event of events) {
+    seqs.push(event.seq);
+    types.push(event.type);
+    hashes.push(event.hash);
+    bodies.push(canonicalEventJson(event));
+  }
+  return [sessionId, seqs, types, hashes, bodies];
+}

@@ -1,0 +1,513 @@
+// The PostgreSQL store: the shared contract against a real server, each test in a schema of its
+// own with a second pool for the races, then what only this backend promises (schema versions,
+// append-only triggers, connection failures, pooled connections). Needs
+// SHADOWLOG_TEST_POSTGRES_URL; see test/support/postgres.ts.
+
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/log/canonical-json.js';
+import { ConcurrencyError, ConfigError, CorruptLogError, ShadowlogError } from '../../src/log/errors.js';
+import type { LogEvent } from '../../src/log/event.js';
+import {
+  hidePassword,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  openPostgresStore,
+  PostgresConnectionError,
+  type PostgresLogStore,
+  PostgresStoreClosedError,
+  type PostgresStoreOptions,
+  readSchemaVersion,
+  SCHEMA_VERSION,
+} from '../../src/store/postgres/index.js';
+import { describeLogStoreContract } from '../contract/log-store-contract.js';
+import { drafts, sampleDrafts, sealLog } from '../support/events.js';
+import { findPostgres } from '../support/postgres.js';
+
+const server = await findPostgres({ announce: true });
+
+describe.skipIf(server === undefined)('PostgresLogStore', () => {
+  const pg = server as NonNullable<typeof server>;
+  afterAll(async () => {
+    await pg.close();
+  });
+
+  describeLogStoreContract('postgres', async () => {
+    const schema = pg.freshSchema();
+    const store = await openPostgresStore(pg.url, { schema });
+    const seconds: PostgresLogStore[] = [];
+    return {
+      store,
+      // Another pool on the same schema: the race test races two real connections.
+      openSecond: async () => {
+        const second = await openPostgresStore(pg.url, { schema });
+        seconds.push(second);
+        return second;
+      },
+      cleanup: async () => {
+        for (const second of seconds) await second.close();
+        await store.close();
+        await pg.dropSchemas();
+      },
+    };
+  });
+
+  describe('on its own', () => {
+    const events = sealLog(sampleDrafts());
+    const opened: PostgresLogStore[] = [];
+    let schema: string;
+
+    async function open(options: PostgresStoreOptions = {}): Promise<PostgresLogStore> {
+      const store = await openPostgresStore(pg.url, { schema, ...options });
+      opened.push(store);
+      return store;
+    }
+    function fresh(): void {
+      schema = pg.freshSchema();
+    }
+    async function readAll(store: PostgresLogStore, sessionId: string): Promise<LogEvent[]> {
+      const out: LogEvent[] = [];
+      for await (const page of store.read(sessionId)) out.push(...page);
+      return out;
+    }
+    async function raw<R extends Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<R[]> {
+      return (await pg.admin.query<R>(sql, values)).rows;
+    }
+
+    beforeEach(() => {
+      fresh();
+    });
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+      await pg.dropSchemas();
+    });
+
+    it('creates its tables in the schema it is given, at schema version 1, and names it in its location', async () => {
+      const store = await open();
+      expect(store.location).toBe(`${pg.url.replace(/:[^/@:]*@/, '@')}?schema=${schema}`);
+      expect(SCHEMA_VERSION).toBe(1);
+      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '1' }]);
+      const tables = await raw<{ table_name: string }>(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+        [schema],
+      );
+      expect(tables.map((row) => row.table_name)).toEqual(['events', 'meta', 'owners']);
+      // Every index of events leads with session_id, so the table can be distributed by it.
+      const indexes = await raw<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'events'", [
+        schema,
+      ]);
+      expect(indexes.length).toBeGreaterThan(0);
+      for (const { indexdef } of indexes) expect(indexdef).toMatch(/USING btree \(session_id[,)]/);
+    });
+
+    it('takes the schema from the URL, and refuses a schema name that would need quoting', async () => {
+      const store = await openPostgresStore(`${pg.url}?schema=${schema}`);
+      opened.push(store);
+      expect(store.location).toMatch(new RegExp(`\\?schema=${schema}$`));
+      for (const bad of ['Upper', 'has space', 'x"; DROP SCHEMA public; --', 'pg_catalog', '1abc', '', 'x'.repeat(64)]) {
+        await expect(openPostgresStore(pg.url, { schema: bad })).rejects.toBeInstanceOf(ConfigError);
+      }
+      await expect(openPostgresStore(`${pg.url}?schema=one`, { schema: 'two' })).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
+      await expect(openPostgresStore(pg.url, { maxConnections: 0 })).rejects.toMatchObject({
+        code: 'INVALID_CONFIG',
+        key: 'maxConnections',
+      });
+    });
+
+    it('refuses a schema whose version is newer than it knows, saying what to do, and leaves it alone', async () => {
+      await (await open()).close();
+      await raw(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
+      const error = await openPostgresStore(pg.url, { schema }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ name: 'PostgresSchemaVersionError', code: 'SCHEMA_TOO_NEW', found: 99, expected: 1 });
+      expect((error as Error).message).toMatch(/schema version 99.*up to 1.*upgrade shadowlog/);
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(99);
+    });
+
+    it('migrates one version at a time, running only the steps a schema has not had', async () => {
+      expect(MIGRATIONS.map((migration) => migration.from)).toEqual(MIGRATIONS.map((_, index) => index));
+      await (await open()).close();
+      const applied: number[] = [];
+      const recorded = (migration: Migration): Migration => ({
+        ...migration,
+        up: async (client, quoted) => {
+          applied.push(migration.from);
+          await migration.up(client, quoted);
+        },
+      });
+      const later: Migration = {
+        from: 1,
+        description: 'a later version',
+        up: async (client, quoted) => {
+          await client.query(`CREATE TABLE ${quoted}.later (x int)`);
+        },
+      };
+      const next = [...MIGRATIONS, later].map(recorded);
+      const client = await pg.admin.connect();
+      try {
+        expect(await migrate(client, schema, 'test', next)).toBe(2);
+        expect(applied).toEqual([1]);
+        expect(await migrate(client, schema, 'test', next)).toBe(2);
+        expect(applied).toEqual([1]);
+      } finally {
+        client.release();
+      }
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(2);
+      // This library knows version 1 only, so the migrated schema is now too new for it.
+      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 2 });
+    });
+
+    it('rolls a failed migration back whole', async () => {
+      const broken: Migration = {
+        from: 0,
+        description: 'fails halfway',
+        up: async (client, quoted) => {
+          await MIGRATIONS[0]?.up(client, quoted);
+          await client.query('SELECT 1 / 0');
+        },
+      };
+      const client = await pg.admin.connect();
+      try {
+        await expect(migrate(client, schema, 'test', [broken])).rejects.toMatchObject({ code: '22012' });
+      } finally {
+        client.release();
+      }
+      expect(await raw('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema])).toEqual([]);
+    });
+
+    it('lets several stores create the same new schema at once, migrating it once', async () => {
+      const stores = await Promise.all(Array.from({ length: 5 }, () => open()));
+      expect(stores).toHaveLength(5);
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(1);
+      await stores[0]?.append('s1', events, { expectedSeq: 0 });
+      expect(await readAll(stores[4] as PostgresLogStore, 's1')).toEqual(events);
+    });
+
+    it('stores each event as the canonical JSON text of the whole event, byte for byte', async () => {
+      const store = await open();
+      const awkward = sealLog([
+        ...sampleDrafts(),
+        drafts.user('quotes " and \\ backslashes, a tab\t, a NUL \u0000, é, 日本, 🎉, and a lone \ud800 surrogate'),
+      ]);
+      await store.append('s1', awkward.slice(0, 1), { expectedSeq: 0 });
+      await store.append('s1', awkward.slice(1), { expectedSeq: 1 });
+      const rows = await raw(`SELECT session_id, seq::int, type, hash, body FROM "${schema}".events ORDER BY seq`);
+      expect(rows).toEqual(
+        awkward.map((event) => ({ session_id: 's1', seq: event.seq, type: event.type, hash: event.hash, body: canonicalJson(event) })),
+      );
+      expect(await readAll(store, 's1')).toEqual(awkward);
+      expect(await store.listSessions()).toEqual([
+        { id: 's1', events: awkward.length, createdAt: awkward[0]?.time, updatedAt: awkward.at(-1)?.time },
+      ]);
+    });
+
+    it('refuses, in the database itself, to update, delete, truncate, overwrite or skip an event', async () => {
+      const store = await open();
+      await store.append('s1', events, { expectedSeq: 0 });
+      const s = `"${schema}".events`;
+      const zeros = '0'.repeat(64);
+      const attempts: Array<[string, unknown[], string]> = [
+        [`UPDATE ${s} SET body = '{}' WHERE session_id = 's1' AND seq = 2`, [], 'SL002'],
+        [`UPDATE ${s} SET body = '{}' WHERE false`, [], 'SL002'],
+        [`DELETE FROM ${s} WHERE session_id = 's1'`, [], 'SL002'],
+        [`TRUNCATE ${s}`, [], 'SL002'],
+        [
+          `INSERT INTO ${s} VALUES ('s1', 0, 'session/start', $1, '{}') ON CONFLICT (session_id, seq) DO UPDATE SET body = EXCLUDED.body`,
+          [zeros],
+          'SL002',
+        ],
+        [`INSERT INTO ${s} VALUES ('s1', 0, 'session/start', $1, '{}') ON CONFLICT DO NOTHING`, [zeros], 'SL001'],
+        [`INSERT INTO ${s} VALUES ('s1', $2, 'user/message', $1, '{}')`, [zeros, events.length + 1], 'SL001'],
+        [`INSERT INTO ${s} VALUES ('fresh', 1, 'user/message', $1, '{}')`, [zeros], 'SL001'],
+        [`INSERT INTO ${s} SELECT 'fresh', g, 'user/message', $1, '{}' FROM generate_series(0, 3) g WHERE g <> 2`, [zeros], 'SL001'],
+      ];
+      for (const [sql, values, state] of attempts) {
+        const error = await pg.admin.query(sql, values).catch((caught: unknown) => caught);
+        expect(error, sql).toMatchObject({ code: state, message: expect.stringMatching(/^shadowlog: .*(append-only|next seq)/) });
+      }
+      expect(await readAll(store, 's1')).toEqual(events);
+      expect((await store.listSessions()).map((session) => session.id)).toEqual(['s1']);
+    });
+
+    it('lets raw SQL append only at the next seq, and reads such events back', async () => {
+      const store = await open();
+      await store.append('s1', events.slice(0, 2), { expectedSeq: 0 });
+      const next = events[2] as LogEvent;
+      await raw(`INSERT INTO "${schema}".events VALUES ('s1', 2, $1, $2, $3)`, [next.type, next.hash, canonicalJson(next)]);
+      expect(await readAll(store, 's1')).toEqual(events.slice(0, 3));
+    });
+
+    it('reports a damaged stored event as a CorruptLogError naming its seq', async () => {
+      const store = await open();
+      await store.append('s1', events, { expectedSeq: 0 });
+      await raw(`ALTER TABLE "${schema}".events DISABLE TRIGGER events_no_update`);
+      await raw(`UPDATE "${schema}".events SET body = 'not json' WHERE seq = 2`);
+      await expect(store.readEvent('s1', 2)).rejects.toMatchObject({ code: 'CORRUPT_LOG', seq: 2 });
+      await expect(readAll(store, 's1')).rejects.toBeInstanceOf(CorruptLogError);
+    });
+
+    it('refuses a single event that does not take the next seq with ConcurrencyError, naming the seq it found', async () => {
+      const store = await open();
+      await store.append('s1', events.slice(0, 3), { expectedSeq: 0 });
+      for (const seq of [1, 5]) {
+        const error = await store.append('s1', events.slice(seq, seq + 1), { expectedSeq: seq }).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ConcurrencyError);
+        expect(error).toMatchObject({ sessionId: 's1', expected: seq, actual: 3 });
+      }
+      await expect(store.append('s1', [], { expectedSeq: 2 })).rejects.toMatchObject({ expected: 2, actual: 3 });
+      await store.append('s1', [], { expectedSeq: 3 });
+      await store.append('s1', events.slice(3, 4), { expectedSeq: 3 });
+      expect((await store.head('s1'))?.nextSeq).toBe(4);
+    });
+
+    it('lets exactly one of many stores racing to create a session land, refusing the rest with ConcurrencyError', async () => {
+      const stores = await Promise.all(Array.from({ length: 6 }, () => open({ maxConnections: 1 })));
+      const logs = stores.map((_, index) => sealLog([drafts.start(), drafts.user(`writer ${index}`)]));
+      const results = await Promise.allSettled(
+        stores.map((store, index) => store.append('race', logs[index] as LogEvent[], { expectedSeq: 0 })),
+      );
+      const landed = results.flatMap((result, index) => (result.status === 'fulfilled' ? [index] : []));
+      expect(landed).toHaveLength(1);
+      for (const result of results) {
+        if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'CONCURRENCY', expected: 0, actual: 2 });
+      }
+      expect(await readAll(stores[0] as PostgresLogStore, 'race')).toEqual(logs[landed[0] as number]);
+    });
+
+    it('appendAll refuses a stale expected seq and a batch out of order, storing nothing of it', async () => {
+      const store = await open();
+      await store.append('s1', events.slice(0, 2), { expectedSeq: 0 });
+      async function* from(batches: LogEvent[][]) {
+        yield* batches;
+      }
+      await expect(store.appendAll('s1', from([events.slice(0, 2)]), { expectedSeq: 0 })).rejects.toBeInstanceOf(ConcurrencyError);
+      const outOfOrder = [events.slice(2, 4), events.slice(5)];
+      await expect(store.appendAll('s1', from(outOfOrder), { expectedSeq: 2 })).rejects.toBeInstanceOf(ShadowlogError);
+      expect((await store.head('s1'))?.nextSeq).toBe(2);
+      expect(await store.appendAll('s1', from([events.slice(2, 4), [], events.slice(4)]), { expectedSeq: 2 })).toBe(events.length - 2);
+      expect(await readAll(store, 's1')).toEqual(events);
+    });
+
+    it('keeps appendAll in one transaction on one connection while other calls go on, hidden from other connections', async () => {
+      const store = await open({ maxConnections: 2 });
+      const second = await open();
+      let firstBatchWritten = () => {};
+      const written = new Promise<void>((resolve) => {
+        firstBatchWritten = resolve;
+      });
+      let finishSource = () => {};
+      const finished = new Promise<void>((resolve) => {
+        finishSource = resolve;
+      });
+      async function* slowSource() {
+        yield events.slice(0, 3);
+        firstBatchWritten();
+        await finished;
+        yield events.slice(3);
+      }
+      const importing = store.appendAll('imported', slowSource(), { expectedSeq: 0 });
+      await written;
+      // Readers and other sessions' writers do not wait for the open transaction.
+      expect(await store.head('imported')).toBeUndefined();
+      expect(await second.head('imported')).toBeUndefined();
+      await store.append('other', events.slice(0, 1), { expectedSeq: 0 });
+      // A writer of the same session waits for it, then finds it taken.
+      const late = second.append('imported', events.slice(0, 1), { expectedSeq: 0 }).catch((caught: unknown) => caught);
+      finishSource();
+      expect(await importing).toBe(events.length);
+      expect(await late).toMatchObject({ code: 'CONCURRENCY', expected: 0, actual: events.length });
+      expect(await readAll(second, 'imported')).toEqual(events);
+    });
+
+    it('after losing the connection in the middle of appendAll, says nothing was stored, and the next call works', async () => {
+      const applicationName = `shadowlog test ${schema}`;
+      const store = await open({ applicationName });
+      let firstBatchWritten = () => {};
+      const written = new Promise<void>((resolve) => {
+        firstBatchWritten = resolve;
+      });
+      let finishSource = () => {};
+      const finished = new Promise<void>((resolve) => {
+        finishSource = resolve;
+      });
+      async function* source() {
+        yield events.slice(0, 3);
+        firstBatchWritten();
+        await finished;
+        yield events.slice(3);
+      }
+      const importing = store.appendAll('s1', source(), { expectedSeq: 0 }).catch((caught: unknown) => caught);
+      await written;
+      const killed = await raw<{ killed: boolean }>(
+        "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'",
+        [applicationName],
+      );
+      expect(killed).toEqual([{ killed: true }]);
+      finishSource();
+      const error = await importing;
+      expect(error).toBeInstanceOf(PostgresConnectionError);
+      expect(error).toMatchObject({ code: 'STORE_UNREACHABLE', problem: 'lost', appendOutcome: 'not-written' });
+      expect((error as Error).message).toMatch(/^lost the connection to PostgreSQL at .+ while appending events: .*nothing was stored$/);
+      expect(await store.head('s1')).toBeUndefined();
+      await store.append('s1', events, { expectedSeq: 0 });
+      expect(await readAll(store, 's1')).toEqual(events);
+    });
+
+    it('after losing the connection during append, says the outcome is unknown and that the head tells', async () => {
+      const applicationName = `shadowlog test ${schema}`;
+      const store = await open({ applicationName });
+      await store.append('s1', events.slice(0, 2), { expectedSeq: 0 });
+      // Another transaction inserts seq 2 and keeps it open, so the append waits on the key.
+      const other = await pg.admin.connect();
+      try {
+        await other.query('BEGIN');
+        const next = events[2] as LogEvent;
+        await other.query(`INSERT INTO "${schema}".events VALUES ('s1', 2, $1, $2, $3)`, [next.type, next.hash, canonicalJson(next)]);
+        const appending = store.append('s1', events.slice(2), { expectedSeq: 2 }).catch((caught: unknown) => caught);
+        for (let tries = 0; ; tries++) {
+          const killed = await raw(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+            [applicationName],
+          );
+          if (killed.length > 0) break;
+          if (tries > 200) throw new Error('the append never waited for the lock');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        const error = await appending;
+        expect(error).toBeInstanceOf(PostgresConnectionError);
+        expect(error).toMatchObject({ problem: 'lost', appendOutcome: 'unknown' });
+        expect((error as Error).message).toBe(
+          `lost the connection to PostgreSQL at 127.0.0.1:5432 while appending events: terminating connection due to administrator command; the events may or may not have been stored: read the head of session s1 (nextSeq 2 means they were not, ${events.length} that they were)`.replace(
+            '127.0.0.1:5432',
+            (error as PostgresConnectionError).server,
+          ),
+        );
+      } finally {
+        await other.query('ROLLBACK');
+        other.release();
+      }
+      expect((await store.head('s1'))?.nextSeq).toBe(2);
+    });
+
+    it('reconnects after its idle pooled connections were terminated by the server', async () => {
+      const applicationName = `shadowlog test ${schema}`;
+      const store = await open({ applicationName, maxConnections: 2 });
+      await store.append('s1', events.slice(0, 2), { expectedSeq: 0 });
+      await Promise.all([store.head('s1'), store.head('s1')]);
+      const killed = await raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+      expect(killed.length).toBeGreaterThan(0);
+      expect(await readAll(store, 's1')).toEqual(events.slice(0, 2));
+      await store.append('s1', events.slice(2), { expectedSeq: 2 });
+      expect((await store.head('s1'))?.nextSeq).toBe(events.length);
+    });
+
+    it('opens no more pooled connections than maxConnections', async () => {
+      const applicationName = `shadowlog test ${schema}`;
+      const store = await open({ applicationName, maxConnections: 2 });
+      await store.append('s1', events, { expectedSeq: 0 });
+      let most = 0;
+      const reads = Array.from({ length: 12 }, () => readAll(store, 's1'));
+      const counting = (async () => {
+        for (let round = 0; round < 10; round++) {
+          const [row] = await raw<{ count: string }>('SELECT count(*) FROM pg_stat_activity WHERE application_name = $1', [
+            applicationName,
+          ]);
+          most = Math.max(most, Number(row?.count));
+        }
+      })();
+      await Promise.all([...reads, counting]);
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(2);
+    });
+
+    it('refuses every use after close with PostgresStoreClosedError, and closes twice without complaint', async () => {
+      const store = await open();
+      await store.append('s1', events, { expectedSeq: 0 });
+      await store.close();
+      await store.close();
+      const calls = [
+        () => store.append('s1', events.slice(0, 1), { expectedSeq: 0 }),
+        () => store.appendAll('s1', (async function* () {})(), { expectedSeq: 0 }),
+        () => store.head('s1'),
+        () => store.readEvent('s1', 0),
+        () => store.listSessions(),
+        () => store.acquireOwnership('s1'),
+        () => store.read('s1')[Symbol.asyncIterator]().next(),
+      ];
+      for (const call of calls) await expect(call()).rejects.toMatchObject({ name: 'PostgresStoreClosedError', code: 'STORE_CLOSED' });
+      expect(await store.close().catch((caught: unknown) => caught)).toBeUndefined();
+      expect(PostgresStoreClosedError).toBeDefined();
+    });
+
+    describe('when it cannot connect', () => {
+      async function failure(url: string, options: PostgresStoreOptions = {}): Promise<PostgresConnectionError> {
+        const error = await openPostgresStore(url, options).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(PostgresConnectionError);
+        const message = (error as Error).message;
+        // One line, no stack trace, no password.
+        expect(message).not.toMatch(/\n|\bat .*\(|secret/);
+        return error as PostgresConnectionError;
+      }
+      const withPart = (change: (url: URL) => void): string => {
+        const url = new URL(pg.url);
+        change(url);
+        return url.toString();
+      };
+
+      it('names a refused connection and asks whether the server runs', async () => {
+        const error = await failure('postgres://postgres:secret@127.0.0.1:1/test');
+        expect(error.message).toBe('cannot connect to PostgreSQL at 127.0.0.1:1: connection refused; is the server running?');
+        expect(error).toMatchObject({ code: 'STORE_UNREACHABLE', problem: 'refused', server: '127.0.0.1:1' });
+      });
+
+      it('names a database that does not exist', async () => {
+        const error = await failure(
+          withPart((url) => {
+            url.pathname = '/no_such_database_here';
+          }),
+        );
+        expect(error.problem).toBe('database-missing');
+        const base = new URL(pg.url);
+        expect(error.message).toBe(
+          `cannot connect to PostgreSQL at ${base.hostname}:${base.port || '5432'}: database "no_such_database_here" does not exist; create it or name another database in the URL`,
+        );
+      });
+
+      it('names a user the server does not know', async () => {
+        const error = await failure(
+          withPart((url) => {
+            url.username = 'no_such_role_here';
+            url.password = 'secret';
+          }),
+        );
+        expect(error.problem).toBe('authentication');
+        expect(error.message).toMatch(/^cannot connect to PostgreSQL at .+: .*no_such_role_here.*; check the user name/);
+      });
+
+      it('names a host that does not resolve', async () => {
+        const error = await failure('postgres://postgres@no-such-host.invalid:5432/test');
+        expect(error.problem).toBe('host-not-found');
+        expect(error.message).toBe(
+          'cannot connect to PostgreSQL at no-such-host.invalid:5432: host no-such-host.invalid not found; check the host name in the URL',
+        );
+      });
+
+      it('hides the password of a URL it shows', () => {
+        expect(hidePassword('postgres://user:p%40ss%2Fword@db.example:5432/logs?sslmode=require')).toBe(
+          'postgres://user:***@db.example:5432/logs?sslmode=require',
+        );
+        expect(hidePassword('postgres://user@db.example/logs')).toBe('postgres://user@db.example/logs');
+        expect(hidePassword('postgres://user:se cret/x@host/db')).toBe('postgres://user:***@host/db');
+      });
+
+      it('refuses something that is not a PostgreSQL URL before connecting, hiding the password', async () => {
+        for (const url of ['mysql://root:secret@localhost/db', 'not a url', 'postgres//x', '']) {
+          const error = await failure(url);
+          expect(error.problem).toBe('bad-url');
+          expect(error.message).toMatch(
+            /^expected a PostgreSQL URL like postgres:\/\/user:password@host:5432\/database, found ".*"; fix the URL$/,
+          );
+        }
+      });
+    });
+  });
+});
