@@ -1,0 +1,255 @@
+// Benchmark: how much of each request is an unchanged prefix of the one before it, which is what
+// a provider's prompt cache can reuse. The same scripted coding-agent session (a 16,000-token
+// window, then a 64,000-token one) runs with the tool-result pruner only when compaction's trigger qualifies (as in
+// production: the pruner handed to createCompaction), and with the pruner run before every
+// step by a small capability; compaction alone, with no pruner, is a reference.
+//
+//   npm run bench -- prompt-cache
+//   npx tsx bench/prompt-cache.bench.ts [--quick]
+
+import { fileURLToPath } from 'node:url';
+import { createCompaction } from '../src/compaction/compaction-capability.js';
+import { COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../src/compaction/event-types.js';
+import { createToolResultPruner, type ToolResultPruner } from '../src/compaction/tool-result-pruner.js';
+import { canonicalJson } from '../src/log/canonical-json.js';
+import { SurfaceMeter } from '../src/meter/measure.js';
+import { scriptAwareEstimator } from '../src/meter/script-aware.js';
+import type { ModelLimits } from '../src/providers/language-model.js';
+import type { Capability, StepContext } from '../src/spine/capability.js';
+import type { LogStore } from '../src/store/log-store.js';
+import { CodingAgentScript, runAgentSession, SMALL_WINDOW } from './coding-agent-script.js';
+import { type BenchContext, type Benchmark, type BenchReport, formatCount, formatMs, median, renderTable } from './support.js';
+
+interface WindowRun {
+  readonly limits: ModelLimits;
+  readonly turns: number;
+}
+
+// The small window compacts every few turns; the larger one lets the prefix live longer between compactions.
+const LARGER_WINDOW: ModelLimits = { contextWindow: 64_000, defaultMaxOutputTokens: 1_000 };
+const FULL: readonly WindowRun[] = [
+  { limits: SMALL_WINDOW, turns: 1_000 },
+  { limits: LARGER_WINDOW, turns: 500 },
+];
+const QUICK: readonly WindowRun[] = [
+  { limits: SMALL_WINDOW, turns: 150 },
+  { limits: LARGER_WINDOW, turns: 80 },
+];
+const COMPACTION_CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' } };
+
+/** Prunes before every step, whatever the surface measures: what SPEC §9 says not to do. */
+class EveryStepPruner implements Capability {
+  readonly name = 'bench-every-step-pruner';
+  private readonly meter = new SurfaceMeter(scriptAwareEstimator);
+
+  constructor(private readonly pruner: ToolResultPruner) {}
+
+  async beforeStep(context: StepContext): Promise<void> {
+    await this.pruner.prune(context.log, this.meter);
+  }
+}
+
+type Variant = 'on-trigger' | 'every-step' | 'no-pruner';
+
+const VARIANTS: ReadonlyArray<{ readonly variant: Variant; readonly label: string }> = [
+  { variant: 'on-trigger', label: 'pruner when the trigger qualifies (production)' },
+  { variant: 'every-step', label: 'pruner before every step' },
+  { variant: 'no-pruner', label: 'reference: compaction alone, no pruner' },
+];
+
+function capabilitiesFor(variant: Variant): Capability[] {
+  switch (variant) {
+    case 'on-trigger':
+      return [createCompaction({ config: COMPACTION_CONFIG, pruner: createToolResultPruner() })];
+    case 'every-step':
+      // Compaction keeps its pruner too; by the time it runs, the every-step pruner has left nothing to prune.
+      return [
+        new EveryStepPruner(createToolResultPruner()),
+        createCompaction({ config: COMPACTION_CONFIG, pruner: createToolResultPruner() }),
+      ];
+    case 'no-pruner':
+      return [createCompaction({ config: COMPACTION_CONFIG })];
+  }
+}
+
+/** Consecutive requests compared as the canonical JSON of their message lists. */
+class PrefixRecorder {
+  private previous: string | undefined;
+  /** Per call after the first: the unchanged prefix, in characters, as a share of the later request. */
+  readonly shares: number[] = [];
+  prefixChars = 0;
+  totalChars = 0;
+  /** Calls whose request does not start with the whole previous request (a cache miss past the break). */
+  breaks = 0;
+
+  record(messagesJson: string): void {
+    const previous = this.previous;
+    this.previous = messagesJson;
+    if (previous === undefined) return;
+    const common = commonPrefixLength(previous, messagesJson);
+    this.shares.push(common / messagesJson.length);
+    this.prefixChars += common;
+    this.totalChars += messagesJson.length;
+    // The previous list less its closing bracket is a prefix of the next one when messages were only appended.
+    if (common < previous.length - 1) this.breaks++;
+  }
+}
+
+function commonPrefixLength(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index++;
+  return index;
+}
+
+interface LogFigures {
+  readonly prunes: number;
+  readonly compactions: number;
+  /** Pruned tool results that no request ever carried in full: the model only saw their head and tail. */
+  readonly prunedBeforeSent: number;
+}
+
+async function readLogFigures(store: LogStore, sessionId: string): Promise<LogFigures> {
+  const sent = new Set<number>();
+  const pruned: number[] = [];
+  let compactions = 0;
+  for await (const page of store.read(sessionId)) {
+    for (const event of page) {
+      if (event.type === 'model/request') for (const seq of event.data.surfaceSeqs as number[]) sent.add(seq);
+      else if (event.type === COMPACTION_PRUNE) pruned.push((event.data.shadowedSeqs as number[])[0] as number);
+      else if (event.type === COMPACTION_SUMMARY) compactions++;
+    }
+  }
+  return { prunes: pruned.length, compactions, prunedBeforeSent: pruned.filter((seq) => !sent.has(seq)).length };
+}
+
+interface VariantResult {
+  readonly variant: Variant;
+  readonly label: string;
+  readonly calls: number;
+  readonly meanShare: number;
+  readonly medianShare: number;
+  /** Σ unchanged prefix ÷ Σ request length: the share of all request characters a prefix cache could reuse. */
+  readonly weightedShare: number;
+  readonly breaks: number;
+  readonly log: LogFigures;
+  readonly wallMs: number;
+}
+
+async function runVariant(script: CodingAgentScript, window: WindowRun, variant: Variant, label: string): Promise<VariantResult> {
+  const recorder = new PrefixRecorder();
+  const run = await runAgentSession({
+    script,
+    turns: window.turns,
+    limits: window.limits,
+    capabilities: capabilitiesFor(variant),
+    onRequest: (call) => recorder.record(canonicalJson(call.messages)),
+  });
+  const shares = recorder.shares;
+  return {
+    variant,
+    label,
+    calls: run.modelCalls,
+    meanShare: shares.reduce((sum, share) => sum + share, 0) / shares.length,
+    medianShare: median(shares),
+    weightedShare: recorder.prefixChars / recorder.totalChars,
+    breaks: recorder.breaks,
+    log: await readLogFigures(run.store, run.sessionId),
+    wallMs: run.wallMs,
+  };
+}
+
+const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
+
+async function run(context: BenchContext): Promise<BenchReport> {
+  const windows = context.quick ? QUICK : FULL;
+  const script = new CodingAgentScript();
+  const byWindow: VariantResult[][] = [];
+  for (const window of windows) {
+    const results: VariantResult[] = [];
+    for (const { variant, label } of VARIANTS) {
+      context.progress(`prompt-cache: window ${formatCount(window.limits.contextWindow)}, ${label}, ${formatCount(window.turns)} turns`);
+      results.push(await runVariant(script, window, variant, label));
+    }
+    byWindow.push(results);
+  }
+  return {
+    tables: windows.map((window, index) => table(window, byWindow[index] as VariantResult[])),
+    notes: [
+      'Prefix share: the longest common prefix, in characters, of the canonical JSON of two consecutive requests’ message lists, divided by the length of the later one; mean and median over every call but the first. Weighted: the sum of the prefixes over the sum of the lengths.',
+      'A prefix break is a call whose request does not begin with the whole previous request: something already sent changed (a prune or a compaction), so a prompt cache misses from that point on.',
+      '“Pruned before sent”: tool results that were pruned before any request carried them whole, so the model only ever saw their head and tail.',
+      'Every row mounts compaction (headroom 0, extractive summarizer, 1,000 tokens reserved for the answer); the pruner is createToolResultPruner() at its defaults. The script is the coding agent of the compaction-session benchmark, the same turns in every row.',
+      ...windows.map((window, index) => {
+        const results = byWindow[index] as VariantResult[];
+        const baseline = results[0] as VariantResult;
+        return `Window ${formatCount(window.limits.contextWindow)}: mean prefix share relative to production: ${results.map((result) => `${result.variant} ${(result.meanShare / baseline.meanShare).toFixed(3)}×`).join(', ')}.`;
+      }),
+    ],
+    figures: {
+      windows: windows.map((window, index) => ({
+        contextWindow: window.limits.contextWindow,
+        reserve: window.limits.defaultMaxOutputTokens,
+        turns: window.turns,
+        variants: (byWindow[index] as VariantResult[]).map((result) => ({
+          variant: result.variant,
+          calls: result.calls,
+          meanShare: result.meanShare,
+          medianShare: result.medianShare,
+          weightedShare: result.weightedShare,
+          breaks: result.breaks,
+          prunes: result.log.prunes,
+          prunedBeforeSent: result.log.prunedBeforeSent,
+          compactions: result.log.compactions,
+          wallMs: result.wallMs,
+        })),
+      })),
+    },
+  };
+}
+
+function table(window: WindowRun, results: readonly VariantResult[]) {
+  return {
+    title: `Unchanged prefix of each request relative to the previous one: window ${formatCount(window.limits.contextWindow)}, ${formatCount(window.turns)} turns, the same script in every row`,
+    columns: [
+      'pruning',
+      'model calls',
+      'mean prefix share',
+      'median',
+      'weighted',
+      'prefix breaks',
+      'prunes',
+      'pruned before sent',
+      'compactions',
+      'wall time',
+    ],
+    rows: results.map((result) => [
+      result.label,
+      formatCount(result.calls),
+      percent(result.meanShare),
+      percent(result.medianShare),
+      percent(result.weightedShare),
+      formatCount(result.breaks),
+      formatCount(result.log.prunes),
+      formatCount(result.log.prunedBeforeSent),
+      formatCount(result.log.compactions),
+      formatMs(result.wallMs),
+    ]),
+  };
+}
+
+export const benchmark: Benchmark = {
+  name: 'prompt-cache',
+  description: 'unchanged request prefix between consecutive calls: pruner on every step vs only when compaction triggers',
+  run,
+};
+
+// Run alone: `npx tsx bench/prompt-cache.bench.ts [--quick]`.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const report = await benchmark.run({
+    quick: process.argv.includes('--quick'),
+    progress: (message) => process.stderr.write(`  … ${message}\n`),
+  });
+  for (const table of report.tables) console.log(`\n${renderTable(table)}`);
+  console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
+}
