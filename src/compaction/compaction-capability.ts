@@ -78,6 +78,12 @@ export class CompactionCapability implements Capability {
     return this.requireMounted().policy;
   }
 
+  release(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    this.meters.delete(sessionId);
+    this.lastAutomatic.delete(sessionId);
+  }
+
   observe(sessionId: string, event: LogEvent): void {
     this.state(sessionId).observe(event);
   }

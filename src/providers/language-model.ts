@@ -38,6 +38,11 @@ export interface ModelRequest {
 /** The body an adapter will send, exactly; its canonical JSON is what goes on the wire and is hashed. */
 export interface RenderedRequest {
   readonly body: JsonObject;
+  /**
+   * canonicalJson(body), when the caller has already written it (the spine does, to hash it):
+   * adapters then send these exact bytes instead of serializing the body again.
+   */
+  readonly wireText?: string;
 }
 
 export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';

@@ -18,6 +18,8 @@ export interface ModelRequestExchange {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: JsonObject;
+  /** canonicalJson(body), if already written. */
+  readonly wireText?: string | undefined;
   readonly timeouts: Timeouts;
   readonly signal: AbortSignal | undefined;
   readonly rejection: (status: number, bodyText: string, retryAfter: string | null) => ProviderError;
@@ -30,7 +32,7 @@ export async function sendModelRequest(exchange: ModelRequestExchange): Promise<
     provider: exchange.provider,
     url: exchange.url,
     headers: exchange.headers,
-    body: canonicalJson(exchange.body),
+    body: exchange.wireText ?? canonicalJson(exchange.body),
     timeouts: exchange.timeouts,
     signal: exchange.signal,
   });

@@ -4,13 +4,13 @@
 import { canonicalJson } from '../log/canonical-json.js';
 import type { ShadowlogError } from '../log/errors.js';
 import type { ContentBlock, EventDraft, JsonObject, ToolCall, TurnEndReason } from '../log/event.js';
-import { sha256Hex } from '../log/sha256.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import { SurfaceMeter } from '../meter/measure.js';
 import { scriptAwareEstimator } from '../meter/script-aware.js';
 import type { LanguageModel, ModelParams, ModelResult } from '../providers/language-model.js';
 import { ProviderError } from '../providers/provider-error.js';
 import type { Ownership } from '../store/log-store.js';
+import { nodeSha256Hex } from '../store/node-sha256.js';
 import type { SessionLog } from '../store/session-log.js';
 import type { Capability, SessionContext, StepContext } from './capability.js';
 import { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
@@ -108,6 +108,7 @@ export class AgentSession {
 
   /** Gives up ownership of the session; the object must not be used afterwards. */
   async close(): Promise<void> {
+    for (const capability of this.settings.capabilities) capability.release?.(this.sessionId);
     await this.ownership.release();
   }
 
@@ -201,6 +202,8 @@ export class AgentSession {
       ...(this.settings.temperature === undefined ? {} : { temperature: this.settings.temperature }),
     };
     const rendered = model.render({ messages, params });
+    // Written once: these bytes are hashed for the log and are what the adapter sends.
+    const wireText = canonicalJson(rendered.body);
     await this.log.append([
       {
         type: 'model/request',
@@ -211,7 +214,7 @@ export class AgentSession {
           model: model.modelId,
           params: params as unknown as JsonObject,
           surfaceSeqs: nodes.map((node) => node.seq),
-          requestDigest: sha256Hex(canonicalJson(rendered.body)),
+          requestDigest: nodeSha256Hex(wireText),
           estimatedTokens: this.estimate(nodes),
           // Not needed to rebuild the request; recorded so that tools reading the log later
           // (a manual compaction, an audit) know the window the call was made against.
@@ -220,7 +223,10 @@ export class AgentSession {
         },
       },
     ]);
-    return model.send(rendered, { signal, ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }) });
+    return model.send(
+      { ...rendered, wireText },
+      { signal, ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }) },
+    );
   }
 
   private estimate(nodes: readonly SurfaceNode[]): number {

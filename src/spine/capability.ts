@@ -50,6 +50,8 @@ export interface Capability {
   beforeStep?(context: StepContext): Promise<void>;
   /** A model call failed; return true to ask for one retry (after changing the surface, say). */
   onRequestError?(context: RequestErrorContext): Promise<boolean>;
+  /** The session was closed in this process: drop what was kept for it. */
+  release?(sessionId: string): void;
   /** Runs after a turn ends and before the next begins (maintenance, manual compaction). */
   betweenTurns?(context: SessionContext): Promise<void>;
 }

@@ -1,7 +1,7 @@
 // The command line on a PostgreSQL store: the demo, verify, replay, and moving a session
 // between SQLite and PostgreSQL with every hash kept. Needs SHADOWLOG_TEST_POSTGRES_URL.
 
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliWorkspace } from '../support/cli.js';
 import { findPostgres } from '../support/postgres.js';
 
@@ -9,13 +9,14 @@ const server = await findPostgres({ announce: false });
 
 describe.skipIf(server === undefined)('shadowlog on PostgreSQL', () => {
   const pg = server as NonNullable<typeof server>;
-  const workspace = createCliWorkspace();
-  const schema = pg.freshSchema();
-  const url = (() => {
+  let workspace: ReturnType<typeof createCliWorkspace>;
+  let url = '';
+  beforeAll(() => {
+    workspace = createCliWorkspace();
     const parsed = new URL(pg.url);
-    parsed.searchParams.set('schema', schema);
-    return parsed.toString();
-  })();
+    parsed.searchParams.set('schema', pg.freshSchema());
+    url = parsed.toString();
+  });
   afterAll(async () => {
     workspace.cleanup();
     await pg.close();

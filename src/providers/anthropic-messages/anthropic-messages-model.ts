@@ -65,6 +65,7 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
         url: `${connection.baseUrl}/v1/messages`,
         headers,
         body: rendered.body,
+        wireText: rendered.wireText,
         timeouts,
         signal: sendOptions.signal,
         rejection: (status, bodyText, retryAfter) => mapAnthropicHttpError(service, status, bodyText, retryAfter),

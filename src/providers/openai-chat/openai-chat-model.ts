@@ -73,6 +73,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
         url: `${connection.baseUrl}/chat/completions`,
         headers,
         body: rendered.body,
+        wireText: rendered.wireText,
         timeouts,
         signal: sendOptions.signal,
         rejection: (status, bodyText, retryAfter) => mapOpenAIChatHttpError(service, status, bodyText, retryAfter),

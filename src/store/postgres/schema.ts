@@ -5,17 +5,22 @@
 // - `events` is keyed by (session_id, seq), and every index on it leads with session_id;
 //   there are no foreign keys, and every statement the store runs on it filters by one
 //   session_id, except listSessions, whose lateral join is correlated on session_id and so
-//   runs on each shard. `owners` is keyed by session_id too; `meta` is one tiny row.
+//   runs on each shard. `owners` and `followers` are keyed by session_id too; `meta` is one
+//   tiny row.
 // - To distribute: create the store once (so that the tables exist), then, as the table owner,
 //     SET citus.enable_unsafe_triggers = on;  -- Citus 11+: keeps the triggers on the shards
 //     SELECT create_distributed_table('<schema>.events', 'session_id');
 //     SELECT create_distributed_table('<schema>.owners', 'session_id', colocate_with => '<schema>.events');
+//     SELECT create_distributed_table('<schema>.followers', 'session_id', colocate_with => '<schema>.events');
 //     SELECT create_reference_table('<schema>.meta');
 //   The next-seq trigger reads the table it fires on (TG_TABLE_NAME), which on a worker is
 //   the shard that holds the whole session, so it needs no cross-node query.
 // - Ownership uses session-level advisory locks, which live on the node that takes them: every
 //   writer must connect to the same coordinator for ownership to mean anything. Appends stay
 //   safe without ownership (the next-seq check is in the shard).
+// - Following by LISTEN/NOTIFY (notify-schema.ts) does not carry over: the notifying trigger
+//   would run on the workers, whose notifications reach no follower on the coordinator. Drop
+//   the events_notify trigger there, and follow by polling (a store without watch()).
 // - None of this has been run against a real Citus cluster by these tests.
 //
 // Append-only holds for every role that cannot alter the tables: grant writers INSERT and
@@ -26,6 +31,7 @@ import { ConfigError, CorruptLogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { advisoryLockKey } from './advisory-lock.js';
 import { PostgresSchemaVersionError } from './errors.js';
+import { version2 } from './notify-schema.js';
 
 export const DEFAULT_SCHEMA = 'shadowlog';
 
@@ -146,6 +152,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'create the meta, events and owners tables and the append-only triggers',
     up: async (client, schema) => {
       await client.query(version1(schema));
+    },
+  },
+  {
+    from: 1,
+    description: 'notify the followers of a session of its new events (LISTEN/NOTIFY): the followers table and its trigger',
+    up: async (client, schema) => {
+      await client.query(version2(schema));
     },
   },
 ];
