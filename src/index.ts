@@ -72,6 +72,16 @@ export { type RendererResolver, type ReplayOptions, type ReplayResult, type Repl
 export { ReplayError, TurnInProgressError } from './spine/spine-errors.js';
 export { defineTool, type Tool, type ToolContext, type ToolOutput, type ToolSpec } from './spine/tool.js';
 export { createFileTools } from './spine/tools/file-tools.js';
+export {
+  type CopiedSession,
+  type CopyProgress,
+  type CopyResult,
+  type CopySessionsOptions,
+  copySessions,
+  type SessionConflict,
+  SessionConflictError,
+} from './store/copy-sessions.js';
+export { DEFAULT_POLL_MS, type FollowOptions, followSession } from './store/follow.js';
 export { exportSession, type ImportOptions, type ImportResult, importSession, importSessionFile } from './store/jsonl.js';
 export type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from './store/log-store.js';
 export { MemoryLogStore } from './store/memory/memory-store.js';

@@ -8,6 +8,8 @@ export interface CliIo {
   readonly stderr: Writable;
   readonly stdin: Readable;
   readonly cwd: string;
+  /** Ends a command that runs until stopped (`show --follow`), as Ctrl-C does. */
+  readonly signal?: AbortSignal;
 }
 
 export interface CommandContext {

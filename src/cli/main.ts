@@ -8,6 +8,7 @@ import { ShadowlogError } from '../log/errors.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
 import { chatCommand } from './commands/chat.js';
 import { compactCommand } from './commands/compact.js';
+import { copyCommand } from './commands/copy.js';
 import { demoCommand } from './commands/demo.js';
 import { exportCommand, importCommand } from './commands/export-import.js';
 import { meterCommand } from './commands/meter.js';
@@ -15,7 +16,7 @@ import { originsCommand } from './commands/origins.js';
 import { type PolicyCommandOptions, type PolicyFlags, policyCommand } from './commands/policy.js';
 import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
-import { showCommand } from './commands/show.js';
+import { type ShowFlags, showCommand, showOptionsOf } from './commands/show.js';
 import { statsCommand } from './commands/stats.js';
 import { unlockCommand } from './commands/unlock.js';
 import { verifyCommand } from './commands/verify.js';
@@ -223,15 +224,19 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .addOption(new Option('--record', 'the record: every event, originals included, with replacements marked'))
     .option('--at <seq>', 'as of the position after event SEQ', seqArgument)
     .option('--full', 'do not shorten long messages')
-    .action((id: string, options: { record?: boolean; at?: number; full?: boolean }) =>
-      run((ctx) =>
-        showCommand(ctx, id, {
-          view: options.record === true ? 'record' : 'surface',
-          ...(options.at === undefined ? {} : { at: options.at }),
-          full: options.full === true,
-        }),
-      )(),
-    );
+    .addOption(
+      new Option(
+        '--follow',
+        'print the record, then each new event as it lands, until Ctrl-C; with --json, one JSON event per line (JSONL), not one document',
+      ).conflicts(['surface', 'at']),
+    )
+    .option('--from <seq>', 'with --follow: the first event to print (default 0)', seqArgument)
+    .option('--max-events <n>', 'with --follow: stop after printing N events', (value) => integerArgument(value, 'a number of events', 1))
+    .option('--until-seq <seq>', 'with --follow: stop once event SEQ is printed', seqArgument)
+    .option('--poll-ms <ms>', 'with --follow on SQLite: how often to look for new events (default 200)', (value) =>
+      integerArgument(value, 'milliseconds', 1),
+    )
+    .action((id: string, flags: ShowFlags) => run((ctx) => showCommand(ctx, id, showOptionsOf(flags)))());
 
   program
     .command('origins <id> <seq>')
@@ -261,6 +266,18 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .description('store a JSONL export as a session (- reads standard input); the hash chain and every replacement are checked first')
     .option('--as <id>', 'store it under this session id instead of the one in the file')
     .action((file: string, options: { as?: string }) => run((ctx) => importCommand(ctx, file, options.as))());
+
+  program
+    .command('copy [ids...]')
+    .description(
+      'copy sessions from one store to another (e.g. SQLite to PostgreSQL), every hash kept and every chain checked; identical sessions already there are skipped, different ones refused',
+    )
+    .requiredOption('--from <store>', 'the store to copy from: sqlite:PATH or postgres://…')
+    .requiredOption('--to <store>', 'the store to copy to: sqlite:PATH or postgres://…')
+    .option('--all', 'copy every session of the --from store')
+    .action((ids: string[], options: { from: string; to: string; all?: boolean }) =>
+      run((ctx) => copyCommand(ctx, { from: options.from, to: options.to, all: options.all === true, sessionIds: ids }))(),
+    );
 
   program
     .command('meter <file>')

@@ -9,16 +9,21 @@ export const DEFAULT_SQLITE_PATH = '.shadowlog/shadowlog.db';
 
 export type StoreSpec = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string };
 
-export function parseStoreSpec(value: string | undefined, cwd = process.cwd()): StoreSpec {
+/** The store `value` names (for `option`, e.g. `--store` or `copy --to`); bad usage when it names none. */
+export function parseStoreSpec(value: string | undefined, cwd = process.cwd(), option = '--store'): StoreSpec {
   const spec = value ?? process.env.SHADOWLOG_STORE;
   if (spec === undefined || spec === '') return { kind: 'sqlite', path: resolve(cwd, DEFAULT_SQLITE_PATH) };
   if (spec.startsWith('sqlite:')) {
     const path = spec.slice('sqlite:'.length);
-    if (path === '') throw new UsageError('--store sqlite: needs a file path, e.g. --store sqlite:./sessions.db');
+    if (path === '') throw new UsageError(`${option} sqlite: needs a file path, e.g. ${option} sqlite:./sessions.db`);
     return { kind: 'sqlite', path: resolve(cwd, path) };
   }
-  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return { kind: 'postgres', url: spec };
-  throw new UsageError(`--store must be sqlite:PATH or postgres://…, found ${JSON.stringify(spec)}`);
+  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
+    // Not shown: it may hold a password.
+    if (!URL.canParse(spec)) throw new UsageError(`${option} is not a valid URL; expected postgres://user:password@host:5432/database`);
+    return { kind: 'postgres', url: spec };
+  }
+  throw new UsageError(`${option} must be sqlite:PATH or postgres://…, found ${JSON.stringify(spec)}`);
 }
 
 export async function openStore(spec: StoreSpec): Promise<LogStore> {

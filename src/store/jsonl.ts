@@ -5,16 +5,15 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../log/canonical-json.js';
-import { parseEnvelope } from '../log/envelope.js';
 import { CorruptLogError, SessionExistsError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
-import { canonicalEventJson, rehashEvent } from '../log/event-json.js';
+import { canonicalEventJson } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
-import { GENESIS_HASH, type Hasher } from '../log/hash.js';
+import type { Hasher } from '../log/hash.js';
 import { assertSessionId, isSessionId } from '../log/session-id.js';
 import { isPlainObject } from '../log/shape.js';
-import { SurfaceFold } from '../log/surface-fold.js';
 import { type VerifyOptions, type VerifyProblem, type VerifyReport, verifyLog } from '../log/verify.js';
+import { ChainCheck } from './chain-check.js';
 import type { LogStore } from './log-store.js';
 import { nodeSha256Hex } from './node-sha256.js';
 
@@ -180,22 +179,20 @@ export async function readJsonl(source: AsyncIterable<Buffer>): Promise<JsonlRea
 export async function importSession(store: LogStore, source: AsyncIterable<Buffer>, options: ImportOptions = {}): Promise<ImportResult> {
   const { header, records } = await readJsonl(source);
   const sessionId = assertSessionId(options.sessionId ?? header.sessionId);
-  const fold = new SurfaceFold(options.registry === undefined ? {} : { registry: options.registry });
+  const checker = new ChainCheck(options);
+  const fold = checker.fold;
   const batchSize = options.batchSize ?? 1000;
-  const hasher = options.hasher ?? nodeSha256Hex;
   let torn: { line: number; bytes: number } | null = null;
 
   const existing = await store.head(sessionId);
   async function* batches(): AsyncGenerator<LogEvent[]> {
     let batch: LogEvent[] = [];
-    let prevHash = GENESIS_HASH;
     for await (const record of records) {
       if (record.kind === 'torn') {
         torn = { line: record.line, bytes: record.bytes };
         break;
       }
-      batch.push(checkEvent(record.value, record.line, fold, prevHash, hasher));
-      prevHash = (batch[batch.length - 1] as LogEvent).hash;
+      batch.push(checkEvent(record.value, record.line, checker));
       if (batch.length >= batchSize) {
         yield batch;
         batch = [];
@@ -253,22 +250,10 @@ export async function verifyJsonlFile(
   return { sessionId: header.sessionId, report: { ...report, ok: false, firstBadSeq, problems } };
 }
 
-function checkEvent(value: unknown, line: number, fold: SurfaceFold, prevHash: string, hasher: Hasher): LogEvent {
+/** Checks the next event of the file, naming its line in any error. */
+function checkEvent(value: unknown, line: number, checker: ChainCheck): LogEvent {
   try {
-    const event = parseEnvelope(value);
-    if (event.seq !== fold.nextSeq) {
-      throw new CorruptLogError(`expected event seq ${fold.nextSeq}, found ${event.seq}`, { seq: event.seq });
-    }
-    // Also remembers the event's canonical body when the hash matches: the store writes it as is.
-    const hash = rehashEvent(prevHash, event, hasher);
-    if (hash !== event.hash) {
-      throw new CorruptLogError(
-        `event ${event.seq}: the hash chain is broken (stored ${event.hash.slice(0, 12)}…, recomputed ${hash.slice(0, 12)}…); the event was changed after it was written`,
-        { seq: event.seq },
-      );
-    }
-    fold.apply(event);
-    return event;
+    return checker.check(value);
   } catch (error) {
     if (ShadowlogError.isInstance(error)) {
       throw new CorruptLogError(

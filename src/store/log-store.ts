@@ -75,6 +75,16 @@ export interface LogStore {
    */
   acquireOwnership(sessionId: string): Promise<Ownership>;
 
+  /**
+   * Optional: wakes a follower when the session may have new events, so that it need not poll
+   * (followSession in follow.ts uses it; stores without it are polled). The first value comes
+   * once the watch is in place, so that a caller who reads after it misses nothing; each later
+   * one after one or more appends to the session. A value is a hint to read, never data: it may
+   * stand for several appends. Ends when `signal` aborts; throws when it can no longer watch
+   * (e.g. its connection was lost), and a follower then polls instead.
+   */
+  watch?(sessionId: string, signal: AbortSignal): AsyncIterable<void>;
+
   close(): Promise<void>;
 }
 

@@ -80,7 +80,15 @@ describe.skipIf(server === undefined)('the compaction lock on PostgreSQL, raced 
   }
 
   function startRacer(sessionId: string, mode: 'owned' | 'direct'): Racer {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/compaction/fixtures/postgres-compact.ts', pg.url, schema, sessionId, mode]);
+    const child = spawn(process.execPath, [
+      '--import',
+      'tsx',
+      'test/compaction/fixtures/postgres-compact.ts',
+      pg.url,
+      schema,
+      sessionId,
+      mode,
+    ]);
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
@@ -92,7 +100,10 @@ describe.skipIf(server === undefined)('the compaction lock on PostgreSQL, raced 
     const nextLine = async () => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`racer ${child.pid} said nothing for ${CHILD_TIMEOUT_MS} ms; stderr: ${stderr}`)), CHILD_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`racer ${child.pid} said nothing for ${CHILD_TIMEOUT_MS} ms; stderr: ${stderr}`)),
+          CHILD_TIMEOUT_MS,
+        );
       });
       try {
         const next = await Promise.race([lines.next(), timeout]);

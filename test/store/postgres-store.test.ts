@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import { ConcurrencyError, ConfigError, CorruptLogError, ShadowlogError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
+import { followSession } from '../../src/store/follow.js';
 import {
   hidePassword,
   MIGRATIONS,
@@ -82,16 +83,16 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await pg.dropSchemas();
     });
 
-    it('creates its tables in the schema it is given, at schema version 1, and names it in its location', async () => {
+    it('creates its tables in the schema it is given, at schema version 2, and names it in its location', async () => {
       const store = await open();
       expect(store.location).toBe(`${pg.url.replace(/:[^/@:]*@/, '@')}?schema=${schema}`);
-      expect(SCHEMA_VERSION).toBe(1);
-      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '1' }]);
+      expect(SCHEMA_VERSION).toBe(2);
+      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '2' }]);
       const tables = await raw<{ table_name: string }>(
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
         [schema],
       );
-      expect(tables.map((row) => row.table_name)).toEqual(['events', 'meta', 'owners']);
+      expect(tables.map((row) => row.table_name)).toEqual(['events', 'followers', 'meta', 'owners']);
       // Every index of events leads with session_id, so the table can be distributed by it.
       const indexes = await raw<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'events'", [
         schema,
@@ -118,8 +119,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await (await open()).close();
       await raw(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
       const error = await openPostgresStore(pg.url, { schema }).catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ name: 'PostgresSchemaVersionError', code: 'SCHEMA_TOO_NEW', found: 99, expected: 1 });
-      expect((error as Error).message).toMatch(/schema version 99.*up to 1.*upgrade shadowlog/);
+      expect(error).toMatchObject({ name: 'PostgresSchemaVersionError', code: 'SCHEMA_TOO_NEW', found: 99, expected: 2 });
+      expect((error as Error).message).toMatch(/schema version 99.*up to 2.*upgrade shadowlog/);
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(99);
     });
 
@@ -135,7 +136,7 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
         },
       });
       const later: Migration = {
-        from: 1,
+        from: SCHEMA_VERSION,
         description: 'a later version',
         up: async (client, quoted) => {
           await client.query(`CREATE TABLE ${quoted}.later (x int)`);
@@ -144,16 +145,63 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const next = [...MIGRATIONS, later].map(recorded);
       const client = await pg.admin.connect();
       try {
-        expect(await migrate(client, schema, 'test', next)).toBe(2);
-        expect(applied).toEqual([1]);
-        expect(await migrate(client, schema, 'test', next)).toBe(2);
-        expect(applied).toEqual([1]);
+        expect(await migrate(client, schema, 'test', next)).toBe(3);
+        expect(applied).toEqual([2]);
+        expect(await migrate(client, schema, 'test', next)).toBe(3);
+        expect(applied).toEqual([2]);
       } finally {
         client.release();
       }
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(3);
+      // This library knows up to version 2, so the migrated schema is now too new for it.
+      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 3 });
+    });
+
+    it('migrates a version 1 schema to version 2, keeping its events, and its followers are then woken by appends', async () => {
+      const client = await pg.admin.connect();
+      try {
+        expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, 1))).toBe(1);
+      } finally {
+        client.release();
+      }
+      // Version 1 as an older shadowlog left it: events written, no followers table, no notifying trigger.
+      for (const event of events) {
+        await raw(`INSERT INTO "${schema}".events VALUES ('s1', $1, $2, $3, $4)`, [
+          event.seq,
+          event.type,
+          event.hash,
+          canonicalJson(event),
+        ]);
+      }
+      expect(await raw('SELECT to_regclass($1) AS found', [`"${schema}".followers`])).toEqual([{ found: null }]);
+      const store = await open();
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(2);
-      // This library knows version 1 only, so the migrated schema is now too new for it.
-      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 2 });
+      expect(await readAll(store, 's1')).toEqual(events);
+      const triggers = await raw<{ tgname: string }>(
+        'SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal ORDER BY tgname',
+        [`"${schema}".events`],
+      );
+      expect(triggers.map((row) => row.tgname)).toEqual([
+        'events_next_seq',
+        'events_no_delete',
+        'events_no_truncate',
+        'events_no_update',
+        'events_notify',
+      ]);
+      // Polling once an hour: only a notification brings the new event in time.
+      const more = sealLog([...sampleDrafts(), drafts.user('after the migration')]);
+      const controller = new AbortController();
+      const seen: number[] = [];
+      const following = (async () => {
+        for await (const page of followSession(store, 's1', { signal: controller.signal, pollMs: 3_600_000 })) {
+          seen.push(...page.map((event) => event.seq));
+          if (seen.length === more.length) controller.abort();
+        }
+      })();
+      while (seen.length < events.length) await new Promise((resolve) => setTimeout(resolve, 5));
+      await store.append('s1', more.slice(events.length), { expectedSeq: events.length });
+      await following;
+      expect(seen).toEqual(more.map((event) => event.seq));
     });
 
     it('rolls a failed migration back whole', async () => {
@@ -177,7 +225,7 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
     it('lets several stores create the same new schema at once, migrating it once', async () => {
       const stores = await Promise.all(Array.from({ length: 5 }, () => open()));
       expect(stores).toHaveLength(5);
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(1);
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(2);
       await stores[0]?.append('s1', events, { expectedSeq: 0 });
       expect(await readAll(stores[4] as PostgresLogStore, 's1')).toEqual(events);
     });

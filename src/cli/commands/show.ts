@@ -1,4 +1,5 @@
-// `shadowlog show <id> [--surface|--record] [--at SEQ]`: one of the two projections.
+// `shadowlog show <id> [--surface|--record] [--at SEQ] [--follow]`: one of the two projections,
+// or the record as it grows (follow.ts).
 
 import { canonicalJson } from '../../log/canonical-json.js';
 import { SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
@@ -9,16 +10,51 @@ import { SessionLog } from '../../store/session-log.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { describeRange, type RenderOptions, renderMessage, renderRecordEvent } from '../render-text.js';
+import { UsageError } from '../usage-error.js';
+import { type FollowCommandOptions, followCommand } from './follow.js';
 
 export interface ShowOptions {
   readonly view: 'surface' | 'record';
   /** Show the projection after applying events 0..at. */
   readonly at?: number;
   readonly full?: boolean;
+  /** Follow the record as it grows instead (view is then `record`). */
+  readonly follow?: Omit<FollowCommandOptions, 'full'>;
+}
+
+/** The options of `show` as the command line parses them. */
+export interface ShowFlags {
+  readonly record?: boolean;
+  readonly at?: number;
+  readonly full?: boolean;
+  readonly follow?: boolean;
+  readonly from?: number;
+  readonly maxEvents?: number;
+  readonly untilSeq?: number;
+  readonly pollMs?: number;
+}
+
+export function showOptionsOf(flags: ShowFlags): ShowOptions {
+  const { from, maxEvents, untilSeq, pollMs } = flags;
+  const base = { ...(flags.at === undefined ? {} : { at: flags.at }), full: flags.full === true };
+  if (flags.follow !== true) {
+    if (from !== undefined || maxEvents !== undefined || untilSeq !== undefined || pollMs !== undefined) {
+      throw new UsageError('--from, --max-events, --until-seq and --poll-ms go with --follow');
+    }
+    return { view: flags.record === true ? 'record' : 'surface', ...base };
+  }
+  const follow = {
+    ...(from === undefined ? {} : { fromSeq: from }),
+    ...(maxEvents === undefined ? {} : { maxEvents }),
+    ...(untilSeq === undefined ? {} : { untilSeq }),
+    ...(pollMs === undefined ? {} : { pollMs }),
+  };
+  return { view: 'record', ...base, follow };
 }
 
 export async function showCommand(context: CommandContext, sessionId: string, options: ShowOptions): Promise<number> {
   assertSessionId(sessionId);
+  if (options.follow !== undefined) return followCommand(context, sessionId, { ...options.follow, full: options.full === true });
   const store = await context.store();
   const head = await store.head(sessionId);
   if (head === undefined) throw new SessionNotFoundError(sessionId);

@@ -15,6 +15,7 @@ export {
   PostgresStoreClosedError,
   PostgresStoreError,
 } from './errors.js';
+export { type EventsNotification, NOTIFY_CHANNEL } from './notify-schema.js';
 export { openPostgresStore, PostgresLogStore } from './postgres-store.js';
 export {
   APPEND_ONLY_STATE,
@@ -26,3 +27,4 @@ export {
   readSchemaVersion,
   SCHEMA_VERSION,
 } from './schema.js';
+export { WATCH_HEARTBEAT_MS } from './watch.js';

@@ -15,7 +15,8 @@
 //
 // The payload (`{"schema", "sessionId", "nextSeq"}`) is a hint to read, never data. Citus: the
 // trigger would run on the worker that holds the shard, whose notifications reach no follower
-// connected to the coordinator; followers there must poll (see schema.ts).
+// connected to the coordinator; followers there must poll (see schema.ts). A follower's role
+// needs INSERT and DELETE on `followers` besides SELECT on `events`.
 
 import type { ClientBase } from 'pg';
 

@@ -31,6 +31,7 @@ import {
 import { PostgresSchemaVersionError, PostgresStoreClosedError } from './errors.js';
 import { OwnershipLocks } from './ownership.js';
 import { migrate, NOT_NEXT_SEQ_STATE, parseStoredEvent, quoteSchema, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
+import { watchSession } from './watch.js';
 
 /**
  * Opens the store at `url` (e.g. `postgres://user:password@host:5432/database`), creating or
@@ -86,6 +87,9 @@ export class PostgresLogStore implements LogStore {
   readonly location: string;
   private readonly sql: Statements;
   private readonly owners: OwnershipLocks;
+  /** How to end each watch still open; called when the store closes. */
+  private readonly watches = new Set<() => Promise<void>>();
+  private readonly closing = new AbortController();
   private closed = false;
 
   private constructor(
@@ -225,10 +229,24 @@ export class PostgresLogStore implements LogStore {
     return this.owners.claim(sessionId);
   }
 
-  /** Releases the ownerships taken through this store, then waits for running calls and closes the pool. */
+  /**
+   * Wakes on every append to the session, by LISTEN/NOTIFY on a connection of its own (see
+   * watch.ts and notify-schema.ts): once when the watch is in place, then after each append.
+   * Throws PostgresConnectionError when that connection is lost; ends when `signal` aborts or
+   * the store closes.
+   */
+  watch(sessionId: string, signal: AbortSignal): AsyncIterable<void> {
+    assertSessionId(sessionId);
+    this.assertOpen();
+    return watchSession(this.target, sessionId, AbortSignal.any([signal, this.closing.signal]), { open: this.watches });
+  }
+
+  /** Ends the watches and releases the ownerships taken through this store, then waits for running calls and closes the pool. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
+    await Promise.all([...this.watches].map((end) => end()));
     await this.owners.releaseAll();
     await this.pool.end();
   }

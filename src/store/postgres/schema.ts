@@ -20,7 +20,7 @@
 //   safe without ownership (the next-seq check is in the shard).
 // - Following by LISTEN/NOTIFY (notify-schema.ts) does not carry over: the notifying trigger
 //   would run on the workers, whose notifications reach no follower on the coordinator. Drop
-//   the events_notify trigger there, and follow by polling (a store without watch()).
+//   the events_notify trigger there, and follow by polling (followSession's `watch: false`).
 // - None of this has been run against a real Citus cluster by these tests.
 //
 // Append-only holds for every role that cannot alter the tables: grant writers INSERT and
