@@ -16,6 +16,7 @@ import {
   openPostgresStore,
   PostgresConnectionError,
   type PostgresLogStore,
+  PostgresSchemaVersionError,
   PostgresStoreClosedError,
   type PostgresStoreOptions,
   readSchemaVersion,
@@ -119,7 +120,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await (await open()).close();
       await raw(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
       const error = await openPostgresStore(pg.url, { schema }).catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ name: 'PostgresSchemaVersionError', code: 'SCHEMA_TOO_NEW', found: 99, expected: 2 });
+      expect(error).toBeInstanceOf(PostgresSchemaVersionError);
+      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 2 });
       expect((error as Error).message).toMatch(/schema version 99.*up to 2.*upgrade shadowlog/);
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(99);
     });
@@ -481,9 +483,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
         () => store.acquireOwnership('s1'),
         () => store.read('s1')[Symbol.asyncIterator]().next(),
       ];
-      for (const call of calls) await expect(call()).rejects.toMatchObject({ name: 'PostgresStoreClosedError', code: 'STORE_CLOSED' });
+      for (const call of calls) await expect(call()).rejects.toBeInstanceOf(PostgresStoreClosedError);
       expect(await store.close().catch((caught: unknown) => caught)).toBeUndefined();
-      expect(PostgresStoreClosedError).toBeDefined();
     });
 
     describe('when it cannot connect', () => {

@@ -57,27 +57,5 @@ export class PostgresConnectionError extends ShadowlogError {
   }
 }
 
-/** A store used after close(). */
-export class PostgresStoreClosedError extends ShadowlogError {
-  readonly location: string;
-  constructor(location: string) {
-    super('STORE_CLOSED', `${location} is closed; open the store again to use it`);
-    this.location = location;
-  }
-}
-
-/** A schema written by a newer shadowlog than this one. */
-export class PostgresSchemaVersionError extends ShadowlogError {
-  readonly location: string;
-  readonly found: number;
-  readonly expected: number;
-  constructor(location: string, found: number, expected: number) {
-    super(
-      'SCHEMA_TOO_NEW',
-      `${location} has schema version ${found}, but this shadowlog knows versions up to ${expected}; upgrade shadowlog to open it, or use another schema`,
-    );
-    this.location = location;
-    this.found = found;
-    this.expected = expected;
-  }
-}
+// The store-independent errors, under the names this backend has always exported.
+export { SchemaVersionError as PostgresSchemaVersionError, StoreClosedError as PostgresStoreClosedError } from '../store-errors.js';

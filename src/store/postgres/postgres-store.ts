@@ -111,7 +111,7 @@ export class PostgresLogStore implements LogStore {
     try {
       await store.withClient('opening the store', async (client) => {
         const found = await readSchemaVersion(client, target.schema, target.location);
-        if (found > SCHEMA_VERSION) throw new PostgresSchemaVersionError(target.location, found, SCHEMA_VERSION);
+        if (found > SCHEMA_VERSION) throw new PostgresSchemaVersionError(target.location, found, SCHEMA_VERSION, 'another schema');
         if (found < SCHEMA_VERSION) await migrate(client, target.schema, target.location);
       });
       return store;

@@ -212,7 +212,7 @@ async function migrateLocked(client: ClientBase, schema: string, location: strin
   await client.query('BEGIN');
   try {
     const found = await readSchemaVersion(client, schema, location);
-    if (found > latest) throw new PostgresSchemaVersionError(location, found, latest);
+    if (found > latest) throw new PostgresSchemaVersionError(location, found, latest, 'another schema');
     if (found === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
     for (const migration of migrations.slice(found)) await migration.up(client, quoted);
     if (found < latest) {

@@ -27,27 +27,4 @@ export class StoreError extends ShadowlogError {
   }
 }
 
-/** A store used after close(). */
-export class StoreClosedError extends ShadowlogError {
-  readonly location: string;
-  constructor(location: string) {
-    super('STORE_CLOSED', `${location} is closed; open the store again to use it`);
-    this.location = location;
-  }
-}
-
-/** A database file written by a newer shadowlog than this one. */
-export class SchemaVersionError extends ShadowlogError {
-  readonly location: string;
-  readonly found: number;
-  readonly expected: number;
-  constructor(location: string, found: number, expected: number) {
-    super(
-      'SCHEMA_TOO_NEW',
-      `${location} has schema version ${found}, but this shadowlog knows versions up to ${expected}; upgrade shadowlog to open it, or use another file`,
-    );
-    this.location = location;
-    this.found = found;
-    this.expected = expected;
-  }
-}
+export { SchemaVersionError, StoreClosedError } from '../store-errors.js';

@@ -1,0 +1,30 @@
+// Errors every storage backend shares: a store used after close(), and data written by a newer
+// shadowlog than this one.
+
+import { ShadowlogError } from '../log/errors.js';
+
+/** A store used after close(). */
+export class StoreClosedError extends ShadowlogError {
+  readonly location: string;
+  constructor(location: string) {
+    super('STORE_CLOSED', `${location} is closed; open the store again to use it`);
+    this.location = location;
+  }
+}
+
+/** A database (file or schema) written by a newer shadowlog than this one. */
+export class SchemaVersionError extends ShadowlogError {
+  readonly location: string;
+  readonly found: number;
+  readonly expected: number;
+  /** @param alternative what else the user can open: 'another file', 'another schema' */
+  constructor(location: string, found: number, expected: number, alternative = 'another file') {
+    super(
+      'SCHEMA_TOO_NEW',
+      `${location} has schema version ${found}, but this shadowlog knows versions up to ${expected}; upgrade shadowlog to open it, or use ${alternative}`,
+    );
+    this.location = location;
+    this.found = found;
+    this.expected = expected;
+  }
+}
