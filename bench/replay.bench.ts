@@ -41,7 +41,7 @@ import { SYNTHETIC_COMPACT_EVERY, SyntheticTurns } from './synthetic-turns.js';
 const SESSION_ID = 'bench-replay';
 const MODEL_ID = 'bench-coding-agent';
 
-interface Sizes {
+export interface Sizes {
   /** Events written by real turns first. */
   readonly realFirst: number;
   /** Synthetic turns and compactions up to this many events. */
@@ -79,14 +79,14 @@ async function runRealTurns(session: AgentSession, agent: CodingAgent, script: C
   }
 }
 
-interface RealCall {
+export interface RealCall {
   readonly seq: number;
   readonly turn: number;
   readonly step: number;
   readonly surfaceNodes: number;
 }
 
-interface Built {
+export interface Built {
   readonly events: number;
   readonly buildMs: number;
   readonly realCalls: readonly RealCall[];
@@ -95,7 +95,7 @@ interface Built {
   readonly phases: { readonly realFirstEnd: number; readonly syntheticEnd: number };
 }
 
-async function build(store: LogStore, sizes: Sizes, context: BenchContext): Promise<Built> {
+export async function build(store: LogStore, sizes: Sizes, context: BenchContext): Promise<Built> {
   const start = clock();
   const script = new CodingAgentScript();
   const realCalls: RealCall[] = [];

@@ -21,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   replay: async () => (await import('./replay.bench.js')).benchmark,
   'compaction-session': async () => (await import('./compaction-session.bench.js')).benchmark,
   'prompt-cache': async () => (await import('./prompt-cache.bench.js')).benchmark,
+  postgres: async () => (await import('./postgres.bench.js')).benchmark,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;
