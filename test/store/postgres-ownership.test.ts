@@ -2,13 +2,13 @@
 // live owner holds the session, one killed with SIGKILL (or whose connection the server ended)
 // holds nothing, and a busy claim names the holder. Needs SHADOWLOG_TEST_POSTGRES_URL.
 
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionBusyError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
 import type { Ownership } from '../../src/store/log-store.js';
 import { advisoryLockKey, openPostgresStore, type PostgresLogStore } from '../../src/store/postgres/index.js';
+import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { sampleDrafts, sealLog } from '../support/events.js';
 import { findPostgres } from '../support/postgres.js';
 
@@ -16,12 +16,6 @@ const server = await findPostgres({ announce: false });
 const CHILD_TIMEOUT_MS = 20_000;
 /** How long the server may take to notice that a killed owner's connection is gone. */
 const RELEASE_TIMEOUT_MS = 10_000;
-
-interface Child {
-  readonly process: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  waitFor(line: string): Promise<void>;
-}
 
 describe.skipIf(server === undefined)('PostgresLogStore ownership', () => {
   const pg = server as NonNullable<typeof server>;
@@ -34,10 +28,7 @@ describe.skipIf(server === undefined)('PostgresLogStore ownership', () => {
     schema = pg.freshSchema();
   });
   afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-      await child.exited;
-    }
+    await killChildren(children);
     for (const store of stores.splice(0)) await store.close();
     await pg.dropSchemas();
   });
@@ -52,46 +43,7 @@ describe.skipIf(server === undefined)('PostgresLogStore ownership', () => {
   }
 
   function startOwner(mode: 'hold' | 'release'): Child {
-    const child = spawn(process.execPath, [
-      '--import',
-      'tsx',
-      'test/store/fixtures/postgres-hold-ownership.ts',
-      pg.url,
-      schema,
-      's1',
-      mode,
-    ]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      child.once('exit', (code, signal) => resolve({ code, signal }));
-    });
-    const waitFor = (line: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no "${line}" from the child in ${CHILD_TIMEOUT_MS} ms: ${stderr}`)),
-          CHILD_TIMEOUT_MS,
-        );
-        const check = () => {
-          if (!stdout.split('\n').includes(line)) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        child.stdout.on('data', check);
-        check();
-        void exited.then(() => {
-          check();
-          clearTimeout(timer);
-          reject(new Error(`the child exited before "${line}"; stdout: ${stdout}; stderr: ${stderr}`));
-        });
-      });
-    const handle = { process: child, exited, waitFor };
+    const handle = startChild('test/store/fixtures/postgres-hold-ownership.ts', [pg.url, schema, 's1', mode], CHILD_TIMEOUT_MS);
     children.push(handle);
     return handle;
   }

@@ -1,7 +1,7 @@
 // Session ownership in the SQLite store (SPEC §8), across real processes: a live owner holds
 // the session, a killed one holds nothing, and records that cannot be checked count as alive.
 
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -12,16 +12,11 @@ import { SessionBusyError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
 import { openSqliteStore, type SqliteLogStore } from '../../src/store/sqlite/index.js';
 import { readProcessStatus } from '../../src/store/sqlite/ownership.js';
+import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { sampleDrafts, sealLog } from '../support/events.js';
 
 const CHILD_TIMEOUT_MS = 20_000;
 const hasProc = existsSync('/proc/self/stat');
-
-interface Child {
-  readonly process: ChildProcessWithoutNullStreams;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  waitFor(line: string): Promise<void>;
-}
 
 describe('SqliteLogStore ownership', () => {
   const events = sealLog(sampleDrafts());
@@ -35,10 +30,7 @@ describe('SqliteLogStore ownership', () => {
     path = join(directory, 'log.db');
   });
   afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-      await child.exited;
-    }
+    await killChildren(children);
     for (const store of stores.splice(0)) await store.close();
     await rm(directory, { recursive: true, force: true });
   });
@@ -50,38 +42,7 @@ describe('SqliteLogStore ownership', () => {
   }
 
   function startOwner(mode: 'hold' | 'release' | 'exit'): Child {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/store/fixtures/hold-ownership.ts', path, 's1', mode]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      child.once('exit', (code, signal) => resolve({ code, signal }));
-    });
-    const waitFor = (line: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no "${line}" from the child in ${CHILD_TIMEOUT_MS} ms: ${stderr}`)),
-          CHILD_TIMEOUT_MS,
-        );
-        const check = () => {
-          if (!stdout.split('\n').includes(line)) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        child.stdout.on('data', check);
-        check();
-        void exited.then(() => {
-          check();
-          clearTimeout(timer);
-          reject(new Error(`the child exited before "${line}"; stdout: ${stdout}; stderr: ${stderr}`));
-        });
-      });
-    const handle = { process: child, exited, waitFor };
+    const handle = startChild('test/store/fixtures/hold-ownership.ts', [path, 's1', mode], CHILD_TIMEOUT_MS);
     children.push(handle);
     return handle;
   }
