@@ -111,8 +111,9 @@ export class ScriptedModel implements LanguageModel {
 
     const content: ContentBlock[] = reply.text === undefined || reply.text === '' ? [] : [{ type: 'text', text: reply.text }];
     if (reply.text !== undefined && reply.text !== '') options.onTextDelta?.(reply.text);
+    const used = usedCallIds(rendered.body.messages);
     const toolCalls: ToolCall[] = (reply.toolCalls ?? []).map((call, position) => ({
-      callId: call.callId ?? `call-${index + 1}-${position + 1}`,
+      callId: call.callId ?? freshCallId(`call-${index + 1}-${position + 1}`, used),
       name: call.name,
       arguments: call.arguments,
     }));
@@ -128,4 +129,24 @@ export class ScriptedModel implements LanguageModel {
       responseModel: this.modelId,
     };
   }
+}
+
+/** The tool call ids of the messages a request carries. */
+function usedCallIds(messages: JsonValue | undefined): Set<string> {
+  const used = new Set<string>();
+  if (!Array.isArray(messages)) return used;
+  for (const message of messages as unknown as ModelMessage[]) {
+    if (message.role === 'assistant') for (const call of message.toolCalls) used.add(call.callId);
+  }
+  return used;
+}
+
+/**
+ * A deterministic id that no call on the surface uses: the numbering starts again with each
+ * model instance, so a model continuing an earlier session's surface must not repeat an id.
+ */
+function freshCallId(candidate: string, used: ReadonlySet<string>): string {
+  let id = candidate;
+  for (let suffix = 2; used.has(id); suffix++) id = `${candidate}-${suffix}`;
+  return id;
 }
