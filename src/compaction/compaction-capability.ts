@@ -50,7 +50,7 @@ export class CompactionCapability implements Capability {
   private readonly lastAutomatic = new Map<string, number>();
 
   constructor(private readonly options: CompactionOptions = {}) {
-    this.config = parseCompactionConfig(options.config ?? {});
+    this.config = parseCompactionConfig(options.config === undefined ? {} : options.config);
   }
 
   mount(context: MountContext): void {

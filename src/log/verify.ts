@@ -39,52 +39,60 @@ export async function verifyLog(
   let prevHash = GENESIS_HASH;
   let count = 0;
 
-  for await (const page of pages) {
-    for (const raw of page) {
-      count++;
-      let event: LogEvent;
-      try {
-        event = parseEnvelope(raw);
-      } catch (error) {
-        problems.push({ seq: expectedSeq, code: 'malformed-event', message: messageOf(error) });
-        foldUsable = false;
-        expectedSeq++;
-        continue;
-      }
-      if (event.seq !== expectedSeq) {
-        problems.push({
-          seq: Math.min(event.seq, expectedSeq),
-          code: 'seq-gap',
-          message:
-            event.seq > expectedSeq
-              ? `expected seq ${expectedSeq}, found ${event.seq}: ${event.seq - expectedSeq} event(s) missing`
-              : `expected seq ${expectedSeq}, found ${event.seq} again or out of order`,
-        });
-        foldUsable = false;
-      }
-      const hash = computeEventHash(prevHash, event, hasher);
-      if (hash !== event.hash) {
-        problems.push({
-          seq: event.seq,
-          code: 'hash-mismatch',
-          message: `stored hash ${event.hash.slice(0, 12)}… does not match the recomputed ${hash.slice(0, 12)}…: the event or the one before it was changed`,
-        });
-      }
-      if (foldUsable) {
+  try {
+    for await (const page of pages) {
+      for (const raw of page) {
+        count++;
+        let event: LogEvent;
         try {
-          fold.apply(event);
+          event = parseEnvelope(raw);
         } catch (error) {
+          problems.push({ seq: expectedSeq, code: 'malformed-event', message: messageOf(error) });
+          foldUsable = false;
+          expectedSeq++;
+          continue;
+        }
+        if (event.seq !== expectedSeq) {
           problems.push({
-            seq: event.seq,
-            code: ShadowlogError.isInstance(error) ? error.code : 'invalid',
-            message: `${messageOf(error)} (surface checks stop here)`,
+            seq: Math.min(event.seq, expectedSeq),
+            code: 'seq-gap',
+            message:
+              event.seq > expectedSeq
+                ? `expected seq ${expectedSeq}, found ${event.seq}: ${event.seq - expectedSeq} event(s) missing`
+                : `expected seq ${expectedSeq}, found ${event.seq} again or out of order`,
           });
           foldUsable = false;
         }
+        const hash = computeEventHash(prevHash, event, hasher);
+        if (hash !== event.hash) {
+          problems.push({
+            seq: event.seq,
+            code: 'hash-mismatch',
+            message: `stored hash ${event.hash.slice(0, 12)}… does not match the recomputed ${hash.slice(0, 12)}…: the event or the one before it was changed`,
+          });
+        }
+        if (foldUsable) {
+          try {
+            fold.apply(event);
+          } catch (error) {
+            problems.push({
+              seq: event.seq,
+              code: ShadowlogError.isInstance(error) ? error.code : 'invalid',
+              message: `${messageOf(error)} (surface checks stop here)`,
+            });
+            foldUsable = false;
+          }
+        }
+        prevHash = event.hash;
+        expectedSeq = event.seq + 1;
       }
-      prevHash = event.hash;
-      expectedSeq = event.seq + 1;
     }
+  } catch (error) {
+    // A store that cannot deliver an event (a row deleted behind its back, a body that is not
+    // JSON) says which seq; that is a finding of verify, not a reason to give up without a report.
+    const seq: unknown = ShadowlogError.isInstance(error) ? (error as unknown as { seq?: unknown }).seq : undefined;
+    if (!ShadowlogError.isInstance(error) || typeof seq !== 'number') throw error;
+    problems.push({ seq, code: error.code, message: `${error.message} (verify stops here)` });
   }
   const firstBadSeq = problems.reduce<number | null>(
     (least, problem) => (least === null || problem.seq < least ? problem.seq : least),

@@ -34,3 +34,30 @@ function checkRangeValue(key: keyof ReadRange, value: number, minimum: number): 
   }
   return value;
 }
+
+/**
+ * The error for a page of stored bodies that holds fewer events than its seq range: it names the
+ * first seq that is missing (found by reading the stored seqs, on this rare path only).
+ */
+export function missingEventsError(sessionId: string, fromSeq: number, bodies: readonly string[], where: string): CorruptLogError {
+  let missing = fromSeq + bodies.length;
+  for (let index = 0; index < bodies.length; index++) {
+    const seq = storedSeqOf(bodies[index] as string);
+    if (seq !== fromSeq + index) {
+      missing = fromSeq + index;
+      break;
+    }
+  }
+  return new CorruptLogError(`session ${sessionId} is missing event ${missing} (the events after it are there); ${where} is damaged`, {
+    seq: missing,
+  });
+}
+
+function storedSeqOf(body: string): number | undefined {
+  try {
+    const seq: unknown = (JSON.parse(body) as { seq?: unknown }).seq;
+    return typeof seq === 'number' ? seq : undefined;
+  } catch {
+    return undefined; // a damaged body: the parser reports it, with its seq, when it is read
+  }
+}

@@ -55,7 +55,10 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
   const compaction =
     options.compaction === false
       ? undefined
-      : createCompaction({ config: options.compactionConfig ?? {}, pruner: createToolResultPruner() });
+      : createCompaction({
+          config: options.compactionConfig === undefined ? {} : options.compactionConfig,
+          pruner: createToolResultPruner(),
+        });
   const harness = createHarness({
     store,
     model,

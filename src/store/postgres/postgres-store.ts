@@ -12,13 +12,13 @@
 // prepared statements, and ownership a session-level lock.
 
 import { DatabaseError, Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
-import { ConcurrencyError, CorruptLogError, SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
+import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
-import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
+import { checkAppendBatch, missingEventsError, resolveReadRange } from '../store-checks.js';
 import {
   type AppendInFlight,
   type ConnectionTarget,
@@ -185,7 +185,12 @@ export class PostgresLogStore implements LogStore {
     for (let from = fromSeq; from < endSeq; ) {
       const rows = await this.query<{ body: string }>('reading events', { ...this.sql.page, values: [sessionId, from, endSeq, pageSize] });
       if (rows.length !== Math.min(pageSize, endSeq - from)) {
-        throw new CorruptLogError(`session ${sessionId} is missing events from seq ${from + rows.length}; the table is damaged`);
+        throw missingEventsError(
+          sessionId,
+          from,
+          rows.map((row) => row.body),
+          'the table',
+        );
       }
       yield rows.map((row, index) => parseStoredEvent(sessionId, from + index, row.body));
       from += rows.length;

@@ -3,13 +3,13 @@
 
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConcurrencyError, CorruptLogError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogError } from '../../log/errors.js';
+import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
-import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
+import { checkAppendBatch, missingEventsError, resolveReadRange } from '../store-checks.js';
 import { StoreClosedError, StoreError } from './errors.js';
 import { describeOwner, OwnerTable } from './ownership.js';
 import { NOT_NEXT_SEQ_MESSAGE, openDatabase, parseStoredEvent } from './schema.js';
@@ -128,7 +128,7 @@ export class SqliteLogStore implements LogStore {
       this.assertOpen();
       const bodies = this.guard('reading events', () => this.pageStatement.all(sessionId, from, endSeq, pageSize));
       if (bodies.length !== Math.min(pageSize, endSeq - from)) {
-        throw new CorruptLogError(`session ${sessionId} is missing events from seq ${from + bodies.length}; the file is damaged`);
+        throw missingEventsError(sessionId, from, bodies, 'the file');
       }
       yield bodies.map((body, index) => parseStoredEvent(sessionId, from + index, body));
       from += bodies.length;
