@@ -61,3 +61,29 @@ function storedSeqOf(body: string): number | undefined {
     return undefined; // a damaged body: the parser reports it, with its seq, when it is read
   }
 }
+
+/**
+ * An event from its stored body (the canonical JSON of the whole event, hash included): a fresh
+ * object on every read, so no caller can change what another one reads. `where` names what is
+ * damaged when it is not: 'the file', 'the table'.
+ */
+export function parseStoredEvent(sessionId: string, seq: number, body: string, where: string): LogEvent {
+  let event: unknown;
+  try {
+    event = JSON.parse(body);
+  } catch (error) {
+    throw new CorruptLogError(
+      `session ${sessionId}, event ${seq}: the stored body is not JSON; ${where} is damaged`,
+      { seq },
+      { cause: error },
+    );
+  }
+  const found = typeof event === 'object' && event !== null ? (event as { seq?: unknown }).seq : undefined;
+  if (found !== seq) {
+    throw new CorruptLogError(
+      `session ${sessionId}, event ${seq}: expected a stored body with seq ${seq}, found ${String(found)}; ${where} is damaged`,
+      { seq },
+    );
+  }
+  return event as LogEvent;
+}

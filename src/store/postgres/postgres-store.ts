@@ -18,7 +18,7 @@ import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
-import { checkAppendBatch, missingEventsError, resolveReadRange } from '../store-checks.js';
+import { checkAppendBatch, missingEventsError, parseStoredEvent, resolveReadRange } from '../store-checks.js';
 import {
   type AppendInFlight,
   type ConnectionTarget,
@@ -30,7 +30,7 @@ import {
 } from './connection.js';
 import { PostgresSchemaVersionError, PostgresStoreClosedError } from './errors.js';
 import { OwnershipLocks } from './ownership.js';
-import { migrate, NOT_NEXT_SEQ_STATE, parseStoredEvent, quoteSchema, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
+import { migrate, NOT_NEXT_SEQ_STATE, quoteSchema, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
 import { watchSession } from './watch.js';
 
 /**
@@ -192,7 +192,7 @@ export class PostgresLogStore implements LogStore {
           'the table',
         );
       }
-      yield rows.map((row, index) => parseStoredEvent(sessionId, from + index, row.body));
+      yield rows.map((row, index) => parseStoredEvent(sessionId, from + index, row.body, 'the table'));
       from += rows.length;
     }
   }
@@ -203,7 +203,7 @@ export class PostgresLogStore implements LogStore {
     if (isSessionSeq(seq)) {
       const rows = await this.query<{ body: string }>('reading an event', { ...this.sql.event, values: [sessionId, seq] });
       const row = rows[0];
-      if (row !== undefined) return parseStoredEvent(sessionId, seq, row.body);
+      if (row !== undefined) return parseStoredEvent(sessionId, seq, row.body, 'the table');
     }
     const head = await this.head(sessionId);
     if (head === undefined) throw new SessionNotFoundError(sessionId);

@@ -28,7 +28,6 @@
 
 import type { ClientBase, Pool } from 'pg';
 import { ConfigError, CorruptLogError } from '../../log/errors.js';
-import type { LogEvent } from '../../log/event.js';
 import { advisoryLockKey } from './advisory-lock.js';
 import { PostgresSchemaVersionError } from './errors.js';
 import { version2 } from './notify-schema.js';
@@ -229,29 +228,4 @@ async function migrateLocked(client: ClientBase, schema: string, location: strin
     });
     throw error;
   }
-}
-
-/**
- * An event from its stored body (the canonical JSON of the whole event, hash included): a
- * fresh object on every read, so no caller can change what another one reads.
- */
-export function parseStoredEvent(sessionId: string, seq: number, body: string): LogEvent {
-  let event: unknown;
-  try {
-    event = JSON.parse(body);
-  } catch (error) {
-    throw new CorruptLogError(
-      `session ${sessionId}, event ${seq}: the stored body is not JSON; the table is damaged`,
-      { seq },
-      { cause: error },
-    );
-  }
-  const found = typeof event === 'object' && event !== null ? (event as { seq?: unknown }).seq : undefined;
-  if (found !== seq) {
-    throw new CorruptLogError(
-      `session ${sessionId}, event ${seq}: expected a stored body with seq ${seq}, found ${String(found)}; the table is damaged`,
-      { seq },
-    );
-  }
-  return event as LogEvent;
 }

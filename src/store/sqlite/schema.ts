@@ -5,7 +5,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CorruptLogError } from '../../log/errors.js';
-import type { LogEvent } from '../../log/event.js';
 import { SchemaVersionError, StoreError } from './errors.js';
 
 type Connection = Database.Database;
@@ -139,31 +138,4 @@ export function openDatabase(file: string, location: string): Connection {
     db.close();
     throw error;
   }
-}
-
-/**
- * An event from its stored body (the canonical JSON of the whole event, hash included): a
- * fresh object on every read, so no caller can change what another one reads.
- */
-export function parseStoredEvent(sessionId: string, seq: number, body: string): LogEvent {
-  let event: unknown;
-  try {
-    event = JSON.parse(body);
-  } catch (error) {
-    throw new CorruptLogError(
-      `session ${sessionId}, event ${seq}: the stored body is not JSON; the file is damaged`,
-      { seq },
-      { cause: error },
-    );
-  }
-  const found = typeof event === 'object' && event !== null ? (event as { seq?: unknown }).seq : undefined;
-  if (found !== seq) {
-    throw new CorruptLogError(
-      `session ${sessionId}, event ${seq}: expected a stored body with seq ${seq}, found ${String(found)}; the file is damaged`,
-      {
-        seq,
-      },
-    );
-  }
-  return event as LogEvent;
 }

@@ -9,10 +9,10 @@ import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
-import { checkAppendBatch, missingEventsError, resolveReadRange } from '../store-checks.js';
+import { checkAppendBatch, missingEventsError, parseStoredEvent, resolveReadRange } from '../store-checks.js';
 import { StoreClosedError, StoreError } from './errors.js';
 import { describeOwner, OwnerTable } from './ownership.js';
-import { NOT_NEXT_SEQ_MESSAGE, openDatabase, parseStoredEvent } from './schema.js';
+import { NOT_NEXT_SEQ_MESSAGE, openDatabase } from './schema.js';
 
 /** Opens (creating it and its directory if needed) the SQLite store at `path`. */
 export async function openSqliteStore(path: string): Promise<SqliteLogStore> {
@@ -130,7 +130,7 @@ export class SqliteLogStore implements LogStore {
       if (bodies.length !== Math.min(pageSize, endSeq - from)) {
         throw missingEventsError(sessionId, from, bodies, 'the file');
       }
-      yield bodies.map((body, index) => parseStoredEvent(sessionId, from + index, body));
+      yield bodies.map((body, index) => parseStoredEvent(sessionId, from + index, body, 'the file'));
       from += bodies.length;
     }
   }
@@ -139,7 +139,7 @@ export class SqliteLogStore implements LogStore {
     assertSessionId(sessionId);
     await this.ready();
     const body = isSessionSeq(seq) ? this.guard('reading an event', () => this.eventStatement.get(sessionId, seq)) : undefined;
-    if (body !== undefined) return parseStoredEvent(sessionId, seq, body);
+    if (body !== undefined) return parseStoredEvent(sessionId, seq, body, 'the file');
     const head = this.headNow(sessionId);
     if (head === undefined) throw new SessionNotFoundError(sessionId);
     throw new SeqOutOfRangeError(seq, head.nextSeq);
