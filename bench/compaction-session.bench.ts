@@ -9,7 +9,6 @@
 //   npm run bench -- compaction-session
 //   npx tsx bench/compaction-session.bench.ts [--quick]
 
-import { fileURLToPath } from 'node:url';
 import { createCompaction } from '../src/compaction/compaction-capability.js';
 import { COMPACTION_END, COMPACTION_OVER_THRESHOLD, COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../src/compaction/event-types.js';
 import { createExtractiveSummarizer, type Summarizer } from '../src/compaction/summarizer.js';
@@ -29,7 +28,7 @@ import {
   formatCount,
   formatMs,
   formatRatio,
-  renderTable,
+  runIfMain,
 } from './support.js';
 import { type CallFigures, checkComputed, computeCallsWithout, extrapolateWallMs } from './uncompacted-requests.js';
 
@@ -368,11 +367,4 @@ export const benchmark: Benchmark = {
 };
 
 // Run alone: `npx tsx bench/compaction-session.bench.ts [--quick]`.
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const report = await benchmark.run({
-    quick: process.argv.includes('--quick'),
-    progress: (message) => process.stderr.write(`  … ${message}\n`),
-  });
-  for (const table of report.tables) console.log(`\n${renderTable(table)}`);
-  console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
-}
+await runIfMain(import.meta.url, benchmark);

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEstimator, ESTIMATOR_NAMES, type EstimatorName, type TokenEstimator } from '../src/meter/index.js';
-import { type BenchContext, type Benchmark, type BenchReport, clock, elapsedMs, formatMs, formatRatio, renderTable } from './support.js';
+import { type BenchContext, type Benchmark, type BenchReport, clock, elapsedMs, formatMs, formatRatio, runIfMain } from './support.js';
 
 const CORPUS = fileURLToPath(new URL('../test/fixtures/corpus/meter/', import.meta.url));
 
@@ -136,11 +136,4 @@ export const benchmark: Benchmark = {
 };
 
 // Run alone: `npx tsx bench/meter.bench.ts [--quick]`.
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const report = await benchmark.run({
-    quick: process.argv.includes('--quick'),
-    progress: (message) => process.stderr.write(`  … ${message}\n`),
-  });
-  for (const table of report.tables) console.log(`\n${renderTable(table)}`);
-  console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
-}
+await runIfMain(import.meta.url, benchmark);

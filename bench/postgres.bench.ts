@@ -9,12 +9,11 @@
 //   npm run bench -- postgres [--quick]
 //   npx tsx bench/postgres.bench.ts [--quick]
 
-import { fileURLToPath } from 'node:url';
 import { appendFigures, appendTable, FULL_APPEND, measureAppends, QUICK_APPEND } from './postgres-append.js';
 import { FULL_REPLAY, measureReplay, QUICK_REPLAY, replayFigures, replayNotes, replayTable } from './postgres-replay.js';
 import { benchServerUrl, createBenchSchema, probeServer } from './postgres-server.js';
 import { FULL_WRITERS, measureWriters, QUICK_WRITERS, writersFigures, writersNotes, writersTable } from './postgres-writers.js';
-import { type BenchContext, type Benchmark, type BenchReport, formatBytes, formatMs, renderTable } from './support.js';
+import { type BenchContext, type Benchmark, type BenchReport, formatBytes, runIfMain } from './support.js';
 
 async function run(context: BenchContext): Promise<BenchReport> {
   const server = benchServerUrl();
@@ -66,11 +65,4 @@ export const benchmark: Benchmark = {
 };
 
 // Run alone: `npx tsx bench/postgres.bench.ts [--quick]`.
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const quick = process.argv.includes('--quick');
-  const started = Date.now();
-  const report = await benchmark.run({ quick, progress: (message) => process.stderr.write(`  … ${message}\n`) });
-  for (const table of report.tables) console.log(`\n${renderTable(table)}`);
-  console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
-  console.log(`(postgres took ${formatMs(Date.now() - started)})`);
-}
+await runIfMain(import.meta.url, benchmark);

@@ -7,7 +7,6 @@
 //   npm run bench -- prompt-cache
 //   npx tsx bench/prompt-cache.bench.ts [--quick]
 
-import { fileURLToPath } from 'node:url';
 import { createCompaction } from '../src/compaction/compaction-capability.js';
 import { COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../src/compaction/event-types.js';
 import { createToolResultPruner, type ToolResultPruner } from '../src/compaction/tool-result-pruner.js';
@@ -18,7 +17,7 @@ import type { ModelLimits } from '../src/providers/language-model.js';
 import type { Capability, StepContext } from '../src/spine/capability.js';
 import type { LogStore } from '../src/store/log-store.js';
 import { CodingAgentScript, runAgentSession, SMALL_WINDOW } from './coding-agent-script.js';
-import { type BenchContext, type Benchmark, type BenchReport, formatCount, formatMs, median, renderTable } from './support.js';
+import { type BenchContext, type Benchmark, type BenchReport, formatCount, formatMs, median, runIfMain } from './support.js';
 
 interface WindowRun {
   readonly limits: ModelLimits;
@@ -245,11 +244,4 @@ export const benchmark: Benchmark = {
 };
 
 // Run alone: `npx tsx bench/prompt-cache.bench.ts [--quick]`.
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const report = await benchmark.run({
-    quick: process.argv.includes('--quick'),
-    progress: (message) => process.stderr.write(`  … ${message}\n`),
-  });
-  for (const table of report.tables) console.log(`\n${renderTable(table)}`);
-  console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
-}
+await runIfMain(import.meta.url, benchmark);

@@ -11,7 +11,6 @@
 //   npx tsx bench/replay.bench.ts [--quick]
 
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createCompaction } from '../src/compaction/compaction-capability.js';
 import { createToolResultPruner } from '../src/compaction/tool-result-pruner.js';
 import type { LogEvent } from '../src/log/event.js';
@@ -34,7 +33,7 @@ import {
   formatMs,
   formatRatio,
   median,
-  renderTable,
+  runIfMain,
 } from './support.js';
 import { SYNTHETIC_COMPACT_EVERY, SyntheticTurns } from './synthetic-turns.js';
 
@@ -266,11 +265,4 @@ export const benchmark: Benchmark = {
 };
 
 // Run alone: `npx tsx bench/replay.bench.ts [--quick]`.
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const report = await benchmark.run({
-    quick: process.argv.includes('--quick'),
-    progress: (message) => process.stderr.write(`  … ${message}\n`),
-  });
-  for (const table of report.tables) console.log(`\n${renderTable(table)}`);
-  console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
-}
+await runIfMain(import.meta.url, benchmark);

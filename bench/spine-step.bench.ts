@@ -38,7 +38,7 @@ import {
   formatMs,
   formatRatio,
   median,
-  renderTable,
+  runIfMain,
 } from './support.js';
 import { buildSurfaceSession, openStepRig, type StepRig } from './surface-session.js';
 
@@ -372,11 +372,4 @@ export const benchmark: Benchmark = {
 };
 
 // Run alone: `npx tsx bench/spine-step.bench.ts [--quick]`.
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const report = await benchmark.run({
-    quick: process.argv.includes('--quick'),
-    progress: (message) => process.stderr.write(`  … ${message}\n`),
-  });
-  for (const table of report.tables) console.log(`\n${renderTable(table)}`);
-  console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
-}
+await runIfMain(import.meta.url, benchmark);

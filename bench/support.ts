@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface BenchContext {
   /** A much shorter run, for checking that the benchmarks work. */
@@ -122,4 +123,20 @@ export function renderTable(table: Table): string {
       .trimEnd();
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   return [table.title, line(table.columns), rule, ...table.rows.map(line)].join('\n');
+}
+
+/**
+ * Runs `benchmark` and prints its tables when `moduleUrl` is the script node was started with
+ * (`npx tsx bench/NAME.bench.ts [--quick]`); does nothing when the file is imported by run.ts.
+ */
+export async function runIfMain(moduleUrl: string, benchmark: Benchmark): Promise<void> {
+  if (process.argv[1] === undefined || fileURLToPath(moduleUrl) !== process.argv[1]) return;
+  const started = Date.now();
+  const report = await benchmark.run({
+    quick: process.argv.includes('--quick'),
+    progress: (message) => process.stderr.write(`  … ${message}\n`),
+  });
+  for (const table of report.tables) console.log(`\n${renderTable(table)}`);
+  console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
+  console.log(`(${benchmark.name} took ${formatMs(Date.now() - started)})`);
 }
