@@ -14,36 +14,11 @@ import { SurfaceFold } from '../../src/log/surface-fold.js';
 import type { ReplaceOp } from '../../src/log/surface-op.js';
 import { drafts, FIXED_TIME, fixedNow } from '../support/events.js';
 import { createTestRegistry, moreDrafts, replaceOp } from '../support/log-drafts.js';
+import { type NaiveNode, naiveSurface, SURFACE_TYPES } from '../support/naive-surface.js';
 import { buildRandomLog } from '../support/random-log.js';
 
 const RUNS = 200;
 const seeds = fc.noShrink(fc.integer({ min: 0, max: 2 ** 31 - 1 }));
-
-const SURFACE_TYPES = new Set(['system/message', 'user/message', 'assistant/message', 'tool/result']);
-
-interface NaiveNode {
-  seq: number;
-  sourceEventSeqs: number[];
-}
-
-/** The surface of a log prefix, from scratch: a plain array, spliced at each replace. */
-function naiveSurface(events: readonly LogEvent[]): NaiveNode[] {
-  const nodes: NaiveNode[] = [];
-  for (const event of events) {
-    if (!SURFACE_TYPES.has(event.type)) continue;
-    const op = event.surfaceOp;
-    if (op === 'append') {
-      nodes.push({ seq: event.seq, sourceEventSeqs: [] });
-      continue;
-    }
-    if (op === undefined) throw new Error(`event ${event.seq} is a surface event without a surfaceOp`);
-    const start = nodes.findIndex((node) => node.seq === op.startSeq);
-    const end = nodes.findIndex((node) => node.seq === op.endSeq);
-    if (start < 0 || end < start) throw new Error(`event ${event.seq}: range ${op.startSeq}..${op.endSeq} is not on the naive surface`);
-    nodes.splice(start, end - start + 1, { seq: event.seq, sourceEventSeqs: [...(event.sourceEventSeqs ?? [])] });
-  }
-  return nodes;
-}
 
 function sealAll(list: readonly EventDraft[]): LogEvent[] {
   return [...prepareAppend(new SurfaceFold({ registry: createTestRegistry() }), list, fixedNow).events];
