@@ -24,6 +24,7 @@ import {
 } from '../../src/store/postgres/index.js';
 import { describeLogStoreContract } from '../contract/log-store-contract.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
+import { pausedBatches } from '../support/paused-batches.js';
 import { findPostgres } from '../support/postgres.js';
 
 const server = await findPostgres({ announce: true });
@@ -340,29 +341,16 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
     it('keeps appendAll in one transaction on one connection while other calls go on, hidden from other connections', async () => {
       const store = await open({ maxConnections: 2 });
       const second = await open();
-      let firstBatchWritten = () => {};
-      const written = new Promise<void>((resolve) => {
-        firstBatchWritten = resolve;
-      });
-      let finishSource = () => {};
-      const finished = new Promise<void>((resolve) => {
-        finishSource = resolve;
-      });
-      async function* slowSource() {
-        yield events.slice(0, 3);
-        firstBatchWritten();
-        await finished;
-        yield events.slice(3);
-      }
-      const importing = store.appendAll('imported', slowSource(), { expectedSeq: 0 });
-      await written;
+      const paused = pausedBatches(events);
+      const importing = store.appendAll('imported', paused.source, { expectedSeq: 0 });
+      await paused.firstBatchTaken;
       // Readers and other sessions' writers do not wait for the open transaction.
       expect(await store.head('imported')).toBeUndefined();
       expect(await second.head('imported')).toBeUndefined();
       await store.append('other', events.slice(0, 1), { expectedSeq: 0 });
       // A writer of the same session waits for it, then finds it taken.
       const late = second.append('imported', events.slice(0, 1), { expectedSeq: 0 }).catch((caught: unknown) => caught);
-      finishSource();
+      paused.finish();
       expect(await importing).toBe(events.length);
       expect(await late).toMatchObject({ code: 'CONCURRENCY', expected: 0, actual: events.length });
       expect(await readAll(second, 'imported')).toEqual(events);
@@ -371,28 +359,15 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
     it('after losing the connection in the middle of appendAll, says nothing was stored, and the next call works', async () => {
       const applicationName = `shadowlog test ${schema}`;
       const store = await open({ applicationName });
-      let firstBatchWritten = () => {};
-      const written = new Promise<void>((resolve) => {
-        firstBatchWritten = resolve;
-      });
-      let finishSource = () => {};
-      const finished = new Promise<void>((resolve) => {
-        finishSource = resolve;
-      });
-      async function* source() {
-        yield events.slice(0, 3);
-        firstBatchWritten();
-        await finished;
-        yield events.slice(3);
-      }
-      const importing = store.appendAll('s1', source(), { expectedSeq: 0 }).catch((caught: unknown) => caught);
-      await written;
+      const paused = pausedBatches(events);
+      const importing = store.appendAll('s1', paused.source, { expectedSeq: 0 }).catch((caught: unknown) => caught);
+      await paused.firstBatchTaken;
       const killed = await raw<{ killed: boolean }>(
         "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'",
         [applicationName],
       );
       expect(killed).toEqual([{ killed: true }]);
-      finishSource();
+      paused.finish();
       const error = await importing;
       expect(error).toBeInstanceOf(PostgresConnectionError);
       expect(error).toMatchObject({ code: 'STORE_UNREACHABLE', problem: 'lost', appendOutcome: 'not-written' });

@@ -26,6 +26,7 @@ import {
 } from '../../src/store/sqlite/index.js';
 import { describeLogStoreContract } from '../contract/log-store-contract.js';
 import { sampleDrafts, sealLog } from '../support/events.js';
+import { pausedBatches } from '../support/paused-batches.js';
 
 describeLogStoreContract('sqlite', async () => {
   const directory = await mkdtemp(join(tmpdir(), 'shadowlog-sqlite-'));
@@ -242,22 +243,9 @@ describe('SqliteLogStore', () => {
   it('makes other calls on the same store wait while appendAll holds its transaction, and hides it from other connections', async () => {
     const store = await open();
     const second = await open();
-    let firstBatchWritten = () => {};
-    const written = new Promise<void>((resolve) => {
-      firstBatchWritten = resolve;
-    });
-    let finishSource = () => {};
-    const finished = new Promise<void>((resolve) => {
-      finishSource = resolve;
-    });
-    async function* slowSource() {
-      yield events.slice(0, 3);
-      firstBatchWritten();
-      await finished;
-      yield events.slice(3);
-    }
-    const importing = store.appendAll('imported', slowSource(), { expectedSeq: 0 });
-    await written;
+    const paused = pausedBatches(events);
+    const importing = store.appendAll('imported', paused.source, { expectedSeq: 0 });
+    await paused.firstBatchTaken;
     const order: string[] = [];
     const head = store.head('imported').then((value) => {
       order.push('head');
@@ -267,7 +255,7 @@ describe('SqliteLogStore', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(order).toEqual([]);
     expect(await second.head('imported')).toBeUndefined();
-    finishSource();
+    paused.finish();
     expect(await importing).toBe(events.length);
     expect(await head).toEqual({ nextSeq: events.length, lastHash: events.at(-1)?.hash });
     await append;
