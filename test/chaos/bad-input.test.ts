@@ -290,8 +290,8 @@ describe('bad configuration', () => {
     }
   }, 60_000);
 
-  // parseCompactionConfig(null) is refused, but chat reads `options.compactionConfig ?? {}`,
-  // so a configuration file that holds `null` silently means the defaults (src/cli/commands/chat.ts).
+  // A regression test: chat once read `options.compactionConfig ?? {}`, so a configuration
+  // file that held `null` silently meant the defaults.
   it('chat refuses a --compaction-config file that holds null', async () => {
     const workspace = createCliWorkspace();
     try {

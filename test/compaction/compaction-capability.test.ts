@@ -2,7 +2,6 @@
 // the scripted model well past its window.
 
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createCompaction } from '../../src/compaction/compaction-capability.js';
 import { COMPACTION_END, COMPACTION_PRUNE, COMPACTION_START, COMPACTION_SUMMARY } from '../../src/compaction/event-types.js';
 import { createToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
@@ -14,25 +13,17 @@ import { ProviderError } from '../../src/providers/provider-error.js';
 import { type ScriptedCall, ScriptedModel, type ScriptedReply } from '../../src/providers/scripted-model.js';
 import { createHarness } from '../../src/spine/harness.js';
 import { replay } from '../../src/spine/replay.js';
-import { defineTool } from '../../src/spine/tool.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
+import { readLogTool, requestedPart } from '../support/build-log-tool.js';
 
 const WINDOW = { contextWindow: 6_000, defaultMaxOutputTokens: 500 };
 const CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' } };
-
-const readLog = defineTool({
-  name: 'read_log',
-  description: 'Read a build log',
-  input: z.object({ part: z.number() }),
-  execute: ({ part }) =>
-    `build log part ${part}\n${Array.from({ length: 60 }, (_, line) => `step ${line}: compiled src/module${part}_${line}.ts in ${line * 3} ms`).join('\n')}`,
-});
 
 /** Each turn: read one log part, then answer about it. */
 function agent(call: ScriptedCall): ScriptedReply {
   const last = call.messages[call.messages.length - 1];
   if (last?.role === 'user') {
-    const part = Number(/part (\d+)/.exec(last.content.map((block) => (block.type === 'text' ? block.text : '')).join(''))?.[1] ?? 0);
+    const part = requestedPart(last.content.map((block) => (block.type === 'text' ? block.text : '')).join(''));
     return { toolCalls: [{ name: 'read_log', arguments: { part } }] };
   }
   return { text: `Part read: every module compiled; the slowest step took 177 ms. ${'Details follow. '.repeat(20)}` };
@@ -49,7 +40,7 @@ function setup(options: { replies?: (call: ScriptedCall) => ScriptedReply; confi
   const model = new ScriptedModel({ replies: options.replies ?? agent, limits: WINDOW });
   const pruner = options.pruner === false ? undefined : createToolResultPruner({ thresholdChars: 2_000, headChars: 600, tailChars: 300 });
   const compaction = createCompaction({ config: { ...CONFIG, ...options.config }, ...(pruner === undefined ? {} : { pruner }) });
-  const harness = createHarness({ store, model, tools: [readLog], systemPrompt: 'You read build logs.', capabilities: [compaction] });
+  const harness = createHarness({ store, model, tools: [readLogTool], systemPrompt: 'You read build logs.', capabilities: [compaction] });
   return { store, model, compaction, harness };
 }
 
@@ -150,7 +141,7 @@ describe('compaction mounted on the spine', () => {
     const store = new MemoryLogStore();
     const model = new ScriptedModel({ replies: agent, limits: WINDOW });
     const compaction = createCompaction({ config: CONFIG, summarizer: failing });
-    const harness = createHarness({ store, model, tools: [readLog], capabilities: [compaction] });
+    const harness = createHarness({ store, model, tools: [readLogTool], capabilities: [compaction] });
     const session = await harness.createSession('breaker');
     for (let turn = 1; turn <= 8; turn++) await session.send(`Read part ${turn} of the build log.`);
     const events = await eventsOf(store, 'breaker');

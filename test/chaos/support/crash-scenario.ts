@@ -2,36 +2,27 @@
 // the tool-result pruner mounted on a small window, so that it compacts every few turns. The
 // child process and the parent that reopens its sessions build it the same way.
 
-import { z } from 'zod';
 import { createCompaction } from '../../../src/compaction/compaction-capability.js';
 import { createExtractiveSummarizer, type Summarizer } from '../../../src/compaction/summarizer.js';
 import { createToolResultPruner } from '../../../src/compaction/tool-result-pruner.js';
 import { createEstimator } from '../../../src/meter/index.js';
 import { type ScriptedCall, ScriptedModel, type ScriptedReply } from '../../../src/providers/scripted-model.js';
 import { createHarness } from '../../../src/spine/harness.js';
-import { defineTool } from '../../../src/spine/tool.js';
 import type { LogStore } from '../../../src/store/log-store.js';
 import { openPostgresStore } from '../../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../../src/store/sqlite/index.js';
+import { readLogTool, requestedPart } from '../../support/build-log-tool.js';
 
 export const WINDOW = { contextWindow: 3000, defaultMaxOutputTokens: 500 };
 const CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' } };
 /** Turns the child runs; a handful, so that hundreds of kill points stay quick. */
 export const CHILD_TURNS = 7;
 
-const readLog = defineTool({
-  name: 'read_log',
-  description: 'Read a build log',
-  input: z.object({ part: z.number() }),
-  execute: ({ part }) =>
-    `build log part ${part}\n${Array.from({ length: 60 }, (_, line) => `step ${line}: compiled src/module${part}_${line}.ts in ${line * 3} ms`).join('\n')}`,
-});
-
 /** Each turn: read one log part, then answer about it. */
 function agent(call: ScriptedCall): ScriptedReply {
   const last = call.messages[call.messages.length - 1];
   if (last?.role === 'user') {
-    const part = Number(/part (\d+)/.exec(last.content.map((block) => (block.type === 'text' ? block.text : '')).join(''))?.[1] ?? 0);
+    const part = requestedPart(last.content.map((block) => (block.type === 'text' ? block.text : '')).join(''));
     // An explicit call id: the scripted model's default (call-<n>-<m>) restarts with every
     // model instance, and the parent continues the child's session with a new one.
     return { toolCalls: [{ name: 'read_log', arguments: { part }, callId: `read-part-${part}` }] };
@@ -57,7 +48,7 @@ export function buildScenario(store: LogStore, wrapSummarizer?: (inner: Summariz
   const summarizer = wrapSummarizer === undefined ? inner : wrapSummarizer(inner);
   const compaction = createCompaction({ config: CONFIG, pruner, summarizer });
   const model = scriptedModel();
-  const harness = createHarness({ store, model, tools: [readLog], systemPrompt: 'You read build logs.', capabilities: [compaction] });
+  const harness = createHarness({ store, model, tools: [readLogTool], systemPrompt: 'You read build logs.', capabilities: [compaction] });
   return { harness, compaction, model };
 }
 
