@@ -28,3 +28,16 @@ export class SchemaVersionError extends ShadowlogError {
     this.expected = expected;
   }
 }
+
+/**
+ * A command that only reads was pointed at a store that does not exist (a missing SQLite file,
+ * a PostgreSQL schema that was never created). Readers never create a store.
+ */
+export class StoreNotFoundError extends ShadowlogError {
+  readonly location: string;
+  /** @param hint what the user can do, e.g. 'check the path, or run a command that writes first' */
+  constructor(location: string, what: string, hint: string) {
+    super('STORE_NOT_FOUND', `${location}: ${what}; ${hint}`);
+    this.location = location;
+  }
+}

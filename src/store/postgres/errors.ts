@@ -58,4 +58,8 @@ export class PostgresConnectionError extends ShadowlogError {
 }
 
 // The store-independent errors, under the names this backend has always exported.
-export { SchemaVersionError as PostgresSchemaVersionError, StoreClosedError as PostgresStoreClosedError } from '../store-errors.js';
+export {
+  SchemaVersionError as PostgresSchemaVersionError,
+  StoreClosedError as PostgresStoreClosedError,
+  StoreNotFoundError,
+} from '../store-errors.js';

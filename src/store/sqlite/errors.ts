@@ -27,4 +27,4 @@ export class StoreError extends ShadowlogError {
   }
 }
 
-export { SchemaVersionError, StoreClosedError } from '../store-errors.js';
+export { SchemaVersionError, StoreClosedError, StoreNotFoundError } from '../store-errors.js';
