@@ -2,6 +2,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import type { LogStore } from '../store/log-store.js';
+import { escapeTerminalText } from './terminal-text.js';
 
 export interface CliIo {
   readonly stdout: Writable;
@@ -17,8 +18,13 @@ export interface CommandContext {
   readonly json: boolean;
   /** Opens the selected store once, on first use. */
   store(): Promise<LogStore>;
-  /** Writes text (a newline is added) to stdout. */
+  /**
+   * Writes text for a person (a newline is added) to stdout, with terminal control sequences
+   * from the log shown escaped.
+   */
   print(text: string): void;
+  /** Writes `text` to stdout exactly as given (a request body, an export): bytes, not display. */
+  write(text: string): void;
   /** Writes one JSON document to stdout. */
   printJson(value: unknown): void;
 }
@@ -33,7 +39,10 @@ export function createContext(io: CliIo, json: boolean, openStore: () => Promise
       return opened;
     },
     print: (text) => {
-      io.stdout.write(`${text}\n`);
+      io.stdout.write(`${escapeTerminalText(text)}\n`);
+    },
+    write: (text) => {
+      io.stdout.write(text);
     },
     printJson: (value) => {
       io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -22,6 +22,7 @@ import { unlockCommand } from './commands/unlock.js';
 import { verifyCommand } from './commands/verify.js';
 import { type CliIo, type CommandContext, createContext } from './context.js';
 import { openStore, parseStoreSpec } from './store-option.js';
+import { escapeTerminalText } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE_CODES = new Set(['USAGE', 'INVALID_SESSION_ID', 'INVALID_CONFIG']);
@@ -329,7 +330,9 @@ function report(error: unknown, io: CliIo, json: boolean): number {
 
 function writeError(io: CliIo, json: boolean, error: { code: string; message: string }, exitCode: number): number {
   io.stderr.write(
-    json ? `${JSON.stringify({ error: { code: error.code, message: error.message } })}\n` : `shadowlog: ${error.code}: ${error.message}\n`,
+    json
+      ? `${JSON.stringify({ error: { code: error.code, message: error.message } })}\n`
+      : `shadowlog: ${error.code}: ${escapeTerminalText(error.message)}\n`,
   );
   return exitCode;
 }

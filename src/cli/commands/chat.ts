@@ -12,6 +12,7 @@ import type { AgentSession } from '../../spine/agent-session.js';
 import { createHarness } from '../../spine/harness.js';
 import { createFileTools } from '../../spine/tools/file-tools.js';
 import type { CommandContext } from '../context.js';
+import { escapeTerminalText } from '../terminal-text.js';
 import { UsageError } from '../usage-error.js';
 import { replayCommand } from './replay.js';
 import { showCommand } from './show.js';
@@ -66,7 +67,7 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
     capabilities: compaction === undefined ? [] : [compaction],
     systemPrompt: options.system ?? DEFAULT_SYSTEM,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-    onTextDelta: (text) => out.write(text),
+    onTextDelta: (text) => out.write(escapeTerminalText(text)),
     onEvent: (event) => describeToolActivity(context, event),
   });
   const session = await openOrCreate(harness, store, options.sessionId);
@@ -178,9 +179,9 @@ async function runSlashCommand(
 function describeToolActivity(context: CommandContext, event: LogEvent): void {
   if (event.type === 'assistant/message') {
     for (const call of event.data.toolCalls as Array<{ name: string; arguments: unknown }>) {
-      context.io.stdout.write(`\n  [${call.name} ${JSON.stringify(call.arguments)}]\n`);
+      context.io.stdout.write(escapeTerminalText(`\n  [${call.name} ${JSON.stringify(call.arguments)}]\n`));
     }
   } else if (event.type === 'tool/result' && event.data.error !== undefined) {
-    context.io.stdout.write(`  [error: ${(event.data.error as { message: string }).message}]\n`);
+    context.io.stdout.write(escapeTerminalText(`  [error: ${(event.data.error as { message: string }).message}]\n`));
   }
 }

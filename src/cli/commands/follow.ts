@@ -13,6 +13,7 @@ import { assertSessionId } from '../../log/session-id.js';
 import { DEFAULT_POLL_MS, followSession } from '../../store/follow.js';
 import type { CommandContext } from '../context.js';
 import { type RenderOptions, renderRecordEvent } from '../render-text.js';
+import { escapeTerminalText } from '../terminal-text.js';
 import { UsageError } from '../usage-error.js';
 
 export interface FollowCommandOptions {
@@ -38,7 +39,8 @@ export async function followCommand(context: CommandContext, sessionId: string, 
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const { stdout, stderr } = context.io;
   const render: RenderOptions = { maxChars: options.full ? 0 : 600 };
-  const format = (event: LogEvent) => (context.json ? canonicalEventJson(event) : renderRecordEvent(event, render, undefined));
+  const format = (event: LogEvent) =>
+    context.json ? canonicalEventJson(event) : escapeTerminalText(renderRecordEvent(event, render, undefined));
 
   const stopping = new AbortController();
   const stop = () => stopping.abort();
