@@ -2,6 +2,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import type { LogStore } from '../store/log-store.js';
+import { OutputClosed, type OutputWatch } from './closed-output.js';
 import { escapeTerminalText } from './terminal-text.js';
 
 export interface CliIo {
@@ -29,8 +30,18 @@ export interface CommandContext {
   printJson(value: unknown): void;
 }
 
-export function createContext(io: CliIo, json: boolean, openStore: () => Promise<LogStore>): CommandContext & { close(): Promise<void> } {
+export function createContext(
+  io: CliIo,
+  json: boolean,
+  openStore: () => Promise<LogStore>,
+  output: Pick<OutputWatch, 'closed'> = { closed: false },
+): CommandContext & { close(): Promise<void> } {
   let opened: Promise<LogStore> | undefined;
+  // Once the reader has gone there is no one to print for: the command ends there.
+  const writeOut = (text: string) => {
+    if (output.closed) throw new OutputClosed();
+    io.stdout.write(text);
+  };
   return {
     io,
     json,
@@ -38,15 +49,9 @@ export function createContext(io: CliIo, json: boolean, openStore: () => Promise
       opened ??= openStore();
       return opened;
     },
-    print: (text) => {
-      io.stdout.write(`${escapeTerminalText(text)}\n`);
-    },
-    write: (text) => {
-      io.stdout.write(text);
-    },
-    printJson: (value) => {
-      io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-    },
+    print: (text) => writeOut(`${escapeTerminalText(text)}\n`),
+    write: writeOut,
+    printJson: (value) => writeOut(`${JSON.stringify(value, null, 2)}\n`),
     close: async () => {
       if (opened !== undefined) await (await opened).close();
     },

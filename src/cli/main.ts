@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ShadowlogError } from '../log/errors.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
+import { watchOutput } from './closed-output.js';
 import { chatCommand } from './commands/chat.js';
 import { compactCommand } from './commands/compact.js';
 import { copyCommand } from './commands/copy.js';
@@ -67,11 +68,12 @@ interface GlobalOptions {
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
   let exitCode = 0;
   let context: (CommandContext & { close(): Promise<void> }) | undefined;
+  const output = watchOutput(io.stdout);
   const program = new Command('shadowlog');
   const run = (command: (context: CommandContext) => Promise<number>) => async () => {
     const options = program.opts<GlobalOptions>();
     const spec = parseStoreSpec(options.store, io.cwd);
-    context = createContext(io, options.json === true, () => openStore(spec));
+    context = createContext(io, options.json === true, () => openStore(spec), output);
     exitCode = await command(context);
   };
 
@@ -305,9 +307,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     }
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
-    exitCode = report(error, io, argv.includes('--json'));
+    // A reader that went away (`| head`) ends the command, quietly and successfully.
+    exitCode = output.isClosedError(error) ? 0 : report(error, io, argv.includes('--json'));
   } finally {
     await context?.close().catch(() => {});
+    output.dispose();
   }
   return exitCode;
 }
