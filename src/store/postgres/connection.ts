@@ -137,7 +137,8 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (SOCKET_CODES.has(code)) return true;
-    if (/^(08|28)/.test(code) || ['3D000', '53300', '57P01', '57P02', '57P03'].includes(code)) return true;
+    // 57P01–57P05: the server ended the session (shutdown, crash, starting up, database dropped, idle timeout).
+    if (/^(08|28|57P0[1-5])/.test(code) || ['3D000', '53300'].includes(code)) return true;
   }
   return CLIENT_MESSAGES.test(error.message);
 }

@@ -59,6 +59,8 @@ export class PostgresConnectionError extends ShadowlogError {
 
 // The store-independent errors, under the names this backend has always exported.
 export {
+  type LostAppendOutcome,
+  OwnershipLostError,
   SchemaVersionError as PostgresSchemaVersionError,
   StoreClosedError as PostgresStoreClosedError,
   StoreNotFoundError,

@@ -10,12 +10,15 @@ export {
 } from './connection.js';
 export {
   type ConnectionProblem,
+  type LostAppendOutcome,
+  OwnershipLostError,
   PostgresConnectionError,
   PostgresSchemaVersionError,
   PostgresStoreClosedError,
   PostgresStoreError,
 } from './errors.js';
 export { type EventsNotification, NOTIFY_CHANNEL } from './notify-schema.js';
+export { LOST_BACKEND_WAIT_MS } from './owner-connection.js';
 export { openPostgresStore, PostgresLogStore } from './postgres-store.js';
 export {
   APPEND_ONLY_STATE,
