@@ -42,6 +42,19 @@ export class StoreNotFoundError extends ShadowlogError {
   }
 }
 
+/**
+ * A store opened for reading only (e.g. `openPostgresStore(url, { readOnly: true })`) was asked
+ * to write or to take ownership. Nothing was written.
+ */
+export class StoreReadOnlyError extends ShadowlogError {
+  readonly location: string;
+  /** @param action what was refused, e.g. 'appending events' */
+  constructor(location: string, action: string) {
+    super('STORE_READ_ONLY', `${location} was opened read-only, so ${action} is refused; open it without readOnly to write`);
+    this.location = location;
+  }
+}
+
 /** What became of the events an append was writing when its owner found its ownership gone. */
 export type LostAppendOutcome = 'not-written' | 'written' | 'unknown';
 

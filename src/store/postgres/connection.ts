@@ -19,6 +19,13 @@ export interface PostgresStoreOptions {
   readonly applicationName?: string;
   /** How long to wait for the server to accept a connection, in milliseconds (default 10,000). */
   readonly connectTimeoutMs?: number;
+  /**
+   * Open for reading only, as commands that only read do: a schema without shadowlog's tables
+   * is a StoreNotFoundError instead of being created, an older schema is read as it is instead
+   * of being migrated, and appends and ownership are refused (StoreReadOnlyError). Following
+   * still registers the follower (see watch.ts), the one write a reader makes.
+   */
+  readonly readOnly?: boolean;
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 4;
@@ -33,6 +40,7 @@ export interface ConnectionTarget {
   /** The URL without its password, with `?schema=`: the store's `location`. */
   readonly location: string;
   readonly schema: string;
+  readonly readOnly: boolean;
 }
 
 const EXAMPLE_URL = 'postgres://user:password@host:5432/database';
@@ -67,6 +75,7 @@ export function resolveTarget(url: string, options: PostgresStoreOptions = {}): 
     server: `${host}:${port}`,
     location: `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}?schema=${schema}`,
     schema,
+    readOnly: readOnlyOption(options.readOnly),
   };
 }
 
@@ -106,6 +115,12 @@ export function hidePassword(url: string): string {
     // Not a URL: hide whatever sits between `user:` and the last `@` before the path.
     return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):.*@/i, '$1:***@');
   }
+}
+
+function readOnlyOption(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new ConfigError('readOnly', `readOnly must be true or false, found ${JSON.stringify(value)}`);
+  return value;
 }
 
 function positiveInteger(key: string, value: number): number {

@@ -64,4 +64,5 @@ export {
   SchemaVersionError as PostgresSchemaVersionError,
   StoreClosedError as PostgresStoreClosedError,
   StoreNotFoundError,
+  StoreReadOnlyError,
 } from '../store-errors.js';

@@ -12,6 +12,9 @@
 // owner's lost connection is an OwnershipLostError instead, which says the same.
 // Reads that lose their connection are run again on another one.
 //
+// Opened with `readOnly`, the store changes nothing in the database (open-schema.ts), refuses
+// appends and ownership, and follows with the one write that needs (watch.ts).
+//
 // Connect to the server directly or through a pooler in session mode: the store uses named
 // prepared statements, and ownership a session-level lock.
 
@@ -31,17 +34,21 @@ import {
   resolveTarget,
   storeFailure,
 } from './connection.js';
-import { OwnershipLostError, PostgresSchemaVersionError, PostgresStoreClosedError } from './errors.js';
+import { OwnershipLostError, PostgresStoreClosedError, PostgresStoreError, StoreReadOnlyError } from './errors.js';
+import { NOTIFY_SCHEMA_VERSION } from './notify-schema.js';
+import { prepareSchema } from './open-schema.js';
 import type { AppendAttempt, OwnerConnection } from './owner-connection.js';
 import { OwnershipLocks } from './ownership.js';
-import { migrate, NOT_NEXT_SEQ_STATE, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
+import { NOT_NEXT_SEQ_STATE } from './schema.js';
 import { insertQuery, type Statements, statements } from './statements.js';
 import { watchSession } from './watch.js';
 
 /**
  * Opens the store at `url` (e.g. `postgres://user:password@host:5432/database`), creating or
  * migrating its tables in the schema of `options.schema` or the URL's `?schema=` (default
- * `shadowlog`). Throws PostgresConnectionError when the server cannot be reached.
+ * `shadowlog`). Throws PostgresConnectionError when the server cannot be reached. With
+ * `readOnly: true` it creates and migrates nothing, and throws StoreNotFoundError when the
+ * schema holds no store.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresLogStore> {
   return PostgresLogStore.open(url, options);
@@ -55,6 +62,8 @@ export class PostgresLogStore implements LogStore {
   private readonly watches = new Set<() => Promise<void>>();
   private readonly closing = new AbortController();
   private closed = false;
+  /** The schema version found (or made) at open; a reader may find an older one. */
+  private schemaVersion = 0;
 
   private constructor(
     private readonly pool: Pool,
@@ -65,6 +74,11 @@ export class PostgresLogStore implements LogStore {
     this.owners = new OwnershipLocks(target, pool, this.sql);
   }
 
+  /** True when opened with `readOnly`: appends and ownership are refused. */
+  get readOnly(): boolean {
+    return this.target.readOnly;
+  }
+
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresLogStore> {
     const target = resolveTarget(url, options);
     const pool = new Pool({ ...target.clientConfig, max: target.maxConnections });
@@ -73,11 +87,7 @@ export class PostgresLogStore implements LogStore {
     pool.on('error', () => {});
     const store = new PostgresLogStore(pool, target);
     try {
-      await store.withClient('opening the store', async (client) => {
-        const found = await readSchemaVersion(client, target.schema, target.location);
-        if (found > SCHEMA_VERSION) throw new PostgresSchemaVersionError(target.location, found, SCHEMA_VERSION, 'another schema');
-        if (found < SCHEMA_VERSION) await migrate(client, target.schema, target.location);
-      });
+      store.schemaVersion = await store.withClient('opening the store', (client) => prepareSchema(client, target));
       return store;
     } catch (error) {
       await pool.end().catch(() => {});
@@ -88,7 +98,7 @@ export class PostgresLogStore implements LogStore {
   async append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void> {
     const expectedSeq = options.expectedSeq;
     checkAppendBatch(sessionId, events, expectedSeq);
-    this.assertOpen();
+    this.assertWritable('appending events');
     const owner = this.owners.connectionFor(sessionId);
     const last = events.at(-1);
     if (last === undefined && owner === undefined) {
@@ -116,7 +126,7 @@ export class PostgresLogStore implements LogStore {
   async appendAll(sessionId: string, batches: AsyncIterable<readonly LogEvent[]>, options: AppendOptions): Promise<number> {
     const expectedSeq = options.expectedSeq;
     checkAppendBatch(sessionId, [], expectedSeq);
-    this.assertOpen();
+    this.assertWritable('appending events');
     const owner = this.owners.connectionFor(sessionId);
     let nextSeq = expectedSeq;
     let last: LogEvent | undefined;
@@ -203,7 +213,7 @@ export class PostgresLogStore implements LogStore {
   /** Claims the session on a connection of its own, outside the pool, held until release() or close(). */
   async acquireOwnership(sessionId: string): Promise<Ownership> {
     assertSessionId(sessionId);
-    this.assertOpen();
+    this.assertWritable('claiming a session');
     return this.owners.claim(sessionId);
   }
 
@@ -216,6 +226,7 @@ export class PostgresLogStore implements LogStore {
   watch(sessionId: string, signal: AbortSignal): AsyncIterable<void> {
     assertSessionId(sessionId);
     this.assertOpen();
+    if (this.schemaVersion < NOTIFY_SCHEMA_VERSION) return this.cannotWatch();
     return watchSession(this.target, sessionId, AbortSignal.any([signal, this.closing.signal]), { open: this.watches });
   }
 
@@ -227,6 +238,15 @@ export class PostgresLogStore implements LogStore {
     await Promise.all([...this.watches].map((end) => end()));
     await this.owners.releaseAll();
     await this.pool.end();
+  }
+
+  /** A reader of a schema older than notifications: its watch fails at once, and followSession polls. */
+  private cannotWatch(): AsyncIterable<void> {
+    const error = new PostgresStoreError(
+      this.location,
+      `schema version ${this.schemaVersion} predates notifications of appends (version ${NOTIFY_SCHEMA_VERSION}), and a read-only store does not migrate it; open it once without readOnly to migrate it`,
+    );
+    return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
   }
 
   /**
@@ -323,5 +343,10 @@ export class PostgresLogStore implements LogStore {
 
   private assertOpen(): void {
     if (this.closed) throw new PostgresStoreClosedError(this.location);
+  }
+
+  private assertWritable(action: string): void {
+    this.assertOpen();
+    if (this.target.readOnly) throw new StoreReadOnlyError(this.location, action);
   }
 }
