@@ -144,7 +144,7 @@ const SOCKET_CODES = new Set([
 ]);
 /** pg's own messages for a connection that timed out, broke or was closed under it. */
 const CLIENT_MESSAGES =
-  /^(Connection terminated|timeout expired|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|SASL: |Password must be a string)/i;
+  /^(Connection terminated|timeout expired|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|SASL: |Password must be a string|The server does not support SSL connections)/i;
 
 /** Whether `error` is about the connection rather than the statement that ran on it. */
 export function isConnectionFailure(error: unknown): boolean {
@@ -181,7 +181,7 @@ export function connectionError(
   if (!isConnectionFailure(error)) return undefined;
   const timeoutMs = target.clientConfig.connectionTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const timedOut = phase.connect && phase.elapsedMs >= timeoutMs * 0.9;
-  const found = classify(target.server, timeoutMs, timedOut, error as Error & { code?: string });
+  const found = classify(target, timeoutMs, timedOut, error as Error & { code?: string });
   const { problem, what } =
     phase.connect && found.problem === 'lost'
       ? { problem: 'other' as const, what: `the server closed the connection before it was ready (${found.what}); ${UNREACHABLE}` }
@@ -206,13 +206,13 @@ export function connectionError(
 }
 
 function classify(
-  server: string,
+  target: Pick<ConnectionTarget, 'server' | 'clientConfig'>,
   timeoutMs: number,
   timedOut: boolean,
   error: Error & { code?: string },
 ): { problem: ConnectionProblem; what: string } {
   const said = oneLine(error.message);
-  const host = server.slice(0, server.lastIndexOf(':'));
+  const host = target.server.slice(0, target.server.lastIndexOf(':'));
   switch (error.code) {
     case 'ECONNREFUSED':
       return { problem: 'refused', what: 'connection refused; is the server running?' };
@@ -238,6 +238,14 @@ function classify(
   if (error.code?.startsWith('28')) {
     return { problem: 'authentication', what: `${said}; check the user name in the URL and the server's pg_hba.conf` };
   }
+  if (/^The server does not support SSL connections/i.test(said)) {
+    return {
+      problem: 'ssl',
+      what:
+        `the server does not accept SSL connections, and the connection asks for SSL (${sslAskedBy(target.clientConfig)}); ` +
+        'turn SSL on in the server, or connect without it (sslmode=disable) where the network can be trusted',
+    };
+  }
   if (/^(SASL: |Password must be a string)/i.test(said)) {
     return {
       problem: 'authentication',
@@ -252,6 +260,22 @@ function classify(
   }
   if (timedOut || /timeout/i.test(said)) return { problem: 'timeout', what: `no answer within ${timeoutMs / 1000} s; ${UNREACHABLE}` };
   return { problem: 'lost', what: said };
+}
+
+/** Where the SSL that the server refused was asked for: the URL's sslmode or ssl, else PGSSLMODE. */
+function sslAskedBy(config: ClientConfig): string {
+  let parameters: URLSearchParams | undefined;
+  try {
+    parameters = new URL(config.connectionString ?? '').searchParams;
+  } catch {
+    parameters = undefined;
+  }
+  const mode = parameters?.get('sslmode');
+  if (mode !== null && mode !== undefined) return `sslmode=${mode} in the URL`;
+  const ssl = parameters?.get('ssl');
+  if (ssl !== null && ssl !== undefined) return `ssl=${ssl} in the URL`;
+  const variable = process.env.PGSSLMODE;
+  return variable === undefined ? 'the ssl setting' : `PGSSLMODE=${variable}`;
 }
 
 /** A server or socket message as one line without a final period. */

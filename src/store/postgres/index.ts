@@ -13,6 +13,7 @@ export {
   type LostAppendOutcome,
   OwnershipLostError,
   PostgresConnectionError,
+  PostgresEncodingError,
   PostgresSchemaVersionError,
   PostgresStoreClosedError,
   PostgresStoreError,

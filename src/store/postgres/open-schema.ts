@@ -1,15 +1,18 @@
-// What opening a PostgreSQL store does to its database. A writer creates or migrates
-// shadowlog's tables. A reader (`readOnly`) changes nothing: a schema that holds no store is a
-// StoreNotFoundError, never created, and an older schema is read as it is (every version so far keeps version 1's events table, which is all
+// What opening a PostgreSQL store does to its database. A writer checks that the database holds
+// UTF-8 text, then creates or migrates shadowlog's tables. A reader (`readOnly`) changes
+// nothing: a schema that holds no store is a StoreNotFoundError, never created, and an older
+// schema is read as it is (every version so far keeps version 1's events table, which is all
 // that reading needs; following needs version 2, see watch.ts).
 
 import type { ClientBase } from 'pg';
 import type { ConnectionTarget } from './connection.js';
-import { PostgresSchemaVersionError, StoreNotFoundError } from './errors.js';
+import { PostgresEncodingError, PostgresSchemaVersionError, StoreNotFoundError } from './errors.js';
 import { migrate, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
 
 /** Makes the schema ready for the store `target` describes; returns the schema version it has. */
 export async function prepareSchema(client: ClientBase, target: ConnectionTarget): Promise<number> {
+  // Before anything is written: a session must not fail halfway on its first non-ASCII text.
+  if (!target.readOnly) await assertUtf8Database(client, target);
   const found = await readSchemaVersion(client, target.schema, target.location);
   if (found > SCHEMA_VERSION) throw new PostgresSchemaVersionError(target.location, found, SCHEMA_VERSION, 'another schema');
   if (target.readOnly) {
@@ -17,6 +20,18 @@ export async function prepareSchema(client: ClientBase, target: ConnectionTarget
     return found;
   }
   return found < SCHEMA_VERSION ? migrate(client, target.schema, target.location) : found;
+}
+
+/**
+ * Refuses a database whose encoding is not UTF8. Only writers: what a store in such a database
+ * holds was accepted by it, so a reader can still read it (and copy it to a UTF8 database).
+ */
+async function assertUtf8Database(client: ClientBase, target: ConnectionTarget): Promise<void> {
+  const result = await client.query<{ encoding: string; database: string }>(
+    "SELECT current_setting('server_encoding') AS encoding, current_database() AS database",
+  );
+  const row = result.rows[0];
+  if (row !== undefined && row.encoding !== 'UTF8') throw new PostgresEncodingError(target.server, row.database, row.encoding);
 }
 
 async function storeNotFound(client: ClientBase, target: ConnectionTarget): Promise<StoreNotFoundError> {

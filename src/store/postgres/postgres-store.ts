@@ -46,9 +46,9 @@ import { watchSession } from './watch.js';
 /**
  * Opens the store at `url` (e.g. `postgres://user:password@host:5432/database`), creating or
  * migrating its tables in the schema of `options.schema` or the URL's `?schema=` (default
- * `shadowlog`). Throws PostgresConnectionError when the server cannot be reached. With
- * `readOnly: true` it creates and migrates nothing, and throws StoreNotFoundError when the
- * schema holds no store.
+ * `shadowlog`). Throws PostgresConnectionError when the server cannot be reached, and
+ * PostgresEncodingError for a database that is not UTF8. With `readOnly: true` it creates and
+ * migrates nothing, and throws StoreNotFoundError when the schema holds no store.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresLogStore> {
   return PostgresLogStore.open(url, options);
