@@ -85,6 +85,16 @@ describe.skipIf(server === undefined)('opening a PostgreSQL store', () => {
       }
     });
 
+    it('names an SSL file of the URL that cannot be read', async () => {
+      const url = `${withParameter('sslmode', 'verify-full')}&sslrootcert=${encodeURIComponent('/no/such/dir/root.crt')}`;
+      const error = await openPostgresStore(url, { schema: pg.freshSchema() }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(PostgresConnectionError);
+      expect(error).toMatchObject({ code: 'STORE_UNREACHABLE', problem: 'ssl' });
+      expect((error as Error).message).toBe(
+        `cannot connect to PostgreSQL at ${serverName()}: cannot read "/no/such/dir/root.crt", an SSL file the URL names (no such file); fix its path in sslrootcert, sslcert or sslkey`,
+      );
+    });
+
     it('is one line on the command line, not a stack trace', async () => {
       const workspace = createCliWorkspace();
       try {

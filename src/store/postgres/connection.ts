@@ -178,6 +178,12 @@ export function connectionError(
   error: unknown,
   append?: AppendInFlight,
 ): PostgresConnectionError | undefined {
+  const unreadable = phase.connect ? unreadableSslFile(error) : undefined;
+  if (unreadable !== undefined) {
+    return new PostgresConnectionError(target.server, 'ssl', `cannot connect to PostgreSQL at ${target.server}: ${unreadable}`, {
+      cause: error,
+    });
+  }
   if (!isConnectionFailure(error)) return undefined;
   const timeoutMs = target.clientConfig.connectionTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const timedOut = phase.connect && phase.elapsedMs >= timeoutMs * 0.9;
@@ -260,6 +266,19 @@ function classify(
   }
   if (timedOut || /timeout/i.test(said)) return { problem: 'timeout', what: `no answer within ${timeoutMs / 1000} s; ${UNREACHABLE}` };
   return { problem: 'lost', what: said };
+}
+
+const FILE_PROBLEMS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'a directory' };
+
+/**
+ * pg reads the files of the URL's sslrootcert, sslcert and sslkey as it makes a connection, and
+ * lets a failure to read one escape as it is: what to say of it, or undefined for another error.
+ */
+function unreadableSslFile(error: unknown): string | undefined {
+  const { code, syscall, path } = (error ?? {}) as { code?: unknown; syscall?: unknown; path?: unknown };
+  if (typeof code !== 'string' || syscall !== 'open' || typeof path !== 'string') return undefined;
+  const problem = FILE_PROBLEMS[code] ?? code;
+  return `cannot read ${JSON.stringify(path)}, an SSL file the URL names (${problem}); fix its path in sslrootcert, sslcert or sslkey`;
 }
 
 /** Where the SSL that the server refused was asked for: the URL's sslmode or ssl, else PGSSLMODE. */
