@@ -41,3 +41,53 @@ export class StoreNotFoundError extends ShadowlogError {
     this.location = location;
   }
 }
+
+/**
+ * A store opened for reading only (e.g. `openPostgresStore(url, { readOnly: true })`) was asked
+ * to write or to take ownership. Nothing was written.
+ */
+export class StoreReadOnlyError extends ShadowlogError {
+  readonly location: string;
+  /** @param action what was refused, e.g. 'appending events' */
+  constructor(location: string, action: string) {
+    super('STORE_READ_ONLY', `${location} was opened read-only, so ${action} is refused; open it without readOnly to write`);
+    this.location = location;
+  }
+}
+
+/** What became of the events an append was writing when its owner found its ownership gone. */
+export type LostAppendOutcome = 'not-written' | 'written' | 'unknown';
+
+/**
+ * An owner that no longer holds its session (SPEC §8): the lock that made it the only writer
+ * is gone (for PostgreSQL, the connection that held the advisory lock was closed), so another
+ * process may own the session now. Every append after the loss is refused with this error and
+ * writes nothing; `appendOutcome` says what became of the append that found the loss.
+ */
+export class OwnershipLostError extends ShadowlogError {
+  readonly location: string;
+  readonly sessionId: string;
+  readonly appendOutcome: LostAppendOutcome;
+  /**
+   * @param what how the ownership was lost, e.g. 'the connection that held its lock … was closed'
+   * @param outcome what became of the append, as a clause, e.g. 'nothing was written'
+   */
+  constructor(
+    location: string,
+    sessionId: string,
+    what: string,
+    appendOutcome: LostAppendOutcome,
+    outcome: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(
+      'OWNERSHIP_LOST',
+      `${location}: this process no longer owns session ${sessionId}: ${what}, so another process may own it now; ${outcome}. ` +
+        'Stop writing to it, and open the session again to continue (the claim fails with SessionBusyError while another process owns it)',
+      options,
+    );
+    this.location = location;
+    this.sessionId = sessionId;
+    this.appendOutcome = appendOutcome;
+  }
+}

@@ -19,6 +19,13 @@ export interface PostgresStoreOptions {
   readonly applicationName?: string;
   /** How long to wait for the server to accept a connection, in milliseconds (default 10,000). */
   readonly connectTimeoutMs?: number;
+  /**
+   * Open for reading only, as commands that only read do: a schema without shadowlog's tables
+   * is a StoreNotFoundError instead of being created, an older schema is read as it is instead
+   * of being migrated, and appends and ownership are refused (StoreReadOnlyError). Following
+   * still registers the follower (see watch.ts), the one write a reader makes.
+   */
+  readonly readOnly?: boolean;
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 4;
@@ -33,6 +40,7 @@ export interface ConnectionTarget {
   /** The URL without its password, with `?schema=`: the store's `location`. */
   readonly location: string;
   readonly schema: string;
+  readonly readOnly: boolean;
 }
 
 const EXAMPLE_URL = 'postgres://user:password@host:5432/database';
@@ -67,6 +75,7 @@ export function resolveTarget(url: string, options: PostgresStoreOptions = {}): 
     server: `${host}:${port}`,
     location: `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}?schema=${schema}`,
     schema,
+    readOnly: readOnlyOption(options.readOnly),
   };
 }
 
@@ -108,6 +117,12 @@ export function hidePassword(url: string): string {
   }
 }
 
+function readOnlyOption(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new ConfigError('readOnly', `readOnly must be true or false, found ${JSON.stringify(value)}`);
+  return value;
+}
+
 function positiveInteger(key: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new ConfigError(key, `${key} must be a whole number of at least 1, found ${String(value)}`);
@@ -129,7 +144,7 @@ const SOCKET_CODES = new Set([
 ]);
 /** pg's own messages for a connection that timed out, broke or was closed under it. */
 const CLIENT_MESSAGES =
-  /^(Connection terminated|timeout expired|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|SASL: |Password must be a string)/i;
+  /^(Connection terminated|timeout expired|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|SASL: |Password must be a string|The server does not support SSL connections)/i;
 
 /** Whether `error` is about the connection rather than the statement that ran on it. */
 export function isConnectionFailure(error: unknown): boolean {
@@ -137,7 +152,8 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (SOCKET_CODES.has(code)) return true;
-    if (/^(08|28)/.test(code) || ['3D000', '53300', '57P01', '57P02', '57P03'].includes(code)) return true;
+    // 57P01–57P05: the server ended the session (shutdown, crash, starting up, database dropped, idle timeout).
+    if (/^(08|28|57P0[1-5])/.test(code) || ['3D000', '53300'].includes(code)) return true;
   }
   return CLIENT_MESSAGES.test(error.message);
 }
@@ -162,10 +178,16 @@ export function connectionError(
   error: unknown,
   append?: AppendInFlight,
 ): PostgresConnectionError | undefined {
+  const unreadable = phase.connect ? unreadableSslFile(error) : undefined;
+  if (unreadable !== undefined) {
+    return new PostgresConnectionError(target.server, 'ssl', `cannot connect to PostgreSQL at ${target.server}: ${unreadable}`, {
+      cause: error,
+    });
+  }
   if (!isConnectionFailure(error)) return undefined;
   const timeoutMs = target.clientConfig.connectionTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const timedOut = phase.connect && phase.elapsedMs >= timeoutMs * 0.9;
-  const found = classify(target.server, timeoutMs, timedOut, error as Error & { code?: string });
+  const found = classify(target, timeoutMs, timedOut, error as Error & { code?: string });
   const { problem, what } =
     phase.connect && found.problem === 'lost'
       ? { problem: 'other' as const, what: `the server closed the connection before it was ready (${found.what}); ${UNREACHABLE}` }
@@ -190,13 +212,13 @@ export function connectionError(
 }
 
 function classify(
-  server: string,
+  target: Pick<ConnectionTarget, 'server' | 'clientConfig'>,
   timeoutMs: number,
   timedOut: boolean,
   error: Error & { code?: string },
 ): { problem: ConnectionProblem; what: string } {
   const said = oneLine(error.message);
-  const host = server.slice(0, server.lastIndexOf(':'));
+  const host = target.server.slice(0, target.server.lastIndexOf(':'));
   switch (error.code) {
     case 'ECONNREFUSED':
       return { problem: 'refused', what: 'connection refused; is the server running?' };
@@ -222,6 +244,14 @@ function classify(
   if (error.code?.startsWith('28')) {
     return { problem: 'authentication', what: `${said}; check the user name in the URL and the server's pg_hba.conf` };
   }
+  if (/^The server does not support SSL connections/i.test(said)) {
+    return {
+      problem: 'ssl',
+      what:
+        `the server does not accept SSL connections, and the connection asks for SSL (${sslAskedBy(target.clientConfig)}); ` +
+        'turn SSL on in the server, or connect without it (sslmode=disable) where the network can be trusted',
+    };
+  }
   if (/^(SASL: |Password must be a string)/i.test(said)) {
     return {
       problem: 'authentication',
@@ -236,6 +266,35 @@ function classify(
   }
   if (timedOut || /timeout/i.test(said)) return { problem: 'timeout', what: `no answer within ${timeoutMs / 1000} s; ${UNREACHABLE}` };
   return { problem: 'lost', what: said };
+}
+
+const FILE_PROBLEMS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'a directory' };
+
+/**
+ * pg reads the files of the URL's sslrootcert, sslcert and sslkey as it makes a connection, and
+ * lets a failure to read one escape as it is: what to say of it, or undefined for another error.
+ */
+function unreadableSslFile(error: unknown): string | undefined {
+  const { code, syscall, path } = (error ?? {}) as { code?: unknown; syscall?: unknown; path?: unknown };
+  if (typeof code !== 'string' || syscall !== 'open' || typeof path !== 'string') return undefined;
+  const problem = FILE_PROBLEMS[code] ?? code;
+  return `cannot read ${JSON.stringify(path)}, an SSL file the URL names (${problem}); fix its path in sslrootcert, sslcert or sslkey`;
+}
+
+/** Where the SSL that the server refused was asked for: the URL's sslmode or ssl, else PGSSLMODE. */
+function sslAskedBy(config: ClientConfig): string {
+  let parameters: URLSearchParams | undefined;
+  try {
+    parameters = new URL(config.connectionString ?? '').searchParams;
+  } catch {
+    parameters = undefined;
+  }
+  const mode = parameters?.get('sslmode');
+  if (mode !== null && mode !== undefined) return `sslmode=${mode} in the URL`;
+  const ssl = parameters?.get('ssl');
+  if (ssl !== null && ssl !== undefined) return `ssl=${ssl} in the URL`;
+  const variable = process.env.PGSSLMODE;
+  return variable === undefined ? 'the ssl setting' : `PGSSLMODE=${variable}`;
 }
 
 /** A server or socket message as one line without a final period. */

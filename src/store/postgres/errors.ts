@@ -1,5 +1,6 @@
 // The errors of the PostgreSQL backend, beyond the log's own: a server that cannot be reached,
-// a failure inside PostgreSQL, a schema this version cannot read, a store used after close().
+// a failure inside PostgreSQL, a database whose encoding cannot hold the log, a schema this
+// version cannot read, a store used after close().
 // Codes match the SQLite backend's (STORE_FAILURE, STORE_CLOSED, SCHEMA_TOO_NEW), so callers
 // that branch on `code` treat both alike; the classes live here so that this backend never
 // loads the SQLite native module.
@@ -28,6 +29,7 @@ export type ConnectionProblem =
   | 'database-missing'
   | 'too-many-connections'
   | 'server-unavailable'
+  | 'ssl'
   | 'lost'
   | 'other';
 
@@ -57,9 +59,36 @@ export class PostgresConnectionError extends ShadowlogError {
   }
 }
 
+/**
+ * A database whose encoding is not UTF8, refused when a store is opened for writing: shadowlog
+ * stores UTF-8 text, and such a database would refuse (LATIN1 and the like) or not check
+ * (SQL_ASCII) the first character it cannot represent, in the middle of a session.
+ */
+export class PostgresEncodingError extends ShadowlogError {
+  readonly server: string;
+  readonly database: string;
+  /** The database's encoding as PostgreSQL names it, e.g. `LATIN1` or `SQL_ASCII`. */
+  readonly encoding: string;
+  constructor(server: string, database: string, encoding: string) {
+    super(
+      'DATABASE_ENCODING',
+      `database ${JSON.stringify(database)} on PostgreSQL at ${server} has encoding ${encoding}, expected UTF8: shadowlog stores UTF-8 text, ` +
+        `and ${encoding} would ${encoding === 'SQL_ASCII' ? 'not check it' : 'refuse characters it lacks'} in the middle of a session; ` +
+        `create a UTF8 database (CREATE DATABASE name ENCODING 'UTF8' TEMPLATE template0) and name it in the URL ` +
+        '(a store already there can still be opened with readOnly, to copy its sessions out)',
+    );
+    this.server = server;
+    this.database = database;
+    this.encoding = encoding;
+  }
+}
+
 // The store-independent errors, under the names this backend has always exported.
 export {
+  type LostAppendOutcome,
+  OwnershipLostError,
   SchemaVersionError as PostgresSchemaVersionError,
   StoreClosedError as PostgresStoreClosedError,
   StoreNotFoundError,
+  StoreReadOnlyError,
 } from '../store-errors.js';

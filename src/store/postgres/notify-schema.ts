@@ -20,6 +20,9 @@
 
 import type { ClientBase } from 'pg';
 
+/** The schema version that brought notifications: a reader of an older schema polls. */
+export const NOTIFY_SCHEMA_VERSION = 2;
+
 /** The channel every shadowlog store notifies on; the payload names the schema and the session. */
 export const NOTIFY_CHANNEL = 'shadowlog_events';
 

@@ -5,8 +5,9 @@
 // gone (at once for a closed socket; after about a minute of TCP keepalive for a silent
 // network loss). The connection must reach the server itself, or a pooler in session mode:
 // a transaction-mode pooler (PgBouncer's default) would hand the lock's session to others.
-// If the owner's own connection breaks, the ownership is gone without a word; appends stay
-// safe regardless, since each states the seq it expects.
+// The owner's appends to its session run on that same connection (owner-connection.ts), so
+// an owner whose connection broke finds out at its next append at the latest, and is refused
+// with OwnershipLostError instead of writing beside the next owner.
 //
 // The lock decides. The owners table only describes the holder (pid, host, since when) for the
 // next claimant's SessionBusyError; a row left behind by a crash is overwritten by the next
@@ -16,12 +17,14 @@
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 import { SessionBusyError } from '../../log/errors.js';
 import type { Ownership } from '../log-store.js';
 import { advisoryLockKey } from './advisory-lock.js';
 import { type ConnectionTarget, connectionError, storeFailure } from './connection.js';
+import { type LockBackend, OwnerConnection } from './owner-connection.js';
 import { quoteSchema } from './schema.js';
+import type { Statements } from './statements.js';
 
 interface HolderRow {
   backend_pid: number;
@@ -41,10 +44,22 @@ export function describeOwner(record: { pid: number; host: string; acquiredAt: s
 /** The ownerships taken through one store: each has its own connection. */
 export class OwnershipLocks {
   private readonly held = new Set<() => Promise<void>>();
+  /** The lock connection of each session owned through this store, which its appends run on. */
+  private readonly connections = new Map<string, OwnerConnection>();
   private readonly schema: string;
 
-  constructor(private readonly target: ConnectionTarget) {
+  /** `pool` and `sql` serve an owner that lost its connection to find out whether its last append landed. */
+  constructor(
+    private readonly target: ConnectionTarget,
+    private readonly pool: Pool,
+    private readonly sql: Statements,
+  ) {
     this.schema = quoteSchema(target.schema);
+  }
+
+  /** The lock connection of `sessionId` while this store owns it (lost or not), else undefined. */
+  connectionFor(sessionId: string): OwnerConnection | undefined {
+    return this.connections.get(sessionId);
   }
 
   /** Claims the session on a new connection. Throws SessionBusyError while another connection holds it. */
@@ -55,29 +70,36 @@ export class OwnershipLocks {
       const granted = await client.query<{ granted: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS granted', [key]);
       if (granted.rows[0]?.granted !== true) throw new SessionBusyError(sessionId, await this.describeHolder(client, sessionId, key));
       const token = randomUUID();
-      const recorded = await client.query<{ backend_pid: number; acquired_at: Date }>(
+      const recorded = await client.query<{ backend_pid: number; acquired_at: Date; backend_start: string }>(
         `INSERT INTO ${this.schema}.owners (session_id, lock_key, token, backend_pid, pid, host, acquired_at)
          VALUES ($1, $2, $3, pg_backend_pid(), $4, $5, now())
          ON CONFLICT (session_id) DO UPDATE SET lock_key = EXCLUDED.lock_key, token = EXCLUDED.token,
            backend_pid = EXCLUDED.backend_pid, pid = EXCLUDED.pid, host = EXCLUDED.host, acquired_at = EXCLUDED.acquired_at
-         RETURNING backend_pid, acquired_at`,
+         RETURNING backend_pid, acquired_at,
+           (SELECT (extract(epoch FROM backend_start) * 1000000)::bigint::text FROM pg_stat_activity WHERE pid = pg_backend_pid()) AS backend_start`,
         [sessionId, key, token, process.pid, hostname()],
       );
-      const row = recorded.rows[0] as { backend_pid: number; acquired_at: Date };
+      const row = recorded.rows[0] as { backend_pid: number; acquired_at: Date; backend_start: string };
       const owner = describeOwner({
         pid: process.pid,
         host: hostname(),
         acquiredAt: row.acquired_at.toISOString(),
         backendPid: row.backend_pid,
       });
+      const backend: LockBackend = { pid: row.backend_pid, startMicros: row.backend_start };
+      const connection = new OwnerConnection(this.target, this.pool, this.sql, sessionId, client, backend);
       const release = async () => {
         if (!this.held.delete(release)) return;
+        // A claim made after this ownership was lost has a connection of its own.
+        if (this.connections.get(sessionId) === connection) this.connections.delete(sessionId);
         // Ending the connection is what frees the lock; the row only describes the holder, so a
         // failure to delete it (the connection may already be gone) changes nothing.
-        await client.query(`DELETE FROM ${this.schema}.owners WHERE session_id = $1 AND token = $2`, [sessionId, token]).catch(() => {});
-        await client.end().catch(() => {});
+        await connection.release((lockClient) =>
+          lockClient.query(`DELETE FROM ${this.schema}.owners WHERE session_id = $1 AND token = $2`, [sessionId, token]),
+        );
       };
       this.held.add(release);
+      this.connections.set(sessionId, connection);
       return { sessionId, owner, release };
     } catch (error) {
       await client.end().catch(() => {});
@@ -103,6 +125,10 @@ export class OwnershipLocks {
       // probe. These settings make it about a minute (30 s idle, then 3 probes 10 s apart);
       // the server ignores them on a Unix socket, and a server that refuses them keeps its own.
       await client.query('SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 3').catch(() => {});
+      // The lock connection is idle whenever its owner is (waiting for its user, or a model):
+      // a server or role default of idle_session_timeout (PostgreSQL 14+) must not end the
+      // ownership for that. Older servers do not know the setting, and keep their own.
+      await client.query('SET idle_session_timeout = 0').catch(() => {});
       return client;
     } catch (error) {
       await client.end().catch(() => {});

@@ -2,19 +2,25 @@
 // append-only and dense by triggers in the database; ownership (§8) is a session-level advisory
 // lock on a connection of its own; readers take no locks and never wait for writers.
 //
+// Appends to a session this store owns run on the ownership's own connection, so that they
+// can land only while the lock is held (owner-connection.ts); others on pooled connections.
+//
 // A lost connection: append() is one statement, so it either committed or not; if the
 // connection drops while it runs, the PostgresConnectionError says the outcome is `unknown`
 // and the session's head tells which (nextSeq is expectedSeq, or expectedSeq + the number of
-// events). appendAll() cut off before its COMMIT was sent stored nothing (`not-written`).
+// events). appendAll() cut off before its COMMIT was sent stored nothing (`not-written`). An
+// owner's lost connection is an OwnershipLostError instead, which says the same.
 // Reads that lose their connection are run again on another one.
+//
+// Opened with `readOnly`, the store changes nothing in the database (open-schema.ts), refuses
+// appends and ownership, and follows with the one write that needs (watch.ts).
 //
 // Connect to the server directly or through a pooler in session mode: the store uses named
 // prepared statements, and ownership a session-level lock.
 
-import { DatabaseError, Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
+import { type ClientBase, DatabaseError, Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
 import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
-import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
@@ -28,59 +34,24 @@ import {
   resolveTarget,
   storeFailure,
 } from './connection.js';
-import { PostgresSchemaVersionError, PostgresStoreClosedError } from './errors.js';
+import { OwnershipLostError, PostgresStoreClosedError, PostgresStoreError, StoreReadOnlyError } from './errors.js';
+import { NOTIFY_SCHEMA_VERSION } from './notify-schema.js';
+import { prepareSchema } from './open-schema.js';
+import type { AppendAttempt, OwnerConnection } from './owner-connection.js';
 import { OwnershipLocks } from './ownership.js';
-import { migrate, NOT_NEXT_SEQ_STATE, quoteSchema, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
+import { NOT_NEXT_SEQ_STATE } from './schema.js';
+import { insertQuery, type Statements, statements } from './statements.js';
 import { watchSession } from './watch.js';
 
 /**
  * Opens the store at `url` (e.g. `postgres://user:password@host:5432/database`), creating or
  * migrating its tables in the schema of `options.schema` or the URL's `?schema=` (default
- * `shadowlog`). Throws PostgresConnectionError when the server cannot be reached.
+ * `shadowlog`). Throws PostgresConnectionError when the server cannot be reached, and
+ * PostgresEncodingError for a database that is not UTF8. With `readOnly: true` it creates and
+ * migrates nothing, and throws StoreNotFoundError when the schema holds no store.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresLogStore> {
   return PostgresLogStore.open(url, options);
-}
-
-/** The SQL of the store's statements, with its schema filled in. Names make them prepared once per connection. */
-function statements(schema: string) {
-  const s = quoteSchema(schema);
-  const named = (name: string, text: string) => ({ name: `shadowlog.${schema}.${name}`, text });
-  return {
-    head: named('head', `SELECT seq, hash FROM ${s}.events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`),
-    insertOne: named('insert-one', `INSERT INTO ${s}.events (session_id, seq, type, hash, body) VALUES ($1, $2, $3, $4, $5)`),
-    // One statement for a whole batch, values in parameter arrays: rows go in seq order, so the
-    // next-seq trigger sees each row's predecessor.
-    insertMany: named(
-      'insert-many',
-      `INSERT INTO ${s}.events (session_id, seq, type, hash, body)
-       SELECT $1, batch.seq, batch.type, batch.hash, batch.body
-       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS batch (seq, type, hash, body)
-       ORDER BY batch.seq`,
-    ),
-    page: named('page', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`),
-    event: named('event', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
-    // The time is the second-last key of a canonical body, so it is read from the body's end
-    // (no JSON parse, which PostgreSQL also refuses for text holding \u0000); a body written
-    // otherwise by raw SQL falls back to the parse.
-    sessions: named(
-      'sessions',
-      `SELECT first.session_id AS id, ${timeOf('first.body')} AS created_at, last.seq AS last_seq, ${timeOf('last.body')} AS updated_at
-       FROM ${s}.events first
-       CROSS JOIN LATERAL (
-         SELECT seq, body FROM ${s}.events WHERE session_id = first.session_id ORDER BY seq DESC LIMIT 1
-       ) last
-       WHERE first.seq = 0
-       ORDER BY first.session_id COLLATE "C"`,
-    ),
-  };
-}
-
-type Statements = ReturnType<typeof statements>;
-
-/** SQL for the `time` of the event whose body is `body`. */
-function timeOf(body: string): string {
-  return `coalesce(substring(${body} from '"time":"([^"\\\\]*)","type":"(?:[^"\\\\]|\\\\.)*"}$'), ${body}::json ->> 'time')`;
 }
 
 export class PostgresLogStore implements LogStore {
@@ -91,6 +62,8 @@ export class PostgresLogStore implements LogStore {
   private readonly watches = new Set<() => Promise<void>>();
   private readonly closing = new AbortController();
   private closed = false;
+  /** The schema version found (or made) at open; a reader may find an older one. */
+  private schemaVersion = 0;
 
   private constructor(
     private readonly pool: Pool,
@@ -98,7 +71,12 @@ export class PostgresLogStore implements LogStore {
   ) {
     this.location = target.location;
     this.sql = statements(target.schema);
-    this.owners = new OwnershipLocks(target);
+    this.owners = new OwnershipLocks(target, pool, this.sql);
+  }
+
+  /** True when opened with `readOnly`: appends and ownership are refused. */
+  get readOnly(): boolean {
+    return this.target.readOnly;
   }
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresLogStore> {
@@ -109,11 +87,7 @@ export class PostgresLogStore implements LogStore {
     pool.on('error', () => {});
     const store = new PostgresLogStore(pool, target);
     try {
-      await store.withClient('opening the store', async (client) => {
-        const found = await readSchemaVersion(client, target.schema, target.location);
-        if (found > SCHEMA_VERSION) throw new PostgresSchemaVersionError(target.location, found, SCHEMA_VERSION, 'another schema');
-        if (found < SCHEMA_VERSION) await migrate(client, target.schema, target.location);
-      });
+      store.schemaVersion = await store.withClient('opening the store', (client) => prepareSchema(client, target));
       return store;
     } catch (error) {
       await pool.end().catch(() => {});
@@ -124,42 +98,51 @@ export class PostgresLogStore implements LogStore {
   async append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void> {
     const expectedSeq = options.expectedSeq;
     checkAppendBatch(sessionId, events, expectedSeq);
-    this.assertOpen();
-    const first = events[0];
-    if (first === undefined) {
+    this.assertWritable('appending events');
+    const owner = this.owners.connectionFor(sessionId);
+    const last = events.at(-1);
+    if (last === undefined && owner === undefined) {
       const actual = (await this.head(sessionId))?.nextSeq ?? 0;
       if (actual !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, actual);
       return;
     }
-    const inFlight: AppendInFlight = { sessionId, expectedSeq, events: events.length, committing: true };
     try {
-      // One statement is one transaction: the trigger refuses it unless it takes the next seq.
-      await this.withClient('appending events', (client) =>
-        events.length === 1
-          ? client.query({ ...this.sql.insertOne, values: [sessionId, first.seq, first.type, first.hash, canonicalEventJson(first)] })
-          : client.query({ ...this.sql.insertMany, values: insertValues(sessionId, events) }),
-      );
+      // An owner's empty append checks its lock connection too: after the loss it is refused.
+      await this.onWriter(owner, async (client) => {
+        if (last === undefined) {
+          const actual = await this.headOn(client, sessionId);
+          if (actual !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, actual);
+          return;
+        }
+        // One statement is one transaction: the trigger refuses it unless it takes the next seq.
+        await client.query(insertQuery(this.sql, sessionId, events));
+      });
     } catch (error) {
-      throw await this.appendError(sessionId, expectedSeq, error, inFlight);
+      const attempt = { firstSeq: expectedSeq, count: events.length, last, committing: last !== undefined };
+      throw await this.appendError(sessionId, expectedSeq, error, attempt, owner);
     }
   }
 
   async appendAll(sessionId: string, batches: AsyncIterable<readonly LogEvent[]>, options: AppendOptions): Promise<number> {
     const expectedSeq = options.expectedSeq;
     checkAppendBatch(sessionId, [], expectedSeq);
+    this.assertWritable('appending events');
+    const owner = this.owners.connectionFor(sessionId);
     let nextSeq = expectedSeq;
+    let last: LogEvent | undefined;
     let committing = false;
     try {
       // One connection for the whole transaction, across the awaits of the source.
-      return await this.withClient('appending events', async (client, discard) => {
+      return await this.onWriter(owner, async (client, discard) => {
         await client.query('BEGIN');
         try {
           const actual = await this.headOn(client, sessionId);
           if (actual !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, actual);
           for await (const batch of batches) {
             checkAppendBatch(sessionId, batch, nextSeq);
-            if (batch.length > 0) await client.query({ ...this.sql.insertMany, values: insertValues(sessionId, batch) });
+            if (batch.length > 0) await client.query(insertQuery(this.sql, sessionId, batch));
             nextSeq += batch.length;
+            last = batch.at(-1) ?? last;
           }
           committing = true;
           await client.query('COMMIT');
@@ -172,8 +155,8 @@ export class PostgresLogStore implements LogStore {
         }
       });
     } catch (error) {
-      const inFlight: AppendInFlight = { sessionId, expectedSeq, events: nextSeq - expectedSeq, committing };
-      throw await this.appendError(sessionId, nextSeq, error, inFlight);
+      const attempt = { firstSeq: expectedSeq, count: nextSeq - expectedSeq, last, committing };
+      throw await this.appendError(sessionId, nextSeq, error, attempt, owner);
     }
   }
 
@@ -230,7 +213,7 @@ export class PostgresLogStore implements LogStore {
   /** Claims the session on a connection of its own, outside the pool, held until release() or close(). */
   async acquireOwnership(sessionId: string): Promise<Ownership> {
     assertSessionId(sessionId);
-    this.assertOpen();
+    this.assertWritable('claiming a session');
     return this.owners.claim(sessionId);
   }
 
@@ -243,6 +226,7 @@ export class PostgresLogStore implements LogStore {
   watch(sessionId: string, signal: AbortSignal): AsyncIterable<void> {
     assertSessionId(sessionId);
     this.assertOpen();
+    if (this.schemaVersion < NOTIFY_SCHEMA_VERSION) return this.cannotWatch();
     return watchSession(this.target, sessionId, AbortSignal.any([signal, this.closing.signal]), { open: this.watches });
   }
 
@@ -256,8 +240,27 @@ export class PostgresLogStore implements LogStore {
     await this.pool.end();
   }
 
+  /** A reader of a schema older than notifications: its watch fails at once, and followSession polls. */
+  private cannotWatch(): AsyncIterable<void> {
+    const error = new PostgresStoreError(
+      this.location,
+      `schema version ${this.schemaVersion} predates notifications of appends (version ${NOTIFY_SCHEMA_VERSION}), and a read-only store does not migrate it; open it once without readOnly to migrate it`,
+    );
+    return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
+  }
+
+  /**
+   * Runs `work` on the connection that writes: the lock connection of `owner`, whose session
+   * this store owns (refused with OwnershipLostError once that connection is gone), else a
+   * pooled one.
+   */
+  private onWriter<T>(owner: OwnerConnection | undefined, work: (client: ClientBase, discard: () => void) => Promise<T>): Promise<T> {
+    if (owner === undefined) return this.withClient('appending events', work);
+    return owner.run((client) => work(client, () => owner.lose(new Error('the lock connection could not roll back'))));
+  }
+
   /** The session's next seq as `client` sees it (inside its transaction, if it has one). */
-  private async headOn(client: PoolClient, sessionId: string): Promise<number> {
+  private async headOn(client: ClientBase, sessionId: string): Promise<number> {
     const result = await client.query<{ seq: string }>({ ...this.sql.head, values: [sessionId] });
     const row = result.rows[0];
     return row === undefined ? 0 : Number(row.seq) + 1;
@@ -267,7 +270,16 @@ export class PostgresLogStore implements LogStore {
    * A racing writer that got there first shows up as the trigger's refusal or as a duplicate
    * primary key: that is a ConcurrencyError, naming the seq the session has now.
    */
-  private async appendError(sessionId: string, expectedSeq: number, error: unknown, inFlight: AppendInFlight): Promise<unknown> {
+  private async appendError(
+    sessionId: string,
+    expectedSeq: number,
+    error: unknown,
+    attempt: AppendAttempt,
+    owner: OwnerConnection | undefined,
+  ): Promise<unknown> {
+    if (OwnershipLostError.isInstance(error)) return error;
+    if (owner !== undefined && (owner.lost || isConnectionFailure(error))) return owner.appendCutOff(error, attempt);
+    const inFlight: AppendInFlight = { sessionId, expectedSeq: attempt.firstSeq, events: attempt.count, committing: attempt.committing };
     const conflict =
       error instanceof DatabaseError &&
       (error.code === NOT_NEXT_SEQ_STATE || (error.code === '23505' && error.constraint === 'events_pkey'));
@@ -332,19 +344,9 @@ export class PostgresLogStore implements LogStore {
   private assertOpen(): void {
     if (this.closed) throw new PostgresStoreClosedError(this.location);
   }
-}
 
-/** The parameters of the insertMany statement: one array per column. */
-function insertValues(sessionId: string, events: readonly LogEvent[]): [string, number[], string[], string[], string[]] {
-  const seqs: number[] = [];
-  const types: string[] = [];
-  const hashes: string[] = [];
-  const bodies: string[] = [];
-  for (const event of events) {
-    seqs.push(event.seq);
-    types.push(event.type);
-    hashes.push(event.hash);
-    bodies.push(canonicalEventJson(event));
+  private assertWritable(action: string): void {
+    this.assertOpen();
+    if (this.target.readOnly) throw new StoreReadOnlyError(this.location, action);
   }
-  return [sessionId, seqs, types, hashes, bodies];
 }

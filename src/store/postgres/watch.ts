@@ -4,6 +4,12 @@
 // reads the events through the store as usual: the payload is a hint, never data. A heartbeat
 // finds a connection that died without a word (a vanished network), which would otherwise
 // leave the follower waiting forever.
+//
+// A store opened readOnly follows the same way: its follower row (added, removed when it stops,
+// and the rows of dead followers cleared) is the one write a reader makes, because appends
+// notify only sessions that have followers. Where the server refuses that write (a role without
+// INSERT on followers, a standby, default_transaction_read_only) the watch fails, and
+// followSession polls instead.
 
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';

@@ -1,0 +1,73 @@
+// The statements the PostgreSQL store runs on its events, with its schema filled in, and the
+// parameters of its inserts. Named, so that each is prepared once per connection.
+
+import type { QueryConfig } from 'pg';
+import type { LogEvent } from '../../log/event.js';
+import { canonicalEventJson } from '../../log/event-json.js';
+import { quoteSchema } from './schema.js';
+
+/** The SQL of the store's statements, with its schema filled in. Names make them prepared once per connection. */
+export function statements(schema: string) {
+  const s = quoteSchema(schema);
+  const named = (name: string, text: string) => ({ name: `shadowlog.${schema}.${name}`, text });
+  return {
+    head: named('head', `SELECT seq, hash FROM ${s}.events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`),
+    insertOne: named('insert-one', `INSERT INTO ${s}.events (session_id, seq, type, hash, body) VALUES ($1, $2, $3, $4, $5)`),
+    // One statement for a whole batch, values in parameter arrays: rows go in seq order, so the
+    // next-seq trigger sees each row's predecessor.
+    insertMany: named(
+      'insert-many',
+      `INSERT INTO ${s}.events (session_id, seq, type, hash, body)
+       SELECT $1, batch.seq, batch.type, batch.hash, batch.body
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS batch (seq, type, hash, body)
+       ORDER BY batch.seq`,
+    ),
+    page: named('page', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`),
+    event: named('event', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
+    hash: named('hash', `SELECT hash FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
+    // The time is the second-last key of a canonical body, so it is read from the body's end
+    // (no JSON parse, which PostgreSQL also refuses for text holding \u0000); a body written
+    // otherwise by raw SQL falls back to the parse.
+    sessions: named(
+      'sessions',
+      `SELECT first.session_id AS id, ${timeOf('first.body')} AS created_at, last.seq AS last_seq, ${timeOf('last.body')} AS updated_at
+       FROM ${s}.events first
+       CROSS JOIN LATERAL (
+         SELECT seq, body FROM ${s}.events WHERE session_id = first.session_id ORDER BY seq DESC LIMIT 1
+       ) last
+       WHERE first.seq = 0
+       ORDER BY first.session_id COLLATE "C"`,
+    ),
+  };
+}
+
+export type Statements = ReturnType<typeof statements>;
+
+/** SQL for the `time` of the event whose body is `body`. */
+function timeOf(body: string): string {
+  return `coalesce(substring(${body} from '"time":"([^"\\\\]*)","type":"(?:[^"\\\\]|\\\\.)*"}$'), ${body}::json ->> 'time')`;
+}
+
+/** The parameters of the insertMany statement: one array per column. */
+export function insertValues(sessionId: string, events: readonly LogEvent[]): [string, number[], string[], string[], string[]] {
+  const seqs: number[] = [];
+  const types: string[] = [];
+  const hashes: string[] = [];
+  const bodies: string[] = [];
+  for (const event of events) {
+    seqs.push(event.seq);
+    types.push(event.type);
+    hashes.push(event.hash);
+    bodies.push(canonicalEventJson(event));
+  }
+  return [sessionId, seqs, types, hashes, bodies];
+}
+
+/** The one statement that inserts `events` (at least one): insertOne for one event, insertMany for more. */
+export function insertQuery(sql: Statements, sessionId: string, events: readonly LogEvent[]): QueryConfig {
+  const [first] = events;
+  if (events.length === 1 && first !== undefined) {
+    return { ...sql.insertOne, values: [sessionId, first.seq, first.type, first.hash, canonicalEventJson(first)] };
+  }
+  return { ...sql.insertMany, values: insertValues(sessionId, events) };
+}
