@@ -194,6 +194,26 @@ describe('SqliteLogStore beside a long writer in another process', () => {
     expect(await store.head('refused')).toBeUndefined();
   });
 
+  it('lets several processes create one new file at once, each waiting for the others, and then race appends on it', async () => {
+    const fresh = join(directory, 'nested', 'fresh.db');
+    const writers = Array.from({ length: 6 }, (_, index) => {
+      const child = startChild('test/store/fixtures/race-appends.ts', [fresh, 'race', `writer-${index}`, '20'], CHILD_TIMEOUT_MS);
+      children.push(child);
+      return child;
+    });
+    await Promise.all(writers.map((writer) => writer.waitFor('ready')));
+    for (const writer of writers) writer.process.stdin.write('go\n');
+    for (const writer of writers) {
+      expect(await writer.exited, writer.output().stderr).toEqual({ code: 0, signal: null });
+      expect(writer.output().stderr).toBe('');
+    }
+    const store = await openSqliteStore(fresh, { readOnly: true });
+    stores.push(store);
+    const stored = await readAll(store, 'race');
+    expect(stored.map((event) => event.seq)).toEqual(stored.map((_, index) => index));
+    expect(stored).toHaveLength(6 * 20);
+  });
+
   it('makes an open that must write the schema wait for the lock too, and says so', async () => {
     // A file from before the application_id mark: opening it for writing marks it.
     const raw = new Database(path);

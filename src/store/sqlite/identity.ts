@@ -65,13 +65,14 @@ function readHeader(file: string): FileHeader {
 
 /**
  * What the existing file at `file` holds, without changing it. A file marked as shadowlog's is
- * known from its header; any other is opened just to look. Throws NotShadowlogDatabaseError.
+ * known from its header; any other (a mark still in the -wal, too) is opened just to look, with
+ * `busyTimeoutMs` as its busy timeout. Throws NotShadowlogDatabaseError.
  */
-export function identifyFile(file: string, location: string): DatabaseIdentity {
+export function identifyFile(file: string, location: string, busyTimeoutMs: number): DatabaseIdentity {
   const header = readHeader(file);
   if (header.size === 0) return { kind: 'empty' };
   if (header.applicationId === APPLICATION_ID) return { kind: 'shadowlog', marked: true };
-  const looking = openToLook(file, location, header);
+  const looking = openToLook(file, location, header, busyTimeoutMs);
   try {
     return identifyDatabase(looking, location);
   } finally {
@@ -86,11 +87,11 @@ export function identifyFile(file: string, location: string): DatabaseIdentity {
  * which reads only and removes those files when it closes (its log is empty: nothing to
  * checkpoint into the file). A -wal that holds changes is never touched that way.
  */
-function openToLook(file: string, location: string, header: FileHeader): Connection {
+function openToLook(file: string, location: string, header: FileHeader, busyTimeoutMs: number): Connection {
   if (header.wal && !holdsData(`${file}-wal`) && canWrite(file) && canWrite(dirname(file))) {
-    return new Database(file, { fileMustExist: true });
+    return new Database(file, { fileMustExist: true, timeout: busyTimeoutMs });
   }
-  return openReadOnlyConnection(file, location);
+  return openReadOnlyConnection(file, location, busyTimeoutMs);
 }
 
 /**
@@ -99,8 +100,8 @@ function openToLook(file: string, location: string, header: FileHeader): Connect
  * file alone is the whole database, and it is read as an in-memory snapshot (memory: the file's
  * size). A WAL database with changes in its -wal but no way to open the -shm is refused.
  */
-export function openReadOnlyConnection(file: string, location: string): Connection {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+export function openReadOnlyConnection(file: string, location: string, busyTimeoutMs: number): Connection {
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
   try {
     // The first read opens the WAL index, which is where a read-only place shows.
     db.prepare('SELECT count(*) FROM sqlite_master').get();

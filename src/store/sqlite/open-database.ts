@@ -17,15 +17,18 @@ const CREATE_HINT = 'check the path; a store is created by a command that writes
 /** Opens `file` for writing, creating it and its directory if needed, and brings it to the current schema. */
 export async function openWritableDatabase(file: string, location: string, locks: LockWaiter): Promise<Connection> {
   // Someone else's file is refused before a connection that could write to it is opened.
-  if (statIfExists(file)?.isFile() === true) identifyFile(file, location);
+  if (statIfExists(file)?.isFile() === true) await locks.run('reading the file', () => identifyFile(file, location, locks.attemptMs));
   mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  const db = new Database(file, { timeout: locks.attemptMs });
   try {
-    db.pragma(`busy_timeout = ${locks.attemptMs}`);
-    const identity = identifyDatabase(db, location);
-    const version = identity.kind === 'empty' ? 0 : readSchemaVersion(db, location);
+    // Reads, which wait too: another process may be creating the same new file right now.
+    const { identity, version, journalMode } = await locks.run('reading the schema', () => {
+      const identity = identifyDatabase(db, location);
+      const version = identity.kind === 'empty' ? 0 : readSchemaVersion(db, location);
+      return { identity, version, journalMode: db.pragma('journal_mode', { simple: true }) };
+    });
     if (version > SCHEMA_VERSION) throw new SchemaVersionError(location, version, SCHEMA_VERSION);
-    if (db.pragma('journal_mode', { simple: true }) !== 'wal') {
+    if (journalMode !== 'wal') {
       const mode = await locks.run('switching the file to WAL mode', () => db.pragma('journal_mode = WAL', { simple: true }));
       if (mode !== 'wal') {
         throw new StoreError(location, `expected WAL journal mode, found ${String(mode)}; put the file on a local disk that supports WAL`);
@@ -48,16 +51,19 @@ export async function openWritableDatabase(file: string, location: string, locks
  * Opens the existing store at `file` for reading only: nothing is created or written, and a
  * read-only file, directory or disk is fine. A missing or empty file is a StoreNotFoundError.
  */
-export function openReadOnlyDatabase(file: string, location: string, locks: LockWaiter): Connection {
+export async function openReadOnlyDatabase(file: string, location: string, locks: LockWaiter): Promise<Connection> {
   const stats = statIfExists(file);
   if (stats === undefined) throw new StoreNotFoundError(location, `there is no file ${file}`, CREATE_HINT);
   if (stats.isDirectory()) throw new StoreError(location, `${file} is a directory; expected a shadowlog database file`);
-  if (stats.size === 0 || identifyFile(file, location).kind === 'empty') throw emptyStore(file, location);
-  const db = openReadOnlyConnection(file, location);
+  if (stats.size === 0) throw emptyStore(file, location);
+  const identity = await locks.run('reading the file', () => identifyFile(file, location, locks.attemptMs));
+  if (identity.kind === 'empty') throw emptyStore(file, location);
+  const db = await locks.run('opening the file', () => openReadOnlyConnection(file, location, locks.attemptMs));
   try {
-    db.pragma(`busy_timeout = ${locks.attemptMs}`);
-    if (identifyDatabase(db, location).kind === 'empty') throw emptyStore(file, location);
-    const version = readSchemaVersion(db, location);
+    const version = await locks.run('reading the schema', () => {
+      if (identifyDatabase(db, location).kind === 'empty') throw emptyStore(file, location);
+      return readSchemaVersion(db, location);
+    });
     if (version > SCHEMA_VERSION) throw new SchemaVersionError(location, version, SCHEMA_VERSION);
     if (version < SCHEMA_VERSION) {
       throw new StoreError(

@@ -111,7 +111,7 @@ export class SqliteLogStore implements LogStore {
     const readOnly = options.readOnly === true;
     const locks = new LockWaiter(location, options);
     try {
-      const db = readOnly ? openReadOnlyDatabase(file, location, locks) : await openWritableDatabase(file, location, locks);
+      const db = readOnly ? await openReadOnlyDatabase(file, location, locks) : await openWritableDatabase(file, location, locks);
       try {
         return new SqliteLogStore(db, location, readOnly, locks);
       } catch (error) {
