@@ -6,10 +6,11 @@
 // wait for a lock, the import must stay invisible until its input ends and then land whole; the
 // import's commit then lands while a second agent runs.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { verifyLog } from '../../src/log/verify.js';
 import { exportSession } from '../../src/store/jsonl.js';
@@ -18,6 +19,7 @@ import { SessionLog } from '../../src/store/session-log.js';
 import { openSqliteStore, type SqliteLogStore } from '../../src/store/sqlite/index.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { readEvents, registry } from './support/crash-checks.js';
+import { createRandom } from './support/crash-points.js';
 import { CHILD_TURNS } from './support/crash-scenario.js';
 import { recordFigures } from './support/figures.js';
 
@@ -27,10 +29,15 @@ const CHILD_TIMEOUT_MS = 60_000;
 const IMPORT_EVENTS = 3_000;
 /** Lines of the export the importer gets before the agent starts: more than one 1,000-event batch. */
 const FIRST_PART_LINES = 1_600;
+/** Importers killed around their commit on each run, each after a seeded delay of up to KILL_DELAY_MS. */
+const COMMIT_KILLS = 8;
+const KILL_DELAY_MS = 150;
+const SEED = Number(process.env.SHADOWLOG_SLOW_IMPORT_SEED ?? Math.floor(Math.random() * 2 ** 31));
+console.log(`slow import: seed ${SEED} (re-run with SHADOWLOG_SLOW_IMPORT_SEED=${SEED})`);
 
 const children: Child[] = [];
 const workDir = mkdtempSync(join(tmpdir(), 'shadowlog-slow-import-'));
-let figures: Record<string, unknown> = {};
+const figures: Record<string, unknown> = {};
 
 afterEach(() => killChildren(children));
 afterAll(() => {
@@ -155,7 +162,7 @@ describe('SQLite: a slow importer beside a running agent', () => {
         .output()
         .stdout.split('\n')
         .filter((line) => line.startsWith('lock-wait ')).length;
-      figures = {
+      Object.assign(figures, {
         agentRuns: 2,
         agentTurns: 2 * CHILD_TURNS,
         agentEvents: firstEvents + secondEvents,
@@ -167,9 +174,59 @@ describe('SQLite: a slow importer beside a running agent', () => {
         readerLockWaits,
         importerLockWaits,
         committedWhileAgentRan,
-      };
+      });
       console.log(`slow import beside an agent: ${JSON.stringify(figures)}`);
     },
     3 * CHILD_TIMEOUT_MS,
+  );
+
+  it(
+    'keeps all of an import or none of it when the importer is SIGKILLed around its commit',
+    async () => {
+      const { text } = await buildExport('imported');
+      const random = createRandom(SEED);
+      // none: killed before its commit wrote anything; insideCommit: the -wal holds frames of a
+      // commit that never finished; whole: the commit landed.
+      const outcomes = { kills: 0, none: 0, insideCommit: 0, whole: 0 };
+      for (let run = 0; run < COMMIT_KILLS; run++) {
+        const context = `kill ${run} (seed ${SEED})`;
+        const path = join(workDir, `killed-${run}.db`);
+        await (await openSqliteStore(path)).close();
+        const importer = startChild(IMPORTER, [path], CHILD_TIMEOUT_MS);
+        children.push(importer);
+        importer.process.stdin.end(text);
+        // The input is read and checked; what is left is the last batch and the one commit.
+        await importer.waitFor('input ended');
+        await new Promise((resolve) => setTimeout(resolve, random(KILL_DELAY_MS)));
+        importer.process.kill('SIGKILL');
+        await importer.exited;
+        outcomes.kills++;
+        // Staging writes only the TEMP database: frames in the -wal come from the commit alone.
+        const walBytes = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+        const check = new Database(path, { readonly: true });
+        try {
+          expect(check.pragma('integrity_check', { simple: true }), context).toBe('ok');
+        } finally {
+          check.close();
+        }
+        const reader = await openSqliteStore(path, { readOnly: true });
+        try {
+          const stored = (await reader.head('imported'))?.nextSeq ?? 0;
+          expect([0, IMPORT_EVENTS], `${context}: events stored`).toContain(stored);
+          if (stored === 0 && walBytes === 0) outcomes.none++;
+          else if (stored === 0) outcomes.insideCommit++;
+          else {
+            outcomes.whole++;
+            expect((await verifyLog(reader.read('imported'), { registry })).problems).toEqual([]);
+          }
+        } finally {
+          await reader.close();
+        }
+      }
+      figures.seed = SEED;
+      figures.killedAroundCommit = outcomes;
+      console.log(`importers killed around their commit: ${JSON.stringify(outcomes)}`);
+    },
+    COMMIT_KILLS * CHILD_TIMEOUT_MS,
   );
 });
