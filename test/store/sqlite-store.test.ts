@@ -240,27 +240,31 @@ describe('SqliteLogStore', () => {
     expect(await readAll(store, 's1')).toEqual(events);
   });
 
-  it('makes other calls on the same store wait while appendAll holds its transaction, and hides it from other connections', async () => {
+  it('lets other calls on the same store and other connections go on while appendAll reads its stream, showing none of it until it commits', async () => {
     const store = await open();
     const second = await open();
     const paused = pausedBatches(events);
     const importing = store.appendAll('imported', paused.source, { expectedSeq: 0 });
     await paused.firstBatchTaken;
-    const order: string[] = [];
-    const head = store.head('imported').then((value) => {
-      order.push('head');
-      return value;
-    });
-    const append = store.append('other', events.slice(0, 1), { expectedSeq: 0 }).then(() => order.push('append'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(order).toEqual([]);
+    // Not joined to the import: it lands on its own, and the other connection sees it at once.
+    await store.append('other', events.slice(0, 1), { expectedSeq: 0 });
+    expect((await second.head('other'))?.nextSeq).toBe(1);
+    expect(await store.head('imported')).toBeUndefined();
     expect(await second.head('imported')).toBeUndefined();
+    expect((await second.listSessions()).map((session) => session.id)).toEqual(['other']);
     paused.finish();
     expect(await importing).toBe(events.length);
-    expect(await head).toEqual({ nextSeq: events.length, lastHash: events.at(-1)?.hash });
-    await append;
-    expect(order).toEqual(['head', 'append']);
-    expect((await second.head('imported'))?.nextSeq).toBe(events.length);
+    expect(await store.head('imported')).toEqual({ nextSeq: events.length, lastHash: events.at(-1)?.hash });
+    expect(await readAll(second, 'imported')).toEqual(events);
+    // An import that fails after other calls went on takes none of them with it.
+    const failing = pausedBatches([...events.slice(0, 3), events[5] as LogEvent]);
+    const refused = store.appendAll('refused', failing.source, { expectedSeq: 0 }).catch((caught: unknown) => caught);
+    await failing.firstBatchTaken;
+    await store.append('other', events.slice(1, 2), { expectedSeq: 1 });
+    failing.finish();
+    expect(await refused).toBeInstanceOf(ShadowlogError);
+    expect(await second.head('refused')).toBeUndefined();
+    expect((await second.head('other'))?.nextSeq).toBe(2);
   });
 
   it('refuses every use after close with StoreClosedError, and closes twice without complaint', async () => {

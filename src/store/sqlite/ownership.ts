@@ -28,7 +28,11 @@ export function describeOwner(record: Pick<OwnerRecord, 'pid' | 'host' | 'acquir
   return `pid ${record.pid} on host ${record.host} since ${record.acquiredAt}`;
 }
 
-/** The owner records of one connection. Each method is one write transaction. */
+/**
+ * The owner records of one connection. Each method is one write transaction that SQLite undoes
+ * whole when it finds the lock taken, so the store runs it through its lock wait (lock-wait.ts):
+ * a claim beside a long writer waits for the lock rather than failing.
+ */
 export class OwnerTable {
   private readonly claimTransaction: Database.Transaction<(sessionId: string) => OwnerRecord>;
   private readonly releaseStatement: Database.Statement<[string, string]>;

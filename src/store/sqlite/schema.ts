@@ -1,11 +1,10 @@
-// The database file of the SQLite store: its connection settings, the versioned schema with
-// the triggers that make the log append-only inside the database, and the migrations.
+// The schema of the SQLite store: the versioned tables with the triggers that make the log
+// append-only inside the database, and the migrations.
 
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { CorruptLogError } from '../../log/errors.js';
-import { SchemaVersionError, StoreError } from './errors.js';
+import { SchemaVersionError } from './errors.js';
+import { APPLICATION_ID, identifyDatabase } from './identity.js';
 
 type Connection = Database.Database;
 
@@ -96,46 +95,22 @@ export function readSchemaVersion(db: Connection, location: string): number {
 
 /**
  * Brings the file up to the newest version in `migrations`, all in one write transaction so
- * that two processes opening a new file at once cannot both create it. Returns the version.
+ * that two processes opening a new file at once cannot both create it, and marks it with
+ * shadowlog's application_id. What the file holds is checked again under the lock, before
+ * anything is written: another application's database is refused. Returns the version.
  */
 export function migrate(db: Connection, location: string, migrations: readonly Migration[] = MIGRATIONS): number {
   const latest = migrations.length;
   const run = db.transaction(() => {
-    const found = readSchemaVersion(db, location);
+    const identity = identifyDatabase(db, location);
+    const found = identity.kind === 'empty' ? 0 : readSchemaVersion(db, location);
     if (found > latest) throw new SchemaVersionError(location, found, latest);
     for (const migration of migrations.slice(found)) migration.up(db);
     if (found < latest) {
       db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(latest));
     }
+    if (identity.kind !== 'shadowlog' || !identity.marked) db.pragma(`application_id = ${APPLICATION_ID}`);
     return latest;
   });
   return run.immediate();
-}
-
-/** How long a write waits for another connection's write transaction before it fails. */
-export const BUSY_TIMEOUT_MS = 5000;
-
-/** Opens `file` (creating it and its directory if needed), sets it up and migrates it. */
-export function openDatabase(file: string, location: string): Connection {
-  mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  try {
-    // First, so that switching to WAL and migrating wait for another opener too.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    const journalMode = db.pragma('journal_mode = WAL', { simple: true });
-    if (journalMode !== 'wal') {
-      throw new StoreError(
-        location,
-        `expected WAL journal mode, found ${String(journalMode)}; put the file on a local disk that supports WAL`,
-      );
-    }
-    // FULL: a commit is on disk when append() returns, even if the machine loses power.
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
-    migrate(db, location);
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
 }

@@ -1,22 +1,43 @@
 // The embedded SQLite LogStore (SPEC §11): one file in WAL mode with synchronous FULL, the log
-// kept append-only by triggers in the database, ownership by checked owner records (§8).
+// kept append-only by triggers in the database, ownership by checked owner records (§8). Readers
+// never wait for writers; a writer waits for another's lock (lock-wait.ts) instead of failing.
 
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogError } from '../../log/errors.js';
+import { ConcurrencyError, ConfigError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
 import { checkAppendBatch, missingEventsError, parseStoredEvent, resolveReadRange } from '../store-checks.js';
-import { StoreClosedError, StoreError } from './errors.js';
+import { StoreClosedError, StoreError, StoreReadOnlyError } from './errors.js';
+import { LockWaiter, type LockWaitOptions } from './lock-wait.js';
+import { openReadOnlyDatabase, openWritableDatabase } from './open-database.js';
 import { describeOwner, OwnerTable } from './ownership.js';
-import { NOT_NEXT_SEQ_MESSAGE, openDatabase } from './schema.js';
+import { NOT_NEXT_SEQ_MESSAGE } from './schema.js';
+import { Staging } from './staging.js';
 
-/** Opens (creating it and its directory if needed) the SQLite store at `path`. */
-export async function openSqliteStore(path: string): Promise<SqliteLogStore> {
-  return SqliteLogStore.open(path);
+export interface SqliteStoreOptions extends LockWaitOptions {
+  /**
+   * For commands that only read: the file must exist and hold a shadowlog store, else
+   * StoreNotFoundError; nothing is created or written, and a read-only file, directory or disk
+   * can still be read. Every write through the store is a StoreReadOnlyError. (A file in WAL
+   * mode whose -shm cannot be created there, on a read-only directory or disk, is read as an
+   * in-memory snapshot: memory the size of the file.)
+   */
+  readonly readOnly?: boolean;
+}
+
+const OPTION_KEYS = ['readOnly', 'lockTimeoutMs', 'lockNoticeMs', 'onLockWait'];
+
+/**
+ * Opens the SQLite store at `path`: for writing (the default), creating the file and its
+ * directory if needed; or, with `readOnly: true`, an existing store for reading only.
+ * Another application's SQLite file is refused with NotShadowlogDatabaseError, unchanged.
+ */
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteLogStore> {
+  return SqliteLogStore.open(path, options);
 }
 
 type HeadRow = [seq: number, hash: string];
@@ -34,13 +55,16 @@ export class SqliteLogStore implements LogStore {
   private readonly owners: OwnerTable;
   /** Tokens of the claims made through this store, released when it closes. */
   private readonly claims = new Map<string, string>();
-  /** Set while appendAll holds a transaction open across awaits; everyone else waits for it. */
-  private held: Promise<void> | undefined;
+  private readonly commitStagedTransaction: Database.Transaction<(sessionId: string, expectedSeq: number, stream: number) => void>;
+  private staging: Staging | undefined;
   private closed = false;
 
   private constructor(
     private readonly db: Database.Database,
     readonly location: string,
+    /** True when opened with `readOnly`: every write is refused. */
+    readonly readOnly: boolean,
+    private readonly locks: LockWaiter,
   ) {
     this.headStatement = db.prepare<[string], HeadRow>('SELECT seq, hash FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1').raw();
     this.insertStatement = db.prepare('INSERT INTO events (session_id, seq, type, hash, body) VALUES (?, ?, ?, ?, ?)');
@@ -64,14 +88,36 @@ export class SqliteLogStore implements LogStore {
         this.insertAll(sessionId, events, bodies);
       },
     );
+    this.commitStagedTransaction = db.transaction((sessionId: string, expectedSeq: number, stream: number) => {
+      this.expectNextSeq(sessionId, expectedSeq);
+      this.staging?.moveInto(sessionId, stream);
+    });
     this.owners = new OwnerTable(db);
   }
 
-  static open(path: string): SqliteLogStore {
+  static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteLogStore> {
     const file = resolve(path);
     const location = `sqlite:${file}`;
+    const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.includes(key));
+    if (unknown.length > 0) {
+      throw new ConfigError(
+        unknown[0] as string,
+        `unknown option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} for the SQLite store; the options are ${OPTION_KEYS.join(', ')}`,
+      );
+    }
+    if (options.readOnly !== undefined && typeof options.readOnly !== 'boolean') {
+      throw new ConfigError('readOnly', `readOnly must be true or false, found ${String(options.readOnly)}`);
+    }
+    const readOnly = options.readOnly === true;
+    const locks = new LockWaiter(location, options);
     try {
-      return new SqliteLogStore(openDatabase(file, location), location);
+      const db = readOnly ? await openReadOnlyDatabase(file, location, locks) : await openWritableDatabase(file, location, locks);
+      try {
+        return new SqliteLogStore(db, location, readOnly, locks);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
     } catch (error) {
       throw ShadowlogError.isInstance(error) ? error : StoreError.from(location, 'opening the database', error);
     }
@@ -79,41 +125,54 @@ export class SqliteLogStore implements LogStore {
 
   async append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void> {
     const expectedSeq = options.expectedSeq;
+    this.assertWritable('appending events');
     checkAppendBatch(sessionId, events, expectedSeq);
-    if (this.held !== undefined) await this.ready();
-    else this.assertOpen();
     const first = events[0];
     try {
-      if (first === undefined) this.expectNextSeq(sessionId, expectedSeq);
-      // The common case, kept as lean as a bare insert: one statement is a transaction of its
-      // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
-      else if (events.length === 1) this.insertStatement.run(sessionId, first.seq, first.type, first.hash, canonicalEventJson(first));
-      else this.appendTransaction.immediate(sessionId, expectedSeq, events, events.map(canonicalEventJson));
+      await this.write(() => {
+        if (first === undefined) this.expectNextSeq(sessionId, expectedSeq);
+        // The common case, kept as lean as a bare insert: one statement is a transaction of its
+        // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
+        else if (events.length === 1) this.insertStatement.run(sessionId, first.seq, first.type, first.hash, canonicalEventJson(first));
+        else this.appendTransaction.immediate(sessionId, expectedSeq, events, events.map(canonicalEventJson));
+      });
     } catch (error) {
       throw this.appendError(sessionId, expectedSeq, error);
     }
   }
 
+  /**
+   * Reads and checks the whole stream first, into a staging table that locks nothing (see
+   * staging.ts), then writes it in one short transaction: a slow stream never holds the write
+   * lock, and other calls on this store and other connections go on meanwhile.
+   */
   async appendAll(sessionId: string, batches: AsyncIterable<readonly LogEvent[]>, options: AppendOptions): Promise<number> {
     const expectedSeq = options.expectedSeq;
+    this.assertWritable('appending events');
     checkAppendBatch(sessionId, [], expectedSeq);
-    const release = await this.hold();
+    // Refused before the stream is read when it is stale already; checked again when it is written.
+    await this.attempt('reading the head', () => this.expectNextSeq(sessionId, expectedSeq));
+    const staging = this.guard('preparing the staging table', () => {
+      this.staging ??= new Staging(this.db);
+      return this.staging;
+    });
+    const stream = this.guard('preparing the staging table', () => staging.open());
     let nextSeq = expectedSeq;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
-      this.expectNextSeq(sessionId, expectedSeq);
       for await (const batch of batches) {
         checkAppendBatch(sessionId, batch, nextSeq);
-        this.insertAll(sessionId, batch, batch.map(canonicalEventJson));
+        this.assertOpen();
+        this.guard('staging events', () => staging.add(stream, batch, batch.map(canonicalEventJson)));
         nextSeq += batch.length;
       }
-      this.db.exec('COMMIT');
+      if (nextSeq === expectedSeq) await this.attempt('reading the head', () => this.expectNextSeq(sessionId, expectedSeq));
+      else await this.write(() => this.commitStagedTransaction.immediate(sessionId, expectedSeq, stream));
       return nextSeq - expectedSeq;
     } catch (error) {
-      this.rollback();
-      throw this.appendError(sessionId, nextSeq, error);
-    } finally {
-      release();
+      // Its staged rows are cleared by the next appendAll (or go with the connection): a cleanup
+      // here could fail too and hide this error.
+      if (!this.closed) staging.abandon(stream);
+      throw this.appendError(sessionId, expectedSeq, error);
     }
   }
 
@@ -121,12 +180,11 @@ export class SqliteLogStore implements LogStore {
     assertSessionId(sessionId);
     const head = await this.head(sessionId);
     if (head === undefined) throw new SessionNotFoundError(sessionId);
-    // Fixed at the start: events below it are committed and never change, so later pages
-    // need no lock even if appendAll has opened a transaction on this connection meanwhile.
+    // Fixed at the start: events below it are committed and never change, so each page is a
+    // read of its own and a writer that commits meanwhile changes nothing that is read.
     const { fromSeq, endSeq, pageSize } = resolveReadRange(range, head.nextSeq);
     for (let from = fromSeq; from < endSeq; ) {
-      this.assertOpen();
-      const bodies = this.guard('reading events', () => this.pageStatement.all(sessionId, from, endSeq, pageSize));
+      const bodies = await this.attempt('reading events', () => this.pageStatement.all(sessionId, from, endSeq, pageSize));
       if (bodies.length !== Math.min(pageSize, endSeq - from)) {
         throw missingEventsError(sessionId, from, bodies, 'the file');
       }
@@ -137,30 +195,27 @@ export class SqliteLogStore implements LogStore {
 
   async readEvent(sessionId: string, seq: number): Promise<LogEvent> {
     assertSessionId(sessionId);
-    await this.ready();
-    const body = isSessionSeq(seq) ? this.guard('reading an event', () => this.eventStatement.get(sessionId, seq)) : undefined;
+    const body = await this.attempt('reading an event', () => (isSessionSeq(seq) ? this.eventStatement.get(sessionId, seq) : undefined));
     if (body !== undefined) return parseStoredEvent(sessionId, seq, body, 'the file');
-    const head = this.headNow(sessionId);
+    const head = await this.head(sessionId);
     if (head === undefined) throw new SessionNotFoundError(sessionId);
     throw new SeqOutOfRangeError(seq, head.nextSeq);
   }
 
   async head(sessionId: string): Promise<LogHead | undefined> {
     assertSessionId(sessionId);
-    await this.ready();
-    return this.headNow(sessionId);
+    return this.attempt('reading the head', () => this.headNow(sessionId));
   }
 
   async listSessions(): Promise<StoredSession[]> {
-    await this.ready();
-    const rows = this.guard('listing sessions', () => this.sessionsStatement.all());
+    const rows = await this.attempt('listing sessions', () => this.sessionsStatement.all());
     return rows.map(([id, createdAt, lastSeq, updatedAt]) => ({ id, events: lastSeq + 1, createdAt, updatedAt }));
   }
 
   async acquireOwnership(sessionId: string): Promise<Ownership> {
     assertSessionId(sessionId);
-    await this.ready();
-    const record = this.guard('claiming the session', () => this.owners.claim(sessionId));
+    this.assertWritable('claiming the session');
+    const record = await this.attempt('claiming the session', () => this.owners.claim(sessionId));
     this.claims.set(record.token, sessionId);
     return {
       sessionId,
@@ -168,37 +223,31 @@ export class SqliteLogStore implements LogStore {
       release: async () => {
         // Closing the store released every claim made through it already.
         if (this.closed || !this.claims.delete(record.token)) return;
-        await this.ready();
-        this.guard('releasing the session', () => this.owners.release(sessionId, record.token));
+        await this.attempt('releasing the session', () => this.owners.release(sessionId, record.token));
       },
     };
   }
 
-  /** Releases the claims made through this store and closes the connection. */
+  /**
+   * Releases the claims made through this store and closes the connection. A call still running
+   * on the store (an appendAll reading its stream, a write waiting for the lock) then fails with
+   * StoreClosedError, having written nothing.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const release = await this.hold({ evenIfClosed: true });
     try {
-      for (const [token, sessionId] of this.claims) this.guard('releasing the session', () => this.owners.release(sessionId, token));
+      for (const [token, sessionId] of this.claims) {
+        await this.attempt('releasing the session', () => this.owners.release(sessionId, token), { evenIfClosed: true });
+      }
       this.claims.clear();
     } finally {
       this.db.close();
-      release();
-    }
-  }
-
-  private rollback(): void {
-    try {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-    } catch {
-      // The error that got us here is the one to report; SQLite rolls back an unfinished
-      // transaction when the connection closes anyway.
     }
   }
 
   private headNow(sessionId: string): LogHead | undefined {
-    const row = this.guard('reading the head', () => this.headStatement.get(sessionId));
+    const row = this.headStatement.get(sessionId);
     return row === undefined ? undefined : { nextSeq: row[0] + 1, lastHash: row[1] };
   }
 
@@ -221,7 +270,22 @@ export class SqliteLogStore implements LogStore {
       error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
       (error.code === 'SQLITE_CONSTRAINT_TRIGGER' && error.message === NOT_NEXT_SEQ_MESSAGE);
     if (!conflict || this.closed) return StoreError.from(this.location, 'appending events', error);
-    return new ConcurrencyError(sessionId, expectedSeq, this.headNow(sessionId)?.nextSeq ?? 0);
+    return new ConcurrencyError(sessionId, expectedSeq, this.guard('reading the head', () => this.headNow(sessionId))?.nextSeq ?? 0);
+  }
+
+  /** Runs a write on the open store, waiting for another connection's lock; appendError reads its errors. */
+  private write<T>(work: () => T): Promise<T> {
+    return this.locks.run('appending events', work, () => this.assertOpen());
+  }
+
+  /** Runs `work` on the open store, waiting for another connection's lock; SQLite's errors become StoreErrors. */
+  private async attempt<T>(action: string, work: () => T, options: { evenIfClosed?: boolean } = {}): Promise<T> {
+    const beforeAttempt = options.evenIfClosed === true ? undefined : () => this.assertOpen();
+    try {
+      return await this.locks.run(action, work, beforeAttempt);
+    } catch (error) {
+      throw error instanceof Database.SqliteError ? StoreError.from(this.location, action, error) : error;
+    }
   }
 
   private guard<T>(action: string, work: () => T): T {
@@ -236,23 +300,8 @@ export class SqliteLogStore implements LogStore {
     if (this.closed) throw new StoreClosedError(this.location);
   }
 
-  /** Waits until no appendAll holds the connection, then checks that the store is open. */
-  private async ready(): Promise<void> {
-    while (this.held !== undefined) await this.held;
+  private assertWritable(action: string): void {
     this.assertOpen();
-  }
-
-  /** Takes the connection for a transaction that spans awaits; call the result to give it back. */
-  private async hold(options: { evenIfClosed?: boolean } = {}): Promise<() => void> {
-    while (this.held !== undefined) await this.held;
-    if (options.evenIfClosed !== true) this.assertOpen();
-    let release = () => {};
-    this.held = new Promise<void>((resolve) => {
-      release = () => {
-        this.held = undefined;
-        resolve();
-      };
-    });
-    return release;
+    if (this.readOnly) throw new StoreReadOnlyError(this.location, action);
   }
 }

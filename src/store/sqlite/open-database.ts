@@ -1,0 +1,93 @@
+// Opening the database file of the SQLite store, for writing or for reading only. Opening a file
+// that is already at the current schema takes no write lock, in either mode: only a new file, or
+// one that must be migrated or marked, is written to, and that waits for the lock like any write.
+
+import { mkdirSync, type Stats, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { SchemaVersionError, StoreError, StoreNotFoundError } from './errors.js';
+import { identifyDatabase, identifyFile, openReadOnlyConnection } from './identity.js';
+import type { LockWaiter } from './lock-wait.js';
+import { migrate, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
+
+type Connection = Database.Database;
+
+const CREATE_HINT = 'check the path; a store is created by a command that writes to it, such as import or demo';
+
+/** Opens `file` for writing, creating it and its directory if needed, and brings it to the current schema. */
+export async function openWritableDatabase(file: string, location: string, locks: LockWaiter): Promise<Connection> {
+  // Someone else's file is refused before a connection that could write to it is opened.
+  if (statIfExists(file)?.isFile() === true) await locks.run('reading the file', () => identifyFile(file, location, locks.attemptMs));
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: locks.attemptMs });
+  try {
+    // Reads, which wait too: another process may be creating the same new file right now.
+    const { identity, version, journalMode } = await locks.run('reading the schema', () => {
+      const identity = identifyDatabase(db, location);
+      const version = identity.kind === 'empty' ? 0 : readSchemaVersion(db, location);
+      return { identity, version, journalMode: db.pragma('journal_mode', { simple: true }) };
+    });
+    if (version > SCHEMA_VERSION) throw new SchemaVersionError(location, version, SCHEMA_VERSION);
+    if (journalMode !== 'wal') {
+      const mode = await locks.run('switching the file to WAL mode', () => db.pragma('journal_mode = WAL', { simple: true }));
+      if (mode !== 'wal') {
+        throw new StoreError(location, `expected WAL journal mode, found ${String(mode)}; put the file on a local disk that supports WAL`);
+      }
+    }
+    // FULL: a commit is on disk when append() returns, even if the machine loses power.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    if (version < SCHEMA_VERSION || identity.kind !== 'shadowlog' || !identity.marked) {
+      await locks.run('creating the schema', () => migrate(db, location));
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens the existing store at `file` for reading only: nothing is created or written, and a
+ * read-only file, directory or disk is fine. A missing or empty file is a StoreNotFoundError.
+ */
+export async function openReadOnlyDatabase(file: string, location: string, locks: LockWaiter): Promise<Connection> {
+  const stats = statIfExists(file);
+  if (stats === undefined) throw new StoreNotFoundError(location, `there is no file ${file}`, CREATE_HINT);
+  if (stats.isDirectory()) throw new StoreError(location, `${file} is a directory; expected a shadowlog database file`);
+  if (stats.size === 0) throw emptyStore(file, location);
+  const identity = await locks.run('reading the file', () => identifyFile(file, location, locks.attemptMs));
+  if (identity.kind === 'empty') throw emptyStore(file, location);
+  const db = await locks.run('opening the file', () => openReadOnlyConnection(file, location, locks.attemptMs));
+  try {
+    const version = await locks.run('reading the schema', () => {
+      if (identifyDatabase(db, location).kind === 'empty') throw emptyStore(file, location);
+      return readSchemaVersion(db, location);
+    });
+    if (version > SCHEMA_VERSION) throw new SchemaVersionError(location, version, SCHEMA_VERSION);
+    if (version < SCHEMA_VERSION) {
+      throw new StoreError(
+        location,
+        `the file has schema version ${version}, older than version ${SCHEMA_VERSION} that this shadowlog reads; open it once for writing (any command that writes) to migrate it`,
+      );
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function emptyStore(file: string, location: string): StoreNotFoundError {
+  return new StoreNotFoundError(location, `${file} holds no shadowlog store yet (it is an empty database)`, CREATE_HINT);
+}
+
+function statIfExists(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
