@@ -22,7 +22,7 @@ import { statsCommand } from './commands/stats.js';
 import { unlockCommand } from './commands/unlock.js';
 import { verifyCommand } from './commands/verify.js';
 import { type CliIo, type CommandContext, createContext } from './context.js';
-import { openStore, parseStoreSpec } from './store-option.js';
+import { openStore, parseStoreSpec, type StoreAccess } from './store-option.js';
 import { escapeTerminalText } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
@@ -70,10 +70,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   let context: (CommandContext & { close(): Promise<void> }) | undefined;
   const output = watchOutput(io.stdout);
   const program = new Command('shadowlog');
-  const run = (command: (context: CommandContext) => Promise<number>) => async () => {
+  // A command that only reads never creates or changes a store (`access: 'read'`).
+  const run = (access: StoreAccess, command: (context: CommandContext) => Promise<number>) => async () => {
     const options = program.opts<GlobalOptions>();
     const spec = parseStoreSpec(options.store, io.cwd);
-    context = createContext(io, options.json === true, () => openStore(spec), output);
+    context = createContext(
+      io,
+      options.json === true,
+      () => openStore(spec, access, (message) => io.stderr.write(`shadowlog: ${message}\n`)),
+      output,
+    );
     exitCode = await command(context);
   };
 
@@ -94,7 +100,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--model-latency <ms>', 'make the scripted model wait this long per call', (value) => integerArgument(value, 'milliseconds'), 0)
     .option('--session <id>', 'the new session id (default: demo-<time>)')
     .action((options: { modelLatency: number; session?: string }) =>
-      run((ctx) =>
+      run('write', (ctx) =>
         demoCommand(ctx, {
           modelLatencyMs: options.modelLatency,
           ...(options.session === undefined ? {} : { sessionId: options.session }),
@@ -131,7 +137,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         compaction: boolean;
         compactionConfig?: string;
       }) =>
-        run((ctx) =>
+        run('write', (ctx) =>
           chatCommand(ctx, {
             compaction: options.compaction,
             ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, ctx.io.cwd) }),
@@ -155,7 +161,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--wire', 'print the exact request body that was sent')
     .option('--full', 'do not shorten long messages')
     .action((id: string, options: { turn?: number; step?: number; compaction?: string; wire?: boolean; full?: boolean }) =>
-      run((ctx) => {
+      run('read', (ctx) => {
         if ((options.turn === undefined) === (options.compaction === undefined))
           throw new UsageError('replay takes --turn N [--step K], or --compaction ID');
         return replayCommand(ctx, id, {
@@ -184,7 +190,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
     .action(
       (id: string, options: PolicyFlags & { window?: number; prune?: boolean; provider?: string; model?: string; baseUrl?: string }) =>
-        run((ctx) => {
+        run('write', (ctx) => {
           if ((options.provider === undefined) !== (options.model === undefined))
             throw new UsageError('--provider and --model go together');
           const summarizer =
@@ -208,17 +214,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .command('unlock <id>')
     .description('declare an earlier lifecycle over (session/end-seed), making a compaction lock left by a dead process stale')
     .requiredOption('--reason <text>', 'why the lock is stale; recorded in the log with who unlocked it')
-    .action((id: string, options: { reason: string }) => run((ctx) => unlockCommand(ctx, id, options.reason))());
+    .action((id: string, options: { reason: string }) => run('write', (ctx) => unlockCommand(ctx, id, options.reason))());
 
   program
     .command('stats <id>')
     .description('events, turns, model calls, compactions and prunes, tokens shadowed and replaced, and the cost of summarizing')
-    .action((id: string) => run((ctx) => statsCommand(ctx, id))());
+    .action((id: string) => run('read', (ctx) => statsCommand(ctx, id))());
 
   program
     .command('sessions')
     .description('list the sessions in the store')
-    .action(run((ctx) => sessionsCommand(ctx)));
+    .action(run('read', (ctx) => sessionsCommand(ctx)));
 
   program
     .command('show <id>')
@@ -239,14 +245,14 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--poll-ms <ms>', 'with --follow on SQLite: how often to look for new events (default 200)', (value) =>
       integerArgument(value, 'milliseconds', 1),
     )
-    .action((id: string, flags: ShowFlags) => run((ctx) => showCommand(ctx, id, showOptionsOf(flags)))());
+    .action((id: string, flags: ShowFlags) => run('read', (ctx) => showCommand(ctx, id, showOptionsOf(flags)))());
 
   program
     .command('origins <id> <seq>')
     .description('the original events that a summary or pruned node stands for')
     .option('--full', 'do not shorten long messages')
     .action((id: string, seq: string, options: { full?: boolean }) =>
-      run((ctx) => originsCommand(ctx, id, seqArgument(seq), options.full === true))(),
+      run('read', (ctx) => originsCommand(ctx, id, seqArgument(seq), options.full === true))(),
     );
 
   program
@@ -255,20 +261,22 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--all', 'verify every session in the store')
     .option('--file <export>', 'verify a JSONL export without importing it')
     .action((id: string | undefined, options: { all?: boolean; file?: string }) =>
-      run((ctx) => verifyCommand(ctx, id, { all: options.all === true, ...(options.file === undefined ? {} : { file: options.file }) }))(),
+      run('read', (ctx) =>
+        verifyCommand(ctx, id, { all: options.all === true, ...(options.file === undefined ? {} : { file: options.file }) }),
+      )(),
     );
 
   program
     .command('export <id>')
     .description('write a session as JSONL (to stdout, or --output FILE)')
     .option('-o, --output <file>', 'the file to write (it must not exist yet)')
-    .action((id: string, options: { output?: string }) => run((ctx) => exportCommand(ctx, id, options.output))());
+    .action((id: string, options: { output?: string }) => run('read', (ctx) => exportCommand(ctx, id, options.output))());
 
   program
     .command('import <file>')
     .description('store a JSONL export as a session (- reads standard input); the hash chain and every replacement are checked first')
     .option('--as <id>', 'store it under this session id instead of the one in the file')
-    .action((file: string, options: { as?: string }) => run((ctx) => importCommand(ctx, file, options.as))());
+    .action((file: string, options: { as?: string }) => run('write', (ctx) => importCommand(ctx, file, options.as))());
 
   program
     .command('copy [ids...]')
@@ -279,7 +287,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .requiredOption('--to <store>', 'the store to copy to: sqlite:PATH or postgres://…')
     .option('--all', 'copy every session of the --from store')
     .action((ids: string[], options: { from: string; to: string; all?: boolean }) =>
-      run((ctx) => copyCommand(ctx, { from: options.from, to: options.to, all: options.all === true, sessionIds: ids }))(),
+      run('write', (ctx) => copyCommand(ctx, { from: options.from, to: options.to, all: options.all === true, sessionIds: ids }))(),
     );
 
   program
@@ -287,7 +295,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .description(
       "a text file's tokens under each estimator and each offline tokenizer, with their ratios to o200k_base (- reads standard input)",
     )
-    .action((file: string) => run((ctx) => meterCommand(ctx, file))());
+    .action((file: string) => run('read', (ctx) => meterCommand(ctx, file))());
 
   program
     .command('policy')
@@ -298,7 +306,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536)')
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim, in (0, 1) (default 0.16)')
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
-    .action((options: PolicyCommandOptions) => run((ctx) => policyCommand(ctx, options))());
+    .action((options: PolicyCommandOptions) => run('read', (ctx) => policyCommand(ctx, options))());
 
   try {
     if (argv.length === 0) {

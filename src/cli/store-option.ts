@@ -26,13 +26,22 @@ export function parseStoreSpec(value: string | undefined, cwd = process.cwd(), o
   throw new UsageError(`${option} must be sqlite:PATH or postgres://…, found ${JSON.stringify(spec)}`);
 }
 
-export async function openStore(spec: StoreSpec): Promise<LogStore> {
+/** What a command does with its store: `read` never creates or changes one. */
+export type StoreAccess = 'read' | 'write';
+
+/**
+ * Opens the store a command was pointed at. A reader (`access: 'read'`) never creates or
+ * changes one: a store that does not exist is STORE_NOT_FOUND. A writer waiting for another
+ * process's lock says so through `notice`, once it has waited long, and goes on waiting.
+ */
+export async function openStore(spec: StoreSpec, access: StoreAccess, notice: (message: string) => void = () => {}): Promise<LogStore> {
+  const readOnly = access === 'read';
   // Each backend is loaded only when asked for: SQLite users never load pg, PostgreSQL users
   // never load the native SQLite module.
   if (spec.kind === 'sqlite') {
     const { openSqliteStore } = await import('../store/sqlite/index.js');
-    return openSqliteStore(spec.path);
+    return openSqliteStore(spec.path, readOnly ? { readOnly } : { onLockWait: (wait) => notice(wait.message) });
   }
   const { openPostgresStore } = await import('../store/postgres/index.js');
-  return openPostgresStore(spec.url);
+  return openPostgresStore(spec.url, { readOnly });
 }

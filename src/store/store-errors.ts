@@ -48,10 +48,15 @@ export class StoreNotFoundError extends ShadowlogError {
  */
 export class StoreReadOnlyError extends ShadowlogError {
   readonly location: string;
-  /** @param action what was refused, e.g. 'appending events' */
+  /** What was refused, e.g. 'appending events'. */
+  readonly action: string;
   constructor(location: string, action: string) {
-    super('STORE_READ_ONLY', `${location} was opened read-only, so ${action} is refused; open it without readOnly to write`);
+    super(
+      'STORE_READ_ONLY',
+      `${location} was opened read-only, so ${action} is refused and nothing was written; open the store without readOnly to write to it`,
+    );
     this.location = location;
+    this.action = action;
   }
 }
 

@@ -144,7 +144,7 @@ describe.skipIf(server === undefined)('PostgresLogStore opened read-only', () =>
         expect(error).toBeInstanceOf(StoreReadOnlyError);
         expect(error).toMatchObject({ code: 'STORE_READ_ONLY' });
         expect((error as Error).message).toMatch(
-          / was opened read-only, so (appending events|claiming a session) is refused; open it without readOnly to write$/,
+          / was opened read-only, so (appending events|claiming a session) is refused and nothing was written; open the store without readOnly to write to it$/,
         );
       }
       expect(await snapshot()).toEqual(before);

@@ -23,9 +23,9 @@ export async function copyCommand(context: CommandContext, options: CopyCommandO
   const sessionIds = options.sessionIds.map((id) => assertSessionId(id));
   const from = storeSpec('--from', options.from, context.io.cwd);
   const to = storeSpec('--to', options.to, context.io.cwd);
-  const source = await openStore(from);
+  const source = await openStore(from, 'read');
   try {
-    const target = await openStore(to);
+    const target = await openStore(to, 'write', (message) => context.io.stderr.write(`shadowlog: ${message}\n`));
     try {
       if (source.location === target.location) {
         throw new UsageError(`--from and --to are the same store (${source.location}); name two different stores`);

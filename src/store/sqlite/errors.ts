@@ -37,20 +37,6 @@ function advice(sqliteCode: string | undefined): string {
   return 'check that the path names a shadowlog database on a local disk, that it is writable and that the disk has space';
 }
 
-/** A write (append, appendAll, a claim) through a store that was opened with `readOnly: true`. */
-export class StoreReadOnlyError extends ShadowlogError {
-  readonly location: string;
-  readonly action: string;
-  constructor(location: string, action: string) {
-    super(
-      'STORE_READ_ONLY',
-      `${location} was opened read-only, so ${action} is refused and nothing was written; open the store without readOnly to write to it`,
-    );
-    this.location = location;
-    this.action = action;
-  }
-}
-
 /** What a SQLite file that is not a shadowlog database was found to hold. */
 export interface ForeignDatabase {
   /** Its PRAGMA application_id: 0 when no application has set one. */
@@ -116,4 +102,4 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(seconds / 60)} min${rest === 0 ? '' : ` ${rest} s`}`;
 }
 
-export { SchemaVersionError, StoreClosedError, StoreNotFoundError } from '../store-errors.js';
+export { SchemaVersionError, StoreClosedError, StoreNotFoundError, StoreReadOnlyError } from '../store-errors.js';
