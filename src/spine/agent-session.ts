@@ -2,6 +2,7 @@
 // surface the model is sent is always rendered from the log's fold, never kept on the side.
 
 import { canonicalJson } from '../log/canonical-json.js';
+import { runCleanupAfter } from '../log/cleanup.js';
 import type { ShadowlogError } from '../log/errors.js';
 import type { ContentBlock, EventDraft, JsonObject, ToolCall, TurnEndReason } from '../log/event.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
@@ -132,7 +133,10 @@ export class AgentSession {
       });
     } catch (error) {
       // Not a provider error: still close the turn so the log stays well-formed, then rethrow.
-      await this.log.append([{ type: 'turn/end', data: { turn, reason: 'error' } }]).catch(() => {});
+      // If closing fails too (a full disk), the first error is the one thrown, with that attached.
+      await runCleanupAfter(error, async () => {
+        await this.log.append([{ type: 'turn/end', data: { turn, reason: 'error' } }]);
+      });
       throw error;
     }
     await this.log.append([{ type: 'turn/end', data: { turn, reason: end.reason } }]);

@@ -3,6 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { runCleanupAfter } from '../log/cleanup.js';
 import { ConfigError } from '../log/errors.js';
 import type { EventDraft, LogEvent } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
@@ -76,7 +77,8 @@ export class Harness {
       }
       return this.session(log, ownership, 0);
     } catch (error) {
-      await ownership.release();
+      // A failed release (a full disk fails both) is attached to the first error, not thrown instead.
+      await runCleanupAfter(error, () => ownership.release());
       throw error;
     }
   }
@@ -117,7 +119,7 @@ export class Harness {
       await log.append(drafts);
       return this.session(log, ownership, lastTurn);
     } catch (error) {
-      await ownership.release();
+      await runCleanupAfter(error, () => ownership.release());
       throw error;
     }
   }
