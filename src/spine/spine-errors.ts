@@ -34,7 +34,7 @@ export class UnrecordedAnswerError extends ShadowlogError {
   constructor(turn: number, step: number, seq: number, refusal: ShadowlogError) {
     super(
       'UNRECORDED_ANSWER',
-      `turn ${turn} step ${step}: the model's answer could not be recorded as an assistant/message (${refusal.message}); it is kept as it arrived in event #${seq} (model/unrecorded-answer), and the turn ended. Send the message again to continue`,
+      `turn ${turn} step ${step}: the model's answer could not be recorded as an assistant/message (${refusal.message}); it is kept as it arrived in event #${seq} (model/unrecorded-answer), and the turn ended; the session goes on with the next message`,
       { cause: refusal },
     );
     this.turn = turn;
