@@ -20,8 +20,12 @@ export function assistantMessageDraft(result: ModelResult, toolCalls: readonly T
   };
 }
 
+/**
+ * Marked ignorable: it changes no surface, so a reader from before this type existed can skip
+ * it and still rebuild and replay the session.
+ */
 export function unrecordedAnswerDraft(turn: number, step: number, refusal: ShadowlogError, raw: RawAnswer): EventDraft {
-  return { type: 'model/unrecorded-answer', data: { turn, step, code: refusal.code, message: refusal.message, raw } };
+  return { type: 'model/unrecorded-answer', data: { turn, step, code: refusal.code, message: refusal.message, raw }, ignorable: true };
 }
 
 /**
