@@ -15,6 +15,7 @@ export {
 export { createToolResultPruner, ToolResultPruner } from './compaction/tool-result-pruner.js';
 export type { CompactionFailure, CompactionOutcome } from './compaction/transaction.js';
 export { canonicalJson } from './log/canonical-json.js';
+export { attachCleanupFailure, cleanupFailuresOf, runCleanupAfter, withCleanup } from './log/cleanup.js';
 export {
   ConcurrencyError,
   ConfigError,
@@ -41,6 +42,8 @@ export type {
   MessageData,
   ModelErrorData,
   ModelRequestData,
+  ModelUnrecordedAnswerData,
+  RawAnswer,
   SessionEndSeedData,
   SessionStartData,
   SurfaceType,
@@ -69,8 +72,9 @@ export type { Capability, RequestErrorContext, SessionContext, StepContext } fro
 export { createHarness, Harness, type HarnessOptions, newSessionId } from './spine/harness.js';
 export { renderSurface, SURFACE_RENDERER_VERSION } from './spine/render-surface.js';
 export { type RendererResolver, type ReplayOptions, type ReplayResult, type ReplayTarget, replay } from './spine/replay.js';
-export { ReplayError, TurnInProgressError } from './spine/spine-errors.js';
+export { ReplayError, TooLargeToRecordError, TurnInProgressError, UnrecordedAnswerError } from './spine/spine-errors.js';
 export { defineTool, type Tool, type ToolContext, type ToolOutput, type ToolSpec } from './spine/tool.js';
+export { DEFAULT_MAX_TOOL_RESULT_CHARS, MAX_TOOL_RESULT_CHARS_LIMIT } from './spine/tool-results.js';
 export { createFileTools } from './spine/tools/file-tools.js';
 export {
   type CopiedSession,

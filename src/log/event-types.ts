@@ -16,6 +16,7 @@ import {
   isSeq,
   isString,
   objectWith,
+  oneOf,
 } from './shape.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -40,7 +41,10 @@ const digest: Checker = (value, field, seq) => {
   if (typeof value !== 'string' || !DIGEST.test(value)) fail(field, 'a lowercase hex SHA-256 digest', value, seq);
 };
 
-const toolCall = objectWith({ callId: isNonEmptyString, name: isNonEmptyString, arguments: isAnything });
+const toolCall = objectWith(
+  { callId: isNonEmptyString, name: isNonEmptyString, arguments: isAnything },
+  { argumentsText: isString, providerCallId: isString },
+);
 
 const CORE_SHAPES: Record<string, Checker> = {
   'session/start': objectWith({ formatVersion: isPositiveInteger, harnessVersion: isString }),
@@ -79,6 +83,13 @@ const CORE_SHAPES: Record<string, Checker> = {
     message: isString,
     retryable: isBoolean,
     contextOverflow: isBoolean,
+  }),
+  'model/unrecorded-answer': objectWith({
+    turn: isPositiveInteger,
+    step: isPositiveInteger,
+    code: isString,
+    message: isString,
+    raw: objectWith({ format: oneOf(['json', 'sse', 'result']), text: isString }),
   }),
 };
 

@@ -40,9 +40,24 @@ export type ImageBlock = { type: 'image'; mediaType: string; data: string };
 export type ContentBlock = TextBlock | ImageBlock;
 
 export interface ToolCall {
+  /** Unique within the session: what its tool/result names, and the id renderers send. */
   callId: string;
   name: string;
+  /**
+   * The arguments as a JSON value. When the provider's text is not JSON that canonical JSON can
+   * hold (not JSON at all, or a number such as 1e400 that parses to Infinity), that text as a
+   * string, and `argumentsText` holds it too.
+   */
   arguments: JsonValue;
+  /**
+   * The arguments exactly as the provider wrote them, present when `arguments` would not give
+   * them back: text that is not canonical JSON (key order, spaces, escapes), a JSON string
+   * literal, or text that `arguments` cannot hold. A string `arguments` without it was written
+   * by an earlier version and is text that was not JSON.
+   */
+  argumentsText?: string;
+  /** The id the provider gave the call, present when `callId` differs: it was empty, repeated in the answer, or already used in the session. */
+  providerCallId?: string;
 }
 
 export interface SessionStartData {
@@ -95,12 +110,44 @@ export interface ModelErrorData {
   contextOverflow: boolean;
 }
 
+/**
+ * A model's answer that could not be appended as an assistant/message (a log rule refused it),
+ * kept so that nothing a model said is missing from the record. The turn ends with `error`.
+ */
+export interface ModelUnrecordedAnswerData {
+  turn: number;
+  step: number;
+  /** The code and message of the error that refused the answer. */
+  code: string;
+  message: string;
+  /** The answer as it arrived; see RawAnswer. */
+  raw: RawAnswer;
+}
+
+/**
+ * An answer as it arrived: `json`, the response body; `sse`, the stream's events as event-stream
+ * text (`event:` and `data:` lines, a blank line after each); `result`, for a model with no wire
+ * form (the scripted one), the JSON of its result with values JSON cannot hold written as text.
+ */
+export interface RawAnswer {
+  format: 'json' | 'sse' | 'result';
+  text: string;
+}
+
 /** The event types that make up what the model is shown. */
 export const SURFACE_TYPES = ['system/message', 'user/message', 'assistant/message', 'tool/result'] as const;
 export type SurfaceType = (typeof SURFACE_TYPES)[number];
 
 /** The spine's own log-only types. */
-export const CORE_LOG_ONLY_TYPES = ['session/start', 'session/end-seed', 'turn/start', 'turn/end', 'model/request', 'model/error'] as const;
+export const CORE_LOG_ONLY_TYPES = [
+  'session/start',
+  'session/end-seed',
+  'turn/start',
+  'turn/end',
+  'model/request',
+  'model/error',
+  'model/unrecorded-answer',
+] as const;
 
 export function isSurfaceType(type: string): type is SurfaceType {
   return (SURFACE_TYPES as readonly string[]).includes(type);

@@ -5,7 +5,7 @@
 // request into the exact JSON body (pure, deterministic, versioned), and `send` puts exactly
 // those bytes (canonical JSON of the body) on the wire.
 
-import type { ContentBlock, JsonObject, JsonValue, ToolCall } from '../log/event.js';
+import type { ContentBlock, JsonObject, JsonValue, RawAnswer, ToolCall } from '../log/event.js';
 
 /** A surface node rendered for a model, provider-neutral. */
 export type ModelMessage =
@@ -65,6 +65,12 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
   /** Streamed text as it arrives (only for stream: true). */
   readonly onTextDelta?: (text: string) => void;
+  /**
+   * The answer as it arrived (the response body, or the stream's events), called before the
+   * result is returned: the spine keeps it for the record in case the log cannot hold the
+   * answer as an assistant/message. Adapters over HTTP call it; a model with no wire form need not.
+   */
+  readonly onRawAnswer?: (raw: RawAnswer) => void;
 }
 
 export interface ModelLimits {

@@ -1,8 +1,6 @@
 // Reading untyped JSON from a provider: narrowing helpers shared by both adapters' parsers,
 // so that a missing or mistyped field is noticed instead of read as undefined.
 
-import type { JsonObject, JsonValue } from '../log/event.js';
-
 export type UnknownRecord = { readonly [key: string]: unknown };
 
 export function isRecord(value: unknown): value is UnknownRecord {
@@ -24,12 +22,6 @@ export function readRecord(record: UnknownRecord, key: string): UnknownRecord | 
   return isRecord(value) ? value : undefined;
 }
 
-/** An object read from parsed JSON text, which is therefore JSON all the way down. */
-export function readJsonObject(record: UnknownRecord, key: string): JsonObject | undefined {
-  const value = record[key];
-  return isRecord(value) ? (value as JsonObject) : undefined;
-}
-
 export function readArray(record: UnknownRecord, key: string): readonly unknown[] | undefined {
   const value = record[key];
   return Array.isArray(value) ? value : undefined;
@@ -41,20 +33,5 @@ export function parseJson(text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Tool-call arguments as the model wrote them. Empty text means no arguments ({}), as
- * providers send for a tool without parameters. Text that is not JSON is kept as the raw
- * string: the spine turns non-object arguments into a tool/result error the model can read
- * and correct, which it could not do if the text were dropped here.
- */
-export function parseToolArguments(text: string): JsonValue {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return text;
   }
 }

@@ -2,7 +2,7 @@
 // rejection, and hand a successful body to the adapter's JSON or stream parser.
 
 import { canonicalJson } from '../log/canonical-json.js';
-import type { JsonObject } from '../log/event.js';
+import type { JsonObject, RawAnswer } from '../log/event.js';
 import { excerpt, malformedResponseError } from './classify-http-error.js';
 import { post, type Timeouts } from './http.js';
 import type { ModelResult } from './language-model.js';
@@ -22,8 +22,10 @@ export interface ModelRequestExchange {
   readonly wireText?: string | undefined;
   readonly timeouts: Timeouts;
   readonly signal: AbortSignal | undefined;
+  readonly onRawAnswer?: ((raw: RawAnswer) => void) | undefined;
   readonly rejection: (status: number, bodyText: string, retryAfter: string | null) => ProviderError;
-  readonly parseJson: (body: unknown) => ModelResult;
+  /** `text` is the body as it arrived. */
+  readonly parseJson: (body: unknown, text: string) => ModelResult;
   readonly parseStream: (events: AsyncIterable<ServerSentEvent>) => Promise<ModelResult>;
 }
 
@@ -40,14 +42,41 @@ export async function sendModelRequest(exchange: ModelRequestExchange): Promise<
     if (response.status < 200 || response.status > 299) {
       throw exchange.rejection(response.status, await response.text(), response.headers.get('retry-after'));
     }
-    if (exchange.body.stream === true) return await exchange.parseStream(readServerSentEvents(response.chunks()));
+    const { onRawAnswer } = exchange;
+    if (exchange.body.stream === true) {
+      const events = readServerSentEvents(response.chunks());
+      if (onRawAnswer === undefined) return await exchange.parseStream(events);
+      const seen: string[] = [];
+      const result = await exchange.parseStream(keepingText(events, seen));
+      onRawAnswer({ format: 'sse', text: seen.join('') });
+      return result;
+    }
     const text = await response.text();
     const body = parseJson(text);
     if (body === undefined) {
       throw malformedResponseError(exchange.provider, exchange.service, `a body that is not JSON: ${excerpt(text)}`, exchange.api);
     }
-    return exchange.parseJson(body);
+    const result = exchange.parseJson(body, text);
+    onRawAnswer?.({ format: 'json', text });
+    return result;
   } finally {
     response.close();
+  }
+}
+
+/**
+ * Passes the events through, writing each into `into` as event-stream text, so that an answer
+ * the log cannot hold as a message can still be recorded as it arrived.
+ */
+async function* keepingText(events: AsyncIterable<ServerSentEvent>, into: string[]): AsyncGenerator<ServerSentEvent> {
+  for await (const event of events) {
+    const name = event.event === undefined ? '' : `event: ${event.event}\n`;
+    into.push(
+      `${name}${event.data
+        .split('\n')
+        .map((line) => `data: ${line}\n`)
+        .join('')}\n`,
+    );
+    yield event;
   }
 }

@@ -1,21 +1,27 @@
 // One session of an agent: runs turns (SPEC §5) and writes everything to the log. The
 // surface the model is sent is always rendered from the log's fold, never kept on the side.
 
+import { constants } from 'node:buffer';
 import { canonicalJson } from '../log/canonical-json.js';
+import { runCleanupAfter } from '../log/cleanup.js';
 import type { ShadowlogError } from '../log/errors.js';
-import type { ContentBlock, EventDraft, JsonObject, ToolCall, TurnEndReason } from '../log/event.js';
+import type { ContentBlock, EventDraft, JsonObject, LogEvent, RawAnswer, ToolCall, TurnEndReason } from '../log/event.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import { SurfaceMeter } from '../meter/measure.js';
 import { scriptAwareEstimator } from '../meter/script-aware.js';
 import type { LanguageModel, ModelParams, ModelResult } from '../providers/language-model.js';
 import { ProviderError } from '../providers/provider-error.js';
+import { readToolArguments } from '../providers/tool-arguments.js';
 import type { Ownership } from '../store/log-store.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
 import type { SessionLog } from '../store/session-log.js';
+import { assistantMessageDraft, rawAnswerOf, refusalOf, unrecordedAnswerDraft } from './answer-record.js';
 import type { Capability, SessionContext, StepContext } from './capability.js';
 import { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
-import { TurnInProgressError } from './spine-errors.js';
+import { TurnInProgressError, UnrecordedAnswerError } from './spine-errors.js';
 import type { Tool } from './tool.js';
+import { ToolCallIds } from './tool-call-ids.js';
+import { errorResultDraft, outputSize, oversizeMessage, toolResultDraft } from './tool-results.js';
 
 export interface AgentSessionSettings {
   readonly model: LanguageModel;
@@ -26,6 +32,8 @@ export interface AgentSessionSettings {
   readonly temperature?: number;
   readonly stream: boolean;
   readonly onTextDelta?: (text: string) => void;
+  /** A longer tool output is refused as an error result (see tool-results.ts). */
+  readonly maxToolResultChars: number;
 }
 
 export interface SendOptions {
@@ -39,7 +47,10 @@ export interface TurnResult {
   readonly steps: number;
   /** The text of the last assistant message of the turn. */
   readonly text: string;
-  /** The provider error that ended the turn, when reason is 'error'. */
+  /**
+   * What ended the turn, when reason is 'error': the provider's error, or an
+   * UnrecordedAnswerError when the log could not hold the model's answer as a message.
+   */
   readonly error?: ShadowlogError;
 }
 
@@ -62,6 +73,8 @@ export class AgentSession {
     private readonly ownership: Ownership,
     /** The last turn number used in this session, across lifecycles. */
     private lastTurn: number,
+    /** The tool-call ids used in the session; it must observe every event of the log. */
+    private readonly callIds: ToolCallIds = new ToolCallIds(),
   ) {}
 
   get sessionId(): string {
@@ -132,7 +145,10 @@ export class AgentSession {
       });
     } catch (error) {
       // Not a provider error: still close the turn so the log stays well-formed, then rethrow.
-      await this.log.append([{ type: 'turn/end', data: { turn, reason: 'error' } }]).catch(() => {});
+      // If closing fails too (a full disk), the first error is the one thrown, with that attached.
+      await runCleanupAfter(error, async () => {
+        await this.log.append([{ type: 'turn/end', data: { turn, reason: 'error' } }]);
+      });
       throw error;
     }
     await this.log.append([{ type: 'turn/end', data: { turn, reason: end.reason } }]);
@@ -150,10 +166,13 @@ export class AgentSession {
       for (const capability of this.settings.capabilities) await capability.beforeStep?.(context);
 
       let result: ModelResult | undefined;
+      let raw: RawAnswer | undefined;
       for (let retries = 0; result === undefined; retries++) {
         try {
           progress(step, '');
-          result = await this.callModel(turn, step, signal);
+          result = await this.callModel(turn, step, signal, (answer) => {
+            raw = answer;
+          });
         } catch (error) {
           if (!(error instanceof ProviderError)) throw error;
           await this.recordModelError(turn, step, error);
@@ -164,22 +183,33 @@ export class AgentSession {
       }
       const text = textOf(result.content);
       progress(step, text);
-      await this.log.append([
-        {
-          type: 'assistant/message',
-          data: {
-            content: result.content,
-            toolCalls: result.toolCalls,
-            model: result.responseModel ?? this.settings.model.modelId,
-            ...(result.usage === undefined
-              ? {}
-              : { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens } }),
-          },
-          surfaceOp: 'append',
-        },
-      ]);
-      if (result.toolCalls.length === 0) return new TurnEnd('completed');
-      if (!(await this.runToolCalls(result.toolCalls, signal))) return new TurnEnd('aborted');
+      const recorded = await this.recordAnswer(turn, step, result, raw);
+      if (!recorded.ok) return new TurnEnd('error', recorded.error);
+      if (recorded.toolCalls.length === 0) return new TurnEnd('completed');
+      if (!(await this.runToolCalls(recorded.toolCalls, signal))) return new TurnEnd('aborted');
+    }
+  }
+
+  /**
+   * Appends the answer as an assistant/message, its tool calls under session-unique ids. When a
+   * log rule refuses it, it is recorded as it arrived in model/unrecorded-answer, with the
+   * reason, and the turn ends with an UnrecordedAnswerError.
+   */
+  private async recordAnswer(
+    turn: number,
+    step: number,
+    result: ModelResult,
+    raw: RawAnswer | undefined,
+  ): Promise<{ readonly ok: true; readonly toolCalls: ToolCall[] } | { readonly ok: false; readonly error: UnrecordedAnswerError }> {
+    const toolCalls = this.callIds.assign(result.toolCalls, this.log.nextSeq);
+    try {
+      await this.log.append([assistantMessageDraft(result, toolCalls, this.settings.model.modelId)]);
+      return { ok: true, toolCalls };
+    } catch (error) {
+      const refusal = refusalOf(error, `the answer of turn ${turn} step ${step}`);
+      if (refusal === undefined) throw error;
+      const [kept] = await this.log.append([unrecordedAnswerDraft(turn, step, refusal, rawAnswerOf(result, raw))]);
+      return { ok: false, error: new UnrecordedAnswerError(turn, step, (kept as LogEvent).seq, refusal) };
     }
   }
 
@@ -191,7 +221,7 @@ export class AgentSession {
   }
 
   /** Renders the surface, records the request, and calls the model. */
-  private async callModel(turn: number, step: number, signal: AbortSignal): Promise<ModelResult> {
+  private async callModel(turn: number, step: number, signal: AbortSignal, onRawAnswer: (raw: RawAnswer) => void): Promise<ModelResult> {
     const { model } = this.settings;
     const nodes = this.log.fold.toArray();
     const messages = renderSurface(nodes);
@@ -203,7 +233,7 @@ export class AgentSession {
     };
     const rendered = model.render({ messages, params });
     // Written once: these bytes are hashed for the log and are what the adapter sends.
-    const wireText = canonicalJson(rendered.body);
+    const wireText = writeRequest(rendered.body, model.provider, turn, step);
     await this.log.append([
       {
         type: 'model/request',
@@ -225,7 +255,7 @@ export class AgentSession {
     ]);
     return model.send(
       { ...rendered, wireText },
-      { signal, ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }) },
+      { signal, onRawAnswer, ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }) },
     );
   }
 
@@ -250,38 +280,77 @@ export class AgentSession {
       if (signal.aborted) {
         // Every call still gets a result, so that the surface keeps its pairs.
         const remaining = calls.slice(calls.indexOf(call));
-        await this.log.append(remaining.map((pending) => errorResult(pending.callId, 'the turn was aborted before this tool ran')));
+        await this.log.append(remaining.map((pending) => errorResultDraft(pending.callId, 'the turn was aborted before this tool ran')));
         return false;
       }
-      await this.log.append([await this.runToolCall(call, signal)]);
+      await this.appendToolResult(call, await this.runToolCall(call, signal));
     }
     return true;
+  }
+
+  /**
+   * An output the log refuses (content of the wrong shape, JSON longer than a string can be)
+   * becomes an error result that says why, and the turn goes on.
+   */
+  private async appendToolResult(call: ToolCall, result: EventDraft): Promise<void> {
+    try {
+      await this.log.append([result]);
+    } catch (error) {
+      const refusal = refusalOf(error, `the output of ${call.name}`);
+      if (refusal === undefined) throw error;
+      await this.log.append([errorResultDraft(call.callId, `the output of ${call.name} could not be recorded: ${refusal.message}`)]);
+    }
   }
 
   private async runToolCall(call: ToolCall, signal: AbortSignal): Promise<EventDraft> {
     const tool = this.settings.tools.get(call.name);
     if (tool === undefined) {
       const known = [...this.settings.tools.keys()].join(', ') || 'none';
-      return errorResult(call.callId, `there is no tool named ${JSON.stringify(call.name)}; the tools are: ${known}`);
+      return errorResultDraft(call.callId, `there is no tool named ${JSON.stringify(call.name)}; the tools are: ${known}`);
     }
-    const parsed = tool.parse(call.arguments);
-    if (!parsed.ok) return errorResult(call.callId, parsed.message);
+    const args = readToolArguments(call);
+    if (!args.ok) return errorResultDraft(call.callId, args.message);
+    const parsed = tool.parse(args.value);
+    if (!parsed.ok) return errorResultDraft(call.callId, parsed.message);
+    let output: unknown;
     try {
-      const output = await tool.execute(parsed.value, { sessionId: this.sessionId, callId: call.callId, signal });
-      const content: ContentBlock[] = typeof output === 'string' ? [{ type: 'text', text: output }] : output;
-      return { type: 'tool/result', data: { callId: call.callId, content }, surfaceOp: 'append' };
+      output = await tool.execute(parsed.value, { sessionId: this.sessionId, callId: call.callId, signal });
     } catch (error) {
-      return errorResult(call.callId, `${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return errorResultDraft(call.callId, `${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
+    if (typeof output !== 'string' && !Array.isArray(output)) {
+      return errorResultDraft(call.callId, `${call.name} returned ${describeOutput(output)}, not text or an array of content blocks`);
+    }
+    const content: ContentBlock[] = typeof output === 'string' ? [{ type: 'text', text: output }] : (output as ContentBlock[]);
+    const size = outputSize(content);
+    if (size > this.settings.maxToolResultChars) {
+      return errorResultDraft(call.callId, oversizeMessage(call.name, size, this.settings.maxToolResultChars));
+    }
+    return toolResultDraft(call.callId, content);
   }
 }
 
-function errorResult(callId: string, message: string): EventDraft {
-  return {
-    type: 'tool/result',
-    data: { callId, content: [{ type: 'text', text: `Error: ${message}` }], error: { message } },
-    surfaceOp: 'append',
-  };
+function describeOutput(output: unknown): string {
+  return output === null ? 'null' : typeof output;
+}
+
+/**
+ * The canonical JSON of a request body. One longer than a string can be (RangeError) is far
+ * beyond any context window: it is refused as a context overflow, so that the turn ends with
+ * a typed error, or compaction (when mounted) shortens the surface and retries.
+ */
+function writeRequest(body: JsonObject, provider: string, turn: number, step: number): string {
+  try {
+    return canonicalJson(body);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new ProviderError(
+      'context-overflow',
+      provider,
+      `the request of turn ${turn} step ${step} was not sent: its JSON is longer than a JavaScript string can be (${constants.MAX_STRING_LENGTH.toLocaleString('en-US')} characters), far beyond any context window; compact the session (the tool-result pruner cuts long results) or lower maxToolResultChars`,
+      { cause: error },
+    );
+  }
 }
 
 function textOf(blocks: readonly ContentBlock[]): string {

@@ -3,6 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { runCleanupAfter } from '../log/cleanup.js';
 import { ConfigError } from '../log/errors.js';
 import type { EventDraft, LogEvent } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
@@ -13,6 +14,8 @@ import { SessionLog } from '../store/session-log.js';
 import { AgentSession } from './agent-session.js';
 import type { Capability } from './capability.js';
 import { indexTools, type Tool } from './tool.js';
+import { ToolCallIds } from './tool-call-ids.js';
+import { DEFAULT_MAX_TOOL_RESULT_CHARS, MAX_TOOL_RESULT_CHARS_LIMIT } from './tool-results.js';
 
 export interface HarnessOptions {
   readonly store: LogStore;
@@ -34,6 +37,11 @@ export interface HarnessOptions {
   readonly onTextDelta?: (text: string) => void;
   /** The clock for event times. */
   readonly now?: () => string;
+  /**
+   * The longest tool output recorded, in UTF-16 code units of its text and image data (default
+   * 32 Mi, at most 80 Mi); a longer one becomes an error result that says so, and the turn goes on.
+   */
+  readonly maxToolResultChars?: number;
 }
 
 export class Harness {
@@ -53,7 +61,18 @@ export class Harness {
         `maxOutputTokens must be a positive integer below the context window (${options.model.limits.contextWindow}), found ${String(reserve)}`,
       );
     }
+    const limit = this.maxToolResultChars;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_TOOL_RESULT_CHARS_LIMIT) {
+      throw new ConfigError(
+        'maxToolResultChars',
+        `maxToolResultChars must be a positive integer of at most ${MAX_TOOL_RESULT_CHARS_LIMIT} (beyond it a result's JSON may not fit a string), found ${String(limit)}`,
+      );
+    }
     for (const capability of options.capabilities ?? []) capability.mount?.({ model: options.model, maxOutputTokens: reserve });
+  }
+
+  get maxToolResultChars(): number {
+    return this.options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;
   }
 
   get maxOutputTokens(): number {
@@ -65,18 +84,24 @@ export class Harness {
     assertSessionId(sessionId);
     const ownership = await this.options.store.acquireOwnership(sessionId);
     try {
+      const callIds = new ToolCallIds();
+      const observe = this.observer(sessionId, () => false);
       const log = await SessionLog.create(this.options.store, sessionId, {
         ...this.logOptions(),
-        observe: this.observer(sessionId, () => false),
+        observe: (event) => {
+          observe(event);
+          callIds.observe(event);
+        },
       });
       if (this.options.systemPrompt !== undefined) {
         await log.append([
           { type: 'system/message', data: { content: [{ type: 'text', text: this.options.systemPrompt }] }, surfaceOp: 'append' },
         ]);
       }
-      return this.session(log, ownership, 0);
+      return this.session(log, ownership, 0, callIds);
     } catch (error) {
-      await ownership.release();
+      // A failed release (a full disk fails both) is attached to the first error, not thrown instead.
+      await runCleanupAfter(error, () => ownership.release());
       throw error;
     }
   }
@@ -92,11 +117,13 @@ export class Harness {
       let lastTurn = 0;
       let openTurn: number | undefined;
       let reading = true;
+      const callIds = new ToolCallIds();
       const observe = this.observer(sessionId, () => reading);
       const log = await SessionLog.open(this.options.store, sessionId, {
         ...this.logOptions(),
         observe: (event) => {
           observe(event);
+          callIds.observe(event);
           if (event.type === 'turn/start') openTurn = lastTurn = Math.max(lastTurn, event.data.turn as number);
           if (event.type === 'turn/end') openTurn = undefined;
         },
@@ -115,9 +142,9 @@ export class Harness {
         drafts.push({ type: 'turn/end', data: { turn: openTurn, reason: 'interrupted' } });
       }
       await log.append(drafts);
-      return this.session(log, ownership, lastTurn);
+      return this.session(log, ownership, lastTurn, callIds);
     } catch (error) {
-      await ownership.release();
+      await runCleanupAfter(error, () => ownership.release());
       throw error;
     }
   }
@@ -136,7 +163,7 @@ export class Harness {
     };
   }
 
-  private session(log: SessionLog, ownership: Ownership, lastTurn: number): AgentSession {
+  private session(log: SessionLog, ownership: Ownership, lastTurn: number, callIds: ToolCallIds): AgentSession {
     const { options } = this;
     return new AgentSession(
       log,
@@ -147,11 +174,13 @@ export class Harness {
         maxSteps: options.maxSteps ?? 24,
         maxOutputTokens: this.maxOutputTokens,
         stream: options.stream ?? true,
+        maxToolResultChars: this.maxToolResultChars,
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
         ...(options.onTextDelta === undefined ? {} : { onTextDelta: options.onTextDelta }),
       },
       ownership,
       lastTurn,
+      callIds,
     );
   }
 }

@@ -19,7 +19,10 @@ export type ParsedArguments<T> = { readonly ok: true; readonly value: T } | { re
 
 export interface Tool<T = unknown> {
   readonly definition: ToolDefinition;
-  /** Checks the model's arguments; a failure becomes a tool/result error the model can read. */
+  /**
+   * Checks the model's arguments, the JSON value it wrote (text that was not JSON never gets
+   * here: the spine answers it); a failure becomes a tool/result error the model can read.
+   */
   parse(args: unknown): ParsedArguments<T>;
   execute(args: T, context: ToolContext): Promise<ToolOutput>;
 }
@@ -44,7 +47,6 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool<z.infer
   return {
     definition: { name: spec.name, description: spec.description, parameters },
     parse(args) {
-      if (typeof args === 'string') return { ok: false, message: `the arguments are not valid JSON: ${args.slice(0, 200)}` };
       const result = spec.input.safeParse(args);
       if (result.success) return { ok: true, value: result.data };
       const issues = result.error.issues.map(

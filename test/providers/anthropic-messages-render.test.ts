@@ -169,6 +169,34 @@ describe('Anthropic Messages render', () => {
     expect(rendered.body.messages).toEqual([{ role: 'assistant', content: [{ type: 'tool_use', id: 'c', name: 'read', input: {} }] }]);
   });
 
+  it('sends the input object whatever text it came as, {} for anything else, and the session-unique id', () => {
+    const rendered = model().render(
+      request([
+        {
+          role: 'assistant',
+          content: [],
+          toolCalls: [
+            { callId: 'a', name: 'read', arguments: { path: 'a.ts' }, argumentsText: '{"path": "a.ts"}' },
+            { callId: 'b', name: 'read', arguments: 'README.md', argumentsText: '"README.md"' },
+            { callId: 'c', name: 'read', arguments: '{"n":1e400}', argumentsText: '{"n":1e400}' },
+            { callId: 'shadowlog-call-4-4', name: 'read', arguments: [1], providerCallId: 'a' },
+          ],
+        },
+      ]),
+    );
+    expect(rendered.body.messages).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'a', name: 'read', input: { path: 'a.ts' } },
+          { type: 'tool_use', id: 'b', name: 'read', input: {} },
+          { type: 'tool_use', id: 'c', name: 'read', input: {} },
+          { type: 'tool_use', id: 'shadowlog-call-4-4', name: 'read', input: {} },
+        ],
+      },
+    ]);
+  });
+
   it('refuses an image in a system or assistant message with a typed error', () => {
     expect(() => model().render(request([{ role: 'system', content: [PNG] }]))).toThrow(ProviderError);
     expect(() => model().render(request([{ role: 'assistant', content: [PNG], toolCalls: [] }]))).toThrow(

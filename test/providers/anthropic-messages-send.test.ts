@@ -156,6 +156,49 @@ describe('Anthropic Messages send', () => {
     });
   });
 
+  it('keeps ids as sent and inputs the log could not hold as JSON as their text, in JSON and in a stream', async () => {
+    const body = `{"model":"m","type":"message","stop_reason":"tool_use","content":[
+      {"type":"tool_use","id":"toolu_0","name":"read","input":{"path": "a.ts", "size": 1e400}},
+      {"type":"tool_use","id":"toolu_0","name":"read","input":"README.md"},
+      {"type":"tool_use","id":"","name":"read"}]}`;
+    server.enqueue({ type: 'raw', body, contentType: 'application/json' });
+    const raw: unknown[] = [];
+    const anthropic = model();
+    const result = await anthropic.send(anthropic.render(ask('go', false)), { onRawAnswer: (answer) => raw.push(answer) });
+    expect(result.toolCalls).toEqual([
+      { callId: 'toolu_0', name: 'read', arguments: '{"path": "a.ts", "size": 1e400}', argumentsText: '{"path": "a.ts", "size": 1e400}' },
+      { callId: 'toolu_0', name: 'read', arguments: 'README.md', argumentsText: '"README.md"' },
+      { callId: '', name: 'read', arguments: {} },
+    ]);
+    expect(raw).toEqual([{ format: 'json', text: body }]);
+
+    const tool = (index: number, id: string, partial: string[]) => [
+      JSON.stringify({ type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: 'read', input: {} } }),
+      ...partial.map((piece) =>
+        JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }),
+      ),
+    ];
+    const payloads = [
+      ...tool(0, 'toolu_1', ['{"path": ', '"a.ts"}']),
+      ...tool(1, 'toolu_1', ['"READ', 'ME.md"']),
+      ...tool(2, 'toolu_2', ['{"n": 1e4', '00}']),
+      ...tool(3, 'toolu_3', ['{"path": "unterminated']),
+      JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'tool_use' } }),
+      JSON.stringify({ type: 'message_stop' }),
+    ];
+    server.enqueue({ type: 'sse', payloads });
+    const streamed: Array<{ format: string; text: string }> = [];
+    const fromStream = await anthropic.send(anthropic.render(ask('go', true)), { onRawAnswer: (answer) => streamed.push(answer) });
+    expect(fromStream.toolCalls).toEqual([
+      { callId: 'toolu_1', name: 'read', arguments: { path: 'a.ts' } },
+      { callId: 'toolu_1', name: 'read', arguments: 'README.md', argumentsText: '"README.md"' },
+      { callId: 'toolu_2', name: 'read', arguments: '{"n": 1e400}', argumentsText: '{"n": 1e400}' },
+      { callId: 'toolu_3', name: 'read', arguments: '{"path": "unterminated', argumentsText: '{"path": "unterminated' },
+    ]);
+    expect(streamed[0]?.format).toBe('sse');
+    expect(streamed[0]?.text).toBe(payloads.map((payload) => `event: ${JSON.parse(payload).type}\ndata: ${payload}\n\n`).join(''));
+  });
+
   it('counts prompt-cache writes and reads as input tokens, in JSON and in a stream', async () => {
     const usage = { input_tokens: 10, cache_creation_input_tokens: 200, cache_read_input_tokens: 3000, output_tokens: 5 };
     server.enqueue({

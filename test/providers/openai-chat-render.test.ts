@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
+import type { JsonObject } from '../../src/log/event.js';
 import type { ModelMessage, ModelParams, ModelRequest } from '../../src/providers/language-model.js';
 import { createOpenAIChatModel, type OpenAIChatModelOptions } from '../../src/providers/openai-chat/openai-chat-model.js';
 import { ProviderError } from '../../src/providers/provider-error.js';
@@ -130,6 +131,41 @@ describe('OpenAI chat render', () => {
     ]);
   });
 
+  it('sends the arguments as the provider wrote them (version 2), and renders earlier sessions as version 1 did', () => {
+    const calls: ModelMessage = {
+      role: 'assistant',
+      content: [],
+      toolCalls: [
+        { callId: 'a', name: 'read', arguments: { path: 'a.ts', limit: 1 }, argumentsText: '{"path": "a.ts", "limit": 1}' },
+        { callId: 'b', name: 'read', arguments: 'README.md', argumentsText: '"README.md"' },
+        { callId: 'c', name: 'read', arguments: '{"n":1e400}', argumentsText: '{"n":1e400}' },
+        { callId: 'd', name: 'now', arguments: {}, argumentsText: '' },
+        { callId: 'e', name: 'read', arguments: { path: 'e.ts' }, providerCallId: 'call_0' },
+        { callId: 'f', name: 'read', arguments: '{broken' },
+      ],
+    };
+    const sent = (version?: string) => {
+      const [assistant] = model().render(request([calls]), version).body.messages as JsonObject[];
+      return ((assistant as JsonObject).tool_calls as JsonObject[]).map((call) => [call.id, (call.function as JsonObject).arguments]);
+    };
+    expect(sent()).toEqual([
+      ['a', '{"path": "a.ts", "limit": 1}'],
+      ['b', '"README.md"'],
+      ['c', '{"n":1e400}'],
+      ['d', ''],
+      ['e', '{"path":"e.ts"}'],
+      ['f', '{broken'],
+    ]);
+    expect(sent('openai-chat/1')).toEqual([
+      ['a', '{"limit":1,"path":"a.ts"}'],
+      ['b', 'README.md'],
+      ['c', '{"n":1e400}'],
+      ['d', '{}'],
+      ['e', '{"path":"e.ts"}'],
+      ['f', '{broken'],
+    ]);
+  });
+
   it("sends a tool result's images in a user message after the run of tool messages", () => {
     const image = { type: 'image', mediaType: 'image/jpeg', data: '/9j/4AAQ' } as const;
     const rendered = model().render(
@@ -180,19 +216,22 @@ describe('OpenAI chat render', () => {
     const budget = request([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], { maxOutputTokens: 64 });
     const modern = model();
     const legacy = model({ maxTokensField: 'max_tokens' });
-    expect(modern.rendererVersion).toBe('openai-chat/1');
-    expect(legacy.rendererVersion).toBe('openai-chat/1;max_tokens');
+    expect(modern.rendererVersion).toBe('openai-chat/2');
+    expect(legacy.rendererVersion).toBe('openai-chat/2;max_tokens');
     expect(legacy.render(budget).body).toMatchObject({ max_tokens: 64 });
     expect(legacy.render(budget).body).not.toHaveProperty('max_completion_tokens');
+    expect(modern.render(budget, 'openai-chat/2;max_tokens').body).toEqual(legacy.render(budget).body);
+    expect(legacy.render(budget, 'openai-chat/2').body).toEqual(modern.render(budget).body);
+    // Version 1, which earlier sessions recorded, still renders the field it named.
     expect(modern.render(budget, 'openai-chat/1;max_tokens').body).toEqual(legacy.render(budget).body);
     expect(legacy.render(budget, 'openai-chat/1').body).toEqual(modern.render(budget).body);
   });
 
   it('refuses a renderer version it does not know', () => {
     const hi = request([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
-    expect(() => model().render(hi, 'openai-chat/2')).toThrow(UnknownRendererVersionError);
+    expect(() => model().render(hi, 'openai-chat/3')).toThrow(UnknownRendererVersionError);
     expect(() => model().render(hi, 'anthropic-messages/1;default_max_tokens=10')).toThrow(
-      'the openai-chat adapter cannot render version "anthropic-messages/1;default_max_tokens=10"; it renders openai-chat/1 or openai-chat/1;max_tokens',
+      'the openai-chat adapter cannot render version "anthropic-messages/1;default_max_tokens=10"; it renders openai-chat/2 or openai-chat/2;max_tokens or openai-chat/1 or openai-chat/1;max_tokens',
     );
     let thrown: unknown;
     try {

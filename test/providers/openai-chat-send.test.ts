@@ -131,7 +131,8 @@ describe('OpenAI chat send', () => {
       content: [],
       toolCalls: [
         { callId: 'call_abc', name: 'get_weather', arguments: { location: 'Paris' } },
-        { callId: 'call_def', name: 'broken', arguments: '{"path": "/tm' },
+        // Text that is not JSON is kept as text, in both fields: it goes back to the server verbatim.
+        { callId: 'call_def', name: 'broken', arguments: '{"path": "/tm', argumentsText: '{"path": "/tm' },
       ],
       finishReason: 'tool-calls',
       usage: { inputTokens: 80, outputTokens: 40 },
@@ -166,13 +167,52 @@ describe('OpenAI chat send', () => {
     expect(result).toEqual({
       content: [],
       toolCalls: [
-        { callId: 'c1', name: 'now', arguments: {} },
+        // Empty text means no arguments, and is kept, so that it goes back as it came.
+        { callId: 'c1', name: 'now', arguments: {}, argumentsText: '' },
         { callId: 'c2', name: 'read', arguments: { path: 'a.txt' } },
-        { callId: 'c3', name: 'read', arguments: '{path: a.txt}' },
+        { callId: 'c3', name: 'read', arguments: '{path: a.txt}', argumentsText: '{path: a.txt}' },
       ],
       finishReason: 'tool-calls',
       responseModel: 'deepseek-chat',
     });
+  });
+
+  it('keeps ids as sent and arguments in every form a server writes them, and reports the answer as it arrived', async () => {
+    const body = `{"model":"m","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[
+      {"id":"call_0","type":"function","function":{"name":"read","arguments":"\\"README.md\\""}},
+      {"id":"call_0","type":"function","function":{"name":"read","arguments":"{\\"n\\":1e400}"}},
+      {"id":"","type":"function","function":{"name":"read","arguments":{"path": "a.ts", "n": 1e400}}},
+      {"id":"x","type":"function","function":{"name":"read","arguments":{"path":"b.ts"}}}]}}]}`;
+    server.enqueue({ type: 'raw', body, contentType: 'application/json' });
+    const openai = model();
+    const raw: unknown[] = [];
+    const result = await openai.send(openai.render(ask('go', false)), { onRawAnswer: (answer) => raw.push(answer) });
+    expect(result.toolCalls).toEqual([
+      { callId: 'call_0', name: 'read', arguments: 'README.md', argumentsText: '"README.md"' },
+      { callId: 'call_0', name: 'read', arguments: '{"n":1e400}', argumentsText: '{"n":1e400}' },
+      // Sent as an object (not the protocol's string), with a number JSON.parse cannot keep: its source text.
+      { callId: '', name: 'read', arguments: '{"path": "a.ts", "n": 1e400}', argumentsText: '{"path": "a.ts", "n": 1e400}' },
+      { callId: 'x', name: 'read', arguments: { path: 'b.ts' } },
+    ]);
+    expect(raw).toEqual([{ format: 'json', text: body }]);
+
+    server.enqueue({
+      type: 'sse',
+      payloads: [
+        chunk({ tool_calls: [{ index: 0, id: '', type: 'function', function: { name: 'read', arguments: '"READ' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: 'ME.md"' } }] }),
+        chunk({}, 'tool_calls'),
+      ],
+    });
+    const streamed: unknown[] = [];
+    const fromStream = await openai.send(openai.render(ask('go', true)), { onRawAnswer: (answer) => streamed.push(answer) });
+    expect(fromStream.toolCalls).toEqual([{ callId: '', name: 'read', arguments: 'README.md', argumentsText: '"README.md"' }]);
+    expect(streamed).toEqual([
+      {
+        format: 'sse',
+        text: `data: ${chunk({ tool_calls: [{ index: 0, id: '', type: 'function', function: { name: 'read', arguments: '"READ' } }] })}\n\ndata: ${chunk({ tool_calls: [{ index: 0, function: { arguments: 'ME.md"' } }] })}\n\ndata: ${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`,
+      },
+    ]);
   });
 
   it('maps each finish reason', async () => {

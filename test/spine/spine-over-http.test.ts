@@ -119,6 +119,44 @@ describe('the spine over HTTP', () => {
     expect(result.steps).toBe(2);
   });
 
+  it('sends tool-call arguments back to an OpenAI-compatible server byte for byte, as it wrote them', async () => {
+    const written = ['{"city": "Lisbon"}', '{"unit":"C","city":"Porto"}', '"Faro"', ''];
+    const model = createOpenAIChatModel({ model: 'gpt-4.1-mini', apiKey: 'sk-test', baseUrl: `${server.baseUrl}/v1`, env: {} });
+    const { result, events } = await runAndReplay(model, [
+      {
+        type: 'sse',
+        payloads: [
+          ...written.map((text, index) =>
+            JSON.stringify({
+              model: 'gpt-4.1-mini',
+              choices: [
+                {
+                  index: 0,
+                  delta: { tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: 'weather', arguments: text } }] },
+                  finish_reason: null,
+                },
+              ],
+            }),
+          ),
+          JSON.stringify({ model: 'gpt-4.1-mini', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }),
+        ],
+      },
+      { type: 'sse', payloads: readFixtureChunks('openai-text') },
+    ]);
+    expect(result.reason).toBe('completed');
+    const second = JSON.parse(server.requests[1]?.body ?? '{}') as {
+      messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }>;
+    };
+    const sentBack = second.messages.flatMap((message) => message.tool_calls ?? []).map((call) => call.function.arguments);
+    expect(sentBack).toEqual(written);
+    // A JSON string literal is JSON, just not an object: the tool says so.
+    const errors = events
+      .filter((event) => event.type === 'tool/result')
+      .map((event) => (event.data.error as { message: string } | undefined)?.message);
+    expect(errors[0]).toBeUndefined();
+    expect(errors[2]).toMatch(/^invalid arguments for weather: \(arguments\): .*object/i);
+  });
+
   it('logs the real context-window error of a provider as model/error with contextOverflow set', async () => {
     const model = createOpenAIChatModel({ model: 'gpt-4o', apiKey: 'sk-test', baseUrl: `${server.baseUrl}/v1`, env: {} });
     const { result, events } = await runAndReplay(model, [

@@ -68,8 +68,9 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
         wireText: rendered.wireText,
         timeouts,
         signal: sendOptions.signal,
+        onRawAnswer: sendOptions.onRawAnswer,
         rejection: (status, bodyText, retryAfter) => mapAnthropicHttpError(service, status, bodyText, retryAfter),
-        parseJson: (body) => parseAnthropicResponse(service, body),
+        parseJson: (body, text) => parseAnthropicResponse(service, body, text),
         parseStream: (events) => readAnthropicStream(service, events, sendOptions.onTextDelta),
       });
     },

@@ -3,10 +3,12 @@
 
 import type { ToolCall } from '../../log/event.js';
 import { excerpt, malformedResponseError } from '../classify-http-error.js';
+import { jsonSourceAt } from '../json-source.js';
 import type { ModelResult, ModelUsage } from '../language-model.js';
 import { createModelResult } from '../model-result.js';
 import type { ProviderError } from '../provider-error.js';
-import { isRecord, readArray, readJsonObject, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
+import { isRecord, readArray, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
+import { argumentsFromValue, type ToolCallArguments } from '../tool-arguments.js';
 import { mapAnthropicStreamError } from './map-error.js';
 import { mapAnthropicStopReason } from './map-finish-reason.js';
 
@@ -16,17 +18,25 @@ export function anthropicMalformed(service: string, found: string): ProviderErro
   return malformedResponseError('anthropic', service, found, ANTHROPIC_MESSAGES_API);
 }
 
-export function parseAnthropicResponse(service: string, body: unknown): ModelResult {
+/** `text` is the body as it arrived, where inputs JSON.parse could not keep exactly are read from. */
+export function parseAnthropicResponse(service: string, body: unknown, text = ''): ModelResult {
   if (!isRecord(body)) throw anthropicMalformed(service, `a JSON value that is not an object: ${excerpt(JSON.stringify(body) ?? '')}`);
   if (body.type === 'error') throw mapAnthropicStreamError(service, JSON.stringify(body));
   const blocks = readArray(body, 'content');
   if (blocks === undefined) throw anthropicMalformed(service, `no content array in ${excerpt(JSON.stringify(body))}`);
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
-  for (const block of blocks) {
+  for (const [index, block] of blocks.entries()) {
     if (!isRecord(block)) continue;
     if (block.type === 'text') texts.push(readString(block, 'text') ?? '');
-    else if (block.type === 'tool_use') toolCalls.push(parseToolUse(service, block, readJsonObject(block, 'input') ?? {}));
+    else if (block.type === 'tool_use')
+      toolCalls.push(
+        parseToolUse(
+          service,
+          block,
+          inputOf(block, () => jsonSourceAt(text, ['content', index, 'input'])),
+        ),
+      );
     // Thinking and server-tool blocks are not part of what the log records.
   }
   return createModelResult({
@@ -38,12 +48,25 @@ export function parseAnthropicResponse(service: string, body: unknown): ModelRes
   });
 }
 
-export function parseToolUse(service: string, block: UnknownRecord, input: ToolCall['arguments']): ToolCall {
+/**
+ * The id is kept as sent, even empty or repeated: the spine gives such a call an id of its own
+ * and records this one as providerCallId.
+ */
+export function parseToolUse(service: string, block: UnknownRecord, input: ToolCallArguments): ToolCall {
   const callId = readString(block, 'id');
   const name = readString(block, 'name');
   if (callId === undefined || name === undefined)
     throw anthropicMalformed(service, `a tool_use block without an id or a name: ${excerpt(JSON.stringify(block))}`);
-  return { callId, name, arguments: input };
+  return { callId, name, ...input };
+}
+
+/**
+ * A tool_use block's input, whatever it holds: the API promises an object, and the renderer
+ * sends back only an object, but what a server sent instead is kept for the record. No input
+ * means no arguments ({}).
+ */
+export function inputOf(block: UnknownRecord, sourceText: () => string | undefined): ToolCallArguments {
+  return block.input === undefined ? { arguments: {} } : argumentsFromValue(block.input, sourceText);
 }
 
 /**

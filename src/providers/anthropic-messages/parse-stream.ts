@@ -4,24 +4,21 @@
 
 import type { ToolCall } from '../../log/event.js';
 import { excerpt } from '../classify-http-error.js';
+import { jsonSourceAt } from '../json-source.js';
 import type { ModelResult } from '../language-model.js';
 import { createModelResult } from '../model-result.js';
-import {
-  isRecord,
-  parseJson,
-  parseToolArguments,
-  readJsonObject,
-  readNumber,
-  readRecord,
-  readString,
-  type UnknownRecord,
-} from '../response-fields.js';
+import { isRecord, parseJson, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
 import type { ServerSentEvent } from '../sse.js';
+import { argumentsFromText } from '../tool-arguments.js';
 import { mapAnthropicStreamError } from './map-error.js';
 import { mapAnthropicStopReason } from './map-finish-reason.js';
-import { anthropicMalformed, anthropicUsage, parseToolUse } from './parse-response.js';
+import { anthropicMalformed, anthropicUsage, inputOf, parseToolUse } from './parse-response.js';
 
-type Block = { kind: 'text'; text: string } | { kind: 'tool'; start: UnknownRecord; json: string } | { kind: 'other' };
+type Block =
+  | { kind: 'text'; text: string }
+  /** `startText`: the content_block_start payload, where an input JSON.parse could not keep exactly is read from. */
+  | { kind: 'tool'; start: UnknownRecord; startText: string; json: string }
+  | { kind: 'other' };
 
 export async function readAnthropicStream(
   service: string,
@@ -46,7 +43,7 @@ export async function readAnthropicStream(
         break;
       }
       case 'content_block_start': {
-        const block = startBlock(readRecord(payload, 'content_block'));
+        const block = startBlock(readRecord(payload, 'content_block'), event.data);
         blocks.set(index, block);
         if (block.kind === 'text' && block.text !== '') onTextDelta?.(block.text);
         break;
@@ -85,9 +82,9 @@ export async function readAnthropicStream(
   });
 }
 
-function startBlock(contentBlock: UnknownRecord | undefined): Block {
+function startBlock(contentBlock: UnknownRecord | undefined, startText: string): Block {
   if (contentBlock?.type === 'text') return { kind: 'text', text: readString(contentBlock, 'text') ?? '' };
-  if (contentBlock?.type === 'tool_use') return { kind: 'tool', start: contentBlock, json: '' };
+  if (contentBlock?.type === 'tool_use') return { kind: 'tool', start: contentBlock, startText, json: '' };
   return { kind: 'other' };
 }
 
@@ -105,7 +102,10 @@ function applyDelta(block: Block | undefined, delta: UnknownRecord | undefined):
 
 /** The input arrives as JSON text in pieces; with no pieces it is the start block's input ({} for no arguments). */
 function finishToolUse(service: string, block: Extract<Block, { kind: 'tool' }>): ToolCall {
-  const input = block.json.trim() === '' ? (readJsonObject(block.start, 'input') ?? {}) : parseToolArguments(block.json);
+  const input =
+    block.json.trim() === ''
+      ? inputOf(block.start, () => jsonSourceAt(block.startText, ['content_block', 'input']))
+      : argumentsFromText(block.json, 'object');
   return parseToolUse(service, block.start, input);
 }
 

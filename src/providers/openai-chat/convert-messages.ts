@@ -5,6 +5,7 @@ import { canonicalJson } from '../../log/canonical-json.js';
 import type { ContentBlock, JsonObject, JsonValue, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest } from '../language-model.js';
 import { ProviderError } from '../provider-error.js';
+import { argumentsTextOf } from '../tool-arguments.js';
 
 export interface OpenAIChatRenderSettings {
   /**
@@ -12,11 +13,16 @@ export interface OpenAIChatRenderSettings {
    * older OpenAI-compatible servers know only `max_tokens`.
    */
   readonly maxTokensField: 'max_completion_tokens' | 'max_tokens';
+  /**
+   * Version 2 sends a call's arguments as the text the provider wrote (`argumentsText`, when the
+   * log kept it); version 1 wrote canonical JSON of the value, and still does for replay.
+   */
+  readonly providerArgumentsText: boolean;
 }
 
 export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, settings: OpenAIChatRenderSettings): JsonObject {
   const { params } = request;
-  const body: JsonObject = { model: modelId, messages: convertMessages(request.messages) };
+  const body: JsonObject = { model: modelId, messages: convertMessages(request.messages, settings) };
   if (params.tools.length > 0) {
     body.tools = params.tools.map((tool) => ({
       type: 'function',
@@ -33,7 +39,7 @@ export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, 
   return body;
 }
 
-function convertMessages(messages: readonly ModelMessage[]): JsonObject[] {
+function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChatRenderSettings): JsonObject[] {
   const out: JsonObject[] = [];
   // Tool messages carry text only, so a tool result's images follow the run of tool
   // messages in a user message (a user message may not split an assistant's tool results).
@@ -51,7 +57,7 @@ function convertMessages(messages: readonly ModelMessage[]): JsonObject[] {
         out.push({ role: 'user', content: userContent(message.content) });
         break;
       case 'assistant':
-        out.push(assistantMessage(textsOf(message.content, 'assistant'), message.toolCalls));
+        out.push(assistantMessage(textsOf(message.content, 'assistant'), message.toolCalls, settings));
         break;
       case 'tool': {
         const texts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
@@ -68,7 +74,7 @@ function convertMessages(messages: readonly ModelMessage[]): JsonObject[] {
   return out;
 }
 
-function assistantMessage(texts: string[], toolCalls: readonly ToolCall[]): JsonObject {
+function assistantMessage(texts: string[], toolCalls: readonly ToolCall[], settings: OpenAIChatRenderSettings): JsonObject {
   const message: JsonObject = { role: 'assistant' };
   // With tool calls the content may be absent, and is, rather than an empty string.
   if (texts.length > 0 || toolCalls.length === 0) message.content = textContent(texts);
@@ -76,16 +82,16 @@ function assistantMessage(texts: string[], toolCalls: readonly ToolCall[]): Json
     message.tool_calls = toolCalls.map((call) => ({
       id: call.callId,
       type: 'function',
-      function: { name: call.name, arguments: serializeArguments(call.arguments) },
+      function: { name: call.name, arguments: settings.providerArgumentsText ? argumentsTextOf(call) : serializeArguments(call.arguments) },
     }));
   }
   return message;
 }
 
 /**
- * Arguments that are a string are what the model wrote when it was not valid JSON; they go
- * back verbatim, as the model wrote them. Anything else is canonical JSON, so that the same
- * call always renders to the same bytes.
+ * Version 1: arguments that are a string are what the model wrote when it was not valid JSON;
+ * they go back verbatim. Anything else is canonical JSON, so that the same call always renders
+ * to the same bytes.
  */
 function serializeArguments(value: JsonValue): string {
   return typeof value === 'string' ? value : canonicalJson(value);

@@ -30,9 +30,15 @@ export interface OpenAIChatModelOptions extends ConnectionOptions, ModelLimitsOv
   readonly maxTokensField?: OpenAIChatRenderSettings['maxTokensField'];
 }
 
+/**
+ * Every version this build can render, so that replay renders a recorded request as it was
+ * sent. 2: a tool call's arguments go back as the text the provider wrote (argumentsText).
+ */
 const RENDERER_VERSIONS: Readonly<Record<string, OpenAIChatRenderSettings>> = {
-  'openai-chat/1': { maxTokensField: 'max_completion_tokens' },
-  'openai-chat/1;max_tokens': { maxTokensField: 'max_tokens' },
+  'openai-chat/2': { maxTokensField: 'max_completion_tokens', providerArgumentsText: true },
+  'openai-chat/2;max_tokens': { maxTokensField: 'max_tokens', providerArgumentsText: true },
+  'openai-chat/1': { maxTokensField: 'max_completion_tokens', providerArgumentsText: false },
+  'openai-chat/1;max_tokens': { maxTokensField: 'max_tokens', providerArgumentsText: false },
 };
 
 export function createOpenAIChatModel(options: OpenAIChatModelOptions): LanguageModel {
@@ -50,7 +56,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
     options,
   );
   const service = connection.isOfficialHost ? 'OpenAI' : `OpenAI-compatible server at ${connection.baseUrl}`;
-  const rendererVersion = options.maxTokensField === 'max_tokens' ? 'openai-chat/1;max_tokens' : 'openai-chat/1';
+  const rendererVersion = options.maxTokensField === 'max_tokens' ? 'openai-chat/2;max_tokens' : 'openai-chat/2';
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (connection.apiKey !== undefined) headers.authorization = `Bearer ${connection.apiKey}`;
 
@@ -76,8 +82,9 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
         wireText: rendered.wireText,
         timeouts,
         signal: sendOptions.signal,
+        onRawAnswer: sendOptions.onRawAnswer,
         rejection: (status, bodyText, retryAfter) => mapOpenAIChatHttpError(service, status, bodyText, retryAfter),
-        parseJson: (body) => parseOpenAIChatResponse(service, body),
+        parseJson: (body, text) => parseOpenAIChatResponse(service, body, text),
         parseStream: (events) => readOpenAIChatStream(service, events, sendOptions.onTextDelta),
       });
     },

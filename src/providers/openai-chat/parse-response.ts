@@ -3,10 +3,12 @@
 
 import type { ToolCall } from '../../log/event.js';
 import { excerpt, malformedResponseError } from '../classify-http-error.js';
+import { jsonSourceAt } from '../json-source.js';
 import type { ModelResult, ModelUsage } from '../language-model.js';
 import { createModelResult } from '../model-result.js';
 import type { ProviderError } from '../provider-error.js';
-import { isRecord, parseToolArguments, readArray, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
+import { isRecord, readArray, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
+import { argumentsFromText, argumentsFromValue } from '../tool-arguments.js';
 import { mapOpenAIChatFinishReason } from './map-finish-reason.js';
 
 export const OPENAI_CHAT_API = 'OpenAI chat completions';
@@ -15,14 +17,17 @@ export function openAIMalformed(service: string, found: string): ProviderError {
   return malformedResponseError('openai', service, found, OPENAI_CHAT_API);
 }
 
-export function parseOpenAIChatResponse(service: string, body: unknown): ModelResult {
+/** `text` is the body as it arrived, where arguments JSON.parse could not keep exactly are read from. */
+export function parseOpenAIChatResponse(service: string, body: unknown, text = ''): ModelResult {
   if (!isRecord(body)) return malformed(service, 'a JSON value that is not an object', body);
   const choice = readArray(body, 'choices')?.[0];
   if (!isRecord(choice)) return malformed(service, 'no choices[0]', body);
   const message = readRecord(choice, 'message');
   if (message === undefined) return malformed(service, 'no choices[0].message', body);
   const refusal = readString(message, 'refusal');
-  const toolCalls = (readArray(message, 'tool_calls') ?? []).map((call) => parseToolCall(service, call));
+  const toolCalls = (readArray(message, 'tool_calls') ?? []).map((call, index) =>
+    parseToolCall(service, call, () => jsonSourceAt(text, ['choices', 0, 'message', 'tool_calls', index, 'function', 'arguments'])),
+  );
   return createModelResult({
     texts: [...textsOf(message.content), ...(refusal === undefined ? [] : [refusal])],
     toolCalls,
@@ -47,14 +52,23 @@ function textsOf(content: unknown): string[] {
   return content.flatMap((part) => (isRecord(part) && typeof part.text === 'string' ? [part.text] : []));
 }
 
-function parseToolCall(service: string, call: unknown): ToolCall {
+/**
+ * The id is kept as sent, even empty or repeated: the spine gives such a call an id of its own
+ * and records this one as providerCallId. Arguments are text on this wire; a server that sends
+ * an object instead gets it kept as the value (and as its source text if JSON.parse could not
+ * keep it exactly).
+ */
+function parseToolCall(service: string, call: unknown, sourceText: () => string | undefined): ToolCall {
   const functionPart = isRecord(call) ? readRecord(call, 'function') : undefined;
   const callId = isRecord(call) ? readString(call, 'id') : undefined;
   const name = functionPart === undefined ? undefined : readString(functionPart, 'name');
   if (callId === undefined || functionPart === undefined || name === undefined) {
     throw openAIMalformed(service, `a tool call without an id or a function name: ${excerpt(JSON.stringify(call) ?? '')}`);
   }
-  return { callId, name, arguments: parseToolArguments(readString(functionPart, 'arguments') ?? '') };
+  const args = functionPart.arguments;
+  if (typeof args === 'string') return { callId, name, ...argumentsFromText(args, 'text') };
+  if (args === undefined || args === null) return { callId, name, arguments: {} };
+  return { callId, name, ...argumentsFromValue(args, sourceText) };
 }
 
 function malformed(service: string, what: string, body: unknown): never {

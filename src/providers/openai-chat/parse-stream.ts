@@ -5,8 +5,9 @@ import type { ToolCall } from '../../log/event.js';
 import { excerpt } from '../classify-http-error.js';
 import type { ModelResult, ModelUsage } from '../language-model.js';
 import { createModelResult } from '../model-result.js';
-import { isRecord, parseJson, parseToolArguments, readArray, readNumber, readRecord, readString } from '../response-fields.js';
+import { isRecord, parseJson, readArray, readNumber, readRecord, readString } from '../response-fields.js';
 import type { ServerSentEvent } from '../sse.js';
+import { argumentsFromText } from '../tool-arguments.js';
 import { mapOpenAIChatStreamError } from './map-error.js';
 import { mapOpenAIChatFinishReason } from './map-finish-reason.js';
 import { openAIMalformed, readOpenAIUsage } from './parse-response.js';
@@ -78,5 +79,5 @@ function finishToolCall(service: string, call: PartialToolCall): ToolCall {
   if (call.id === undefined || call.name === undefined) {
     throw openAIMalformed(service, `a streamed tool call without an id or a function name (arguments ${excerpt(call.arguments)})`);
   }
-  return { callId: call.id, name: call.name, arguments: parseToolArguments(call.arguments) };
+  return { callId: call.id, name: call.name, ...argumentsFromText(call.arguments, 'text') };
 }

@@ -1,0 +1,55 @@
+// How the spine records a model's answer: as an assistant/message when the log can hold it, and
+// otherwise as it arrived, in a model/unrecorded-answer event with the reason, so that nothing
+// a model said is missing from the record.
+
+import { InvalidEventError, type ShadowlogError, SurfaceOpError } from '../log/errors.js';
+import type { EventDraft, RawAnswer, ToolCall } from '../log/event.js';
+import type { ModelResult } from '../providers/language-model.js';
+import { TooLargeToRecordError } from './spine-errors.js';
+
+export function assistantMessageDraft(result: ModelResult, toolCalls: readonly ToolCall[], modelId: string): EventDraft {
+  return {
+    type: 'assistant/message',
+    data: {
+      content: result.content,
+      toolCalls,
+      model: result.responseModel ?? modelId,
+      ...(result.usage === undefined ? {} : { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens } }),
+    },
+    surfaceOp: 'append',
+  };
+}
+
+/**
+ * Marked ignorable: it changes no surface, so a reader from before this type existed can skip
+ * it and still rebuild and replay the session.
+ */
+export function unrecordedAnswerDraft(turn: number, step: number, refusal: ShadowlogError, raw: RawAnswer): EventDraft {
+  return { type: 'model/unrecorded-answer', data: { turn, step, code: refusal.code, message: refusal.message, raw }, ignorable: true };
+}
+
+/**
+ * The typed reason when an append failed because the log cannot hold the event (a shape or
+ * SurfaceOp rule refused it, or its JSON is longer than a string can be); undefined for any other
+ * failure (the store's), which is not the answer's fault and is rethrown.
+ */
+export function refusalOf(error: unknown, what: string): ShadowlogError | undefined {
+  if (error instanceof InvalidEventError || error instanceof SurfaceOpError) return error;
+  if (error instanceof RangeError) return new TooLargeToRecordError(what, error);
+  return undefined;
+}
+
+/** The answer as it arrived (`raw`, from the adapter); for a model with no wire form, the JSON of its result. */
+export function rawAnswerOf(result: ModelResult, raw: RawAnswer | undefined): RawAnswer {
+  if (raw !== undefined) return raw;
+  let text: string;
+  try {
+    // Values JSON has no form for (Infinity, NaN, a bigint) are written as text, not as null.
+    text = JSON.stringify(result, (_key, value: unknown) =>
+      (typeof value === 'number' && !Number.isFinite(value)) || typeof value === 'bigint' ? String(value) : value,
+    );
+  } catch (error) {
+    text = JSON.stringify({ unserializable: error instanceof Error ? error.message : String(error) });
+  }
+  return { format: 'result', text };
+}
