@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { withCleanup } from '../log/cleanup.js';
 import { ShadowlogError } from '../log/errors.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
 import { watchOutput } from './closed-output.js';
@@ -308,18 +309,22 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
     .action((options: PolicyCommandOptions) => run('read', (ctx) => policyCommand(ctx, options))());
 
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 2;
+  }
   try {
-    if (argv.length === 0) {
-      program.outputHelp();
-      return 2;
-    }
-    await program.parseAsync([...argv], { from: 'user' });
+    // Closing the store after a failure must not replace the failure (a full disk fails both).
+    await withCleanup(
+      () => program.parseAsync([...argv], { from: 'user' }),
+      async () => {
+        await context?.close();
+        output.dispose();
+      },
+    );
   } catch (error) {
     // A reader that went away (`| head`) ends the command, quietly and successfully.
     exitCode = output.isClosedError(error) ? 0 : report(error, io, argv.includes('--json'));
-  } finally {
-    await context?.close().catch(() => {});
-    output.dispose();
   }
   return exitCode;
 }

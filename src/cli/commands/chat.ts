@@ -5,6 +5,7 @@
 import { createInterface } from 'node:readline';
 import { type CompactionCapability, createCompaction } from '../../compaction/compaction-capability.js';
 import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
+import { withCleanup } from '../../log/cleanup.js';
 import { ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { createAnthropicMessagesModel, createOpenAIChatModel, type LanguageModel } from '../../providers/index.js';
@@ -77,20 +78,23 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
   let turn: AbortController | undefined;
   const interrupt = () => turn?.abort();
   process.on('SIGINT', interrupt);
-  try {
-    out.write('you> ');
-    for await (const raw of lines) {
-      const line = raw.trim();
-      if (line === '/quit' || line === '/exit') break;
-      if (line !== '') await handleLine(context, session, compaction, line, (controller) => (turn = controller));
+  await withCleanup(
+    async () => {
       out.write('you> ');
-    }
-    out.write('\n');
-  } finally {
-    process.off('SIGINT', interrupt);
-    lines.close();
-    await session.close();
-  }
+      for await (const raw of lines) {
+        const line = raw.trim();
+        if (line === '/quit' || line === '/exit') break;
+        if (line !== '') await handleLine(context, session, compaction, line, (controller) => (turn = controller));
+        out.write('you> ');
+      }
+      out.write('\n');
+    },
+    async () => {
+      process.off('SIGINT', interrupt);
+      lines.close();
+      await session.close();
+    },
+  );
   return 0;
 }
 

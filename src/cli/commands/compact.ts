@@ -4,6 +4,7 @@
 
 import { createCompaction, type ManualOutcome } from '../../compaction/compaction-capability.js';
 import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
+import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import type { ModelRequestData } from '../../log/event.js';
 import { assertSessionId } from '../../log/session-id.js';
@@ -46,14 +47,17 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     maxOutputTokens: Math.min(sessionModel.limits.defaultMaxOutputTokens, sessionModel.limits.contextWindow - 1),
   });
   const session = await harness.openSession(sessionId, 'manual compaction by shadowlog compact');
-  let outcome: ManualOutcome;
-  try {
-    outcome = await compaction.compactNow(session);
-  } finally {
-    await session.close();
-  }
-  if (context.json) context.printJson(outcome);
-  else context.print(describeOutcome(sessionId, outcome));
+  // The outcome is printed before the session is released: if releasing fails too (a full disk
+  // fails both), the user still learns what the compaction did.
+  const outcome: ManualOutcome = await withCleanup(
+    async () => {
+      const result = await compaction.compactNow(session);
+      if (context.json) context.printJson(result);
+      else context.print(describeOutcome(sessionId, result));
+      return result;
+    },
+    () => session.close(),
+  );
   return outcome.status === 'failed' ? 1 : 0;
 }
 

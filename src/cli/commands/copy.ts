@@ -1,6 +1,7 @@
 // `shadowlog copy --from STORE --to STORE --all|<id>…`: sessions from one store to another (e.g.
 // SQLite to PostgreSQL and back) with every hash kept, a progress bar on stderr, and a summary.
 
+import { withCleanup } from '../../log/cleanup.js';
 import { assertSessionId } from '../../log/session-id.js';
 import { type CopiedSession, type CopyProgress, copySessions } from '../../store/copy-sessions.js';
 import type { LogStore } from '../../store/log-store.js';
@@ -24,19 +25,21 @@ export async function copyCommand(context: CommandContext, options: CopyCommandO
   const from = storeSpec('--from', options.from, context.io.cwd);
   const to = storeSpec('--to', options.to, context.io.cwd);
   const source = await openStore(from, 'read');
-  try {
-    const target = await openStore(to, 'write', (message) => context.io.stderr.write(`shadowlog: ${message}\n`));
-    try {
-      if (source.location === target.location) {
-        throw new UsageError(`--from and --to are the same store (${source.location}); name two different stores`);
-      }
-      return await copy(context, source, target, options.all ? undefined : sessionIds);
-    } finally {
-      await target.close();
-    }
-  } finally {
-    await source.close();
-  }
+  return withCleanup(
+    async () => {
+      const target = await openStore(to, 'write', (message) => context.io.stderr.write(`shadowlog: ${message}\n`));
+      return withCleanup(
+        async () => {
+          if (source.location === target.location) {
+            throw new UsageError(`--from and --to are the same store (${source.location}); name two different stores`);
+          }
+          return copy(context, source, target, options.all ? undefined : sessionIds);
+        },
+        () => target.close(),
+      );
+    },
+    () => source.close(),
+  );
 }
 
 function storeSpec(option: string, value: string, cwd: string): StoreSpec {

@@ -6,9 +6,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createCompaction } from '../../compaction/compaction-capability.js';
 import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
+import { withCleanup } from '../../log/cleanup.js';
 import type { AssistantMessageData, ContentBlock, LogEvent, ModelRequestData, ToolResultData } from '../../log/event.js';
 import type { EventTypeRegistry } from '../../log/event-types.js';
 import { ScriptedModel } from '../../providers/scripted-model.js';
+import type { TurnResult } from '../../spine/agent-session.js';
 import { createHarness, newSessionId } from '../../spine/harness.js';
 import { type ReplayResult, replay } from '../../spine/replay.js';
 import { createFileTools } from '../../spine/tools/file-tools.js';
@@ -62,12 +64,13 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
     context.print(`bundled sample project (${SAMPLE_PROJECT}) and computes its answers from their results.`);
   }
   const session = await harness.createSession(sessionId);
-  const turns = [];
-  try {
-    for (const task of DEMO_TASKS) turns.push(await session.send(task.prompt));
-  } finally {
-    await session.close();
-  }
+  const turns: TurnResult[] = [];
+  await withCleanup(
+    async () => {
+      for (const task of DEMO_TASKS) turns.push(await session.send(task.prompt));
+    },
+    () => session.close(),
+  );
   const replays = await replayAroundFirstCompaction(store, sessionId, harness.registry);
   const head = await store.head(sessionId);
   if (context.json) {

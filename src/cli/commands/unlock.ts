@@ -4,6 +4,7 @@
 
 import { hostname, userInfo } from 'node:os';
 import { CompactionSessionState } from '../../compaction/session-state.js';
+import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import { assertSessionId } from '../../log/session-id.js';
 import { SessionLog } from '../../store/session-log.js';
@@ -17,28 +18,29 @@ export async function unlockCommand(context: CommandContext, sessionId: string, 
   const store = await context.store();
   if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
   const ownership = await store.acquireOwnership(sessionId);
-  try {
-    const state = new CompactionSessionState();
-    const log = await SessionLog.open(store, sessionId, { registry: createCliRegistry(), observe: (event) => state.observe(event) });
-    const open = [...state.openCompactions.entries()];
-    if (open.length === 0) {
-      if (context.json) context.printJson({ sessionId, unlocked: [], endSeedSeq: null });
-      else context.print(`${sessionId} has no open compaction lock; nothing written`);
+  return withCleanup(
+    async () => {
+      const state = new CompactionSessionState();
+      const log = await SessionLog.open(store, sessionId, { registry: createCliRegistry(), observe: (event) => state.observe(event) });
+      const open = [...state.openCompactions.entries()];
+      if (open.length === 0) {
+        if (context.json) context.printJson({ sessionId, unlocked: [], endSeedSeq: null });
+        else context.print(`${sessionId} has no open compaction lock; nothing written`);
+        return 0;
+      }
+      const who = `${safeUser()}@${hostname()}`;
+      const [seed] = await log.append([{ type: 'session/end-seed', data: { reason: `unlock by ${who}: ${reason.trim()}` } }]);
+      const unlocked = open.map(([compactionId, seq]) => ({ compactionId, startSeq: seq }));
+      if (context.json) {
+        context.printJson({ sessionId, unlocked, endSeedSeq: seed?.seq ?? null });
+      } else {
+        for (const lock of unlocked) context.print(`compaction ${lock.compactionId} (started at event #${lock.startSeq}) is now stale`);
+        context.print(`appended session/end-seed #${seed?.seq} to ${sessionId}: unlock by ${who}: ${reason.trim()}`);
+      }
       return 0;
-    }
-    const who = `${safeUser()}@${hostname()}`;
-    const [seed] = await log.append([{ type: 'session/end-seed', data: { reason: `unlock by ${who}: ${reason.trim()}` } }]);
-    const unlocked = open.map(([compactionId, seq]) => ({ compactionId, startSeq: seq }));
-    if (context.json) {
-      context.printJson({ sessionId, unlocked, endSeedSeq: seed?.seq ?? null });
-    } else {
-      for (const lock of unlocked) context.print(`compaction ${lock.compactionId} (started at event #${lock.startSeq}) is now stale`);
-      context.print(`appended session/end-seed #${seed?.seq} to ${sessionId}: unlock by ${who}: ${reason.trim()}`);
-    }
-    return 0;
-  } finally {
-    await ownership.release();
-  }
+    },
+    () => ownership.release(),
+  );
 }
 
 function safeUser(): string {
