@@ -64,8 +64,11 @@ const turnOrNull = (value: unknown, field: string, seq: number | undefined) => {
 };
 const seqs = arrayOf(isSeq);
 
-function definition(type: string, check: ReturnType<typeof objectWith>): EventTypeDefinition {
-  return { type, validate: (data, seq) => check(data, 'data', seq) };
+function definition(type: string, check: ReturnType<typeof objectWith>, metering = false): EventTypeDefinition {
+  const validate = (data: Record<string, unknown>, seq: number | undefined) => check(data, 'data', seq);
+  // Summary and prune are written with the replacement they measure: the fold holds each
+  // shadowedSeqs list to the nodes that replacement shadows.
+  return metering ? { type, validate, shadowedSeqs: (data) => data.shadowedSeqs as number[] } : { type, validate };
 }
 
 export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
@@ -73,8 +76,13 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
   definition(
     COMPACTION_SUMMARY,
     objectWith({ compactionId: isNonEmptyString, shadowedSeqs: seqs, shadowedTokenCount: isCount, provider: isString, model: isString }),
+    true,
   ),
-  definition(COMPACTION_PRUNE, objectWith({ shadowedSeqs: seqs, shadowedTokenCount: isCount, charsBefore: isCount, charsAfter: isCount })),
+  definition(
+    COMPACTION_PRUNE,
+    objectWith({ shadowedSeqs: seqs, shadowedTokenCount: isCount, charsBefore: isCount, charsAfter: isCount }),
+    true,
+  ),
   definition(COMPACTION_END, objectWith({ compactionId: isNonEmptyString }, { error: objectWith({ message: isString }) })),
   definition(COMPACTION_OVER_THRESHOLD, objectWith({ tokens: isCount, threshold: isCount })),
 ];

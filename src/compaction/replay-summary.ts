@@ -1,17 +1,21 @@
 // Replay of a summarizer call (SPEC §4): the request a compaction sent to its summarizer
-// model, rebuilt from the shadowed events and checked against the digest it recorded.
+// model, rebuilt from the shadowed events and checked against the digest it recorded. As for a
+// turn's call, the hash chain is checked from seq 0 up to the compaction/summary event: the
+// shadowed events all stand before it, and so does nothing else the digest depends on.
 
 import { canonicalJson } from '../log/canonical-json.js';
-import { isSurfaceType, type JsonObject, type LogEvent } from '../log/event.js';
-import type { SessionSeq } from '../log/seq.js';
-import { sha256Hex } from '../log/sha256.js';
+import type { JsonObject, LogEvent } from '../log/event.js';
+import { EventTypeRegistry } from '../log/event-types.js';
+import type { Hasher } from '../log/hash.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import type { ModelMessage } from '../providers/language-model.js';
 import { renderSurface, SURFACE_RENDERER_VERSION } from '../spine/render-surface.js';
-import type { RendererResolver } from '../spine/replay.js';
+import { acceptChecked, chainBroken, type RendererResolver } from '../spine/replay.js';
 import { ReplayError } from '../spine/spine-errors.js';
+import { ChainCheck, type ChainLink } from '../store/chain-check.js';
 import type { LogStore } from '../store/log-store.js';
-import { COMPACTION_SUMMARY, type CompactionSummaryData } from './event-types.js';
+import { nodeSha256Hex } from '../store/node-sha256.js';
+import { COMPACTION_EVENT_TYPES, COMPACTION_SUMMARY, type CompactionSummaryData } from './event-types.js';
 import { summaryRequest } from './summarizer.js';
 
 export interface SummaryReplayResult {
@@ -27,27 +31,78 @@ export interface SummaryReplayResult {
   readonly messages: readonly ModelMessage[];
 }
 
+export interface SummaryReplayOptions {
+  /** The types the log holds (default: the core ones and compaction's). */
+  readonly registry?: EventTypeRegistry;
+  /** Computes the SHA-256 of the chain and of the request (default: node:crypto). */
+  readonly hasher?: Hasher;
+}
+
+/** The summary event found, with the surface at its position and the first broken link before it. */
+interface Found {
+  readonly event: LogEvent;
+  readonly nodes: ReadonlyMap<number, SurfaceNode>;
+  readonly broken: ChainLink | undefined;
+}
+
 /** `compactionId` may be a unique prefix of the id (as `show --record` prints eight characters). */
 export async function replaySummary(
   store: LogStore,
   sessionId: string,
   compactionId: string,
   resolveRenderer: RendererResolver,
+  options: SummaryReplayOptions = {},
 ): Promise<SummaryReplayResult> {
-  const matches: LogEvent[] = [];
+  const hasher = options.hasher ?? nodeSha256Hex;
+  const chain = new ChainCheck({ hasher, registry: options.registry ?? new EventTypeRegistry(COMPACTION_EVENT_TYPES) });
+  const isMatch = (event: LogEvent) => event.type === COMPACTION_SUMMARY && String(event.data?.compactionId).startsWith(compactionId);
+  const call = `the summarizer call of compaction ${compactionId}`;
+  let broken: ChainLink | undefined;
+  let found: Found | undefined;
+  let matches = 0;
   for await (const page of store.read(sessionId)) {
-    for (const event of page)
-      if (event.type === COMPACTION_SUMMARY && String(event.data.compactionId).startsWith(compactionId)) matches.push(event);
+    for (const raw of page) {
+      if (found !== undefined) {
+        // Past the summary: only looking for another compaction the prefix also names.
+        if (isMatch(raw)) matches++;
+        continue;
+      }
+      const link = chain.link(raw);
+      broken ??= link.intact ? undefined : link;
+      if (isMatch(link.event)) {
+        chain.fold.registry.validateData(link.event.type, link.event.data, link.event.seq);
+        matches++;
+        found = { event: link.event, nodes: shadowedNodes(chain, link.event), broken };
+        continue;
+      }
+      acceptChecked(chain, link, broken, sessionId, call);
+    }
   }
-  const event = matches[0];
-  if (event === undefined)
+  if (found === undefined)
     throw new ReplayError(
       'no-such-call',
       `session ${sessionId} has no compaction ${compactionId}; \`shadowlog show ${sessionId} --record\` lists them`,
     );
-  if (matches.length > 1)
-    throw new ReplayError('no-such-call', `${compactionId} names ${matches.length} compactions of ${sessionId}; give more of the id`);
+  if (matches > 1)
+    throw new ReplayError('no-such-call', `${compactionId} names ${matches} compactions of ${sessionId}; give more of the id`);
+  return rebuild(found, sessionId, resolveRenderer, hasher);
+}
+
+/** The current surface nodes the summary names, read before the summary is applied. */
+function shadowedNodes(chain: ChainCheck, event: LogEvent): Map<number, SurfaceNode> {
+  const nodes = new Map<number, SurfaceNode>();
+  const listed = (event.data as { shadowedSeqs?: unknown }).shadowedSeqs;
+  for (const seq of Array.isArray(listed) ? listed : []) {
+    const node = typeof seq === 'number' ? chain.fold.node(seq) : undefined;
+    if (node !== undefined) nodes.set(seq, node);
+  }
+  return nodes;
+}
+
+function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResolver, hasher: Hasher): SummaryReplayResult {
+  const { event, broken } = found;
   const data = event.data as unknown as CompactionSummaryData & { maxTokens?: number };
+  const call = `the summarizer call of compaction ${data.compactionId} (event #${event.seq})`;
   if (data.requestDigest === null || data.rendererVersion === null) {
     throw new ReplayError(
       'no-such-call',
@@ -56,24 +111,32 @@ export async function replaySummary(
   }
   const nodes: SurfaceNode[] = [];
   for (const seq of data.shadowedSeqs) {
-    const shadowed = await store.readEvent(sessionId, seq);
-    if (!isSurfaceType(shadowed.type))
-      throw new ReplayError(
-        'surface-differs',
-        `event #${seq}, listed as shadowed by compaction ${data.compactionId}, is a ${shadowed.type}, not a message`,
-      );
-    nodes.push({ seq: seq as SessionSeq, type: shadowed.type, sourceEventSeqs: shadowed.sourceEventSeqs ?? [], event: shadowed });
+    const node = found.nodes.get(seq);
+    if (node === undefined) {
+      const detail = `event #${seq}, listed as shadowed, is not a message on the surface at event #${event.seq}`;
+      if (broken !== undefined) throw chainBroken(broken, sessionId, call, detail);
+      throw new ReplayError('surface-differs', `${call}: ${detail}; the hash chain from seq 0 to ${event.seq} is intact`);
+    }
+    nodes.push(node);
   }
   const [requestVersion = '', modelVersion = ''] = data.rendererVersion.split(' ');
   const messages = renderSurface(nodes, SURFACE_RENDERER_VERSION);
   const model = resolveRenderer(data.provider, data.model);
   const request = summaryRequest(messages, data.maxTokens ?? 0, requestVersion);
   const rendered = model.render(request, modelVersion);
-  const digest = sha256Hex(canonicalJson(rendered.body));
+  const digest = hasher(canonicalJson(rendered.body));
+  const recorded = `the digest recorded at event #${event.seq} (${data.requestDigest.slice(0, 16)}…)`;
+  if (broken !== undefined) {
+    const detail =
+      digest === data.requestDigest
+        ? `the rebuilt request does hash to ${recorded}, but a digest over a changed log proves nothing`
+        : `and ${recorded} does not match the rebuilt request either (${digest.slice(0, 16)}…)`;
+    throw chainBroken(broken, sessionId, call, detail);
+  }
   if (digest !== data.requestDigest) {
     throw new ReplayError(
       'digest-differs',
-      `compaction ${data.compactionId}: the rebuilt summarizer request hashes to ${digest.slice(0, 16)}…, but ${data.requestDigest.slice(0, 16)}… was recorded at event #${event.seq}`,
+      `${call}: ${recorded} does not match the rebuilt summarizer request, which hashes to ${digest.slice(0, 16)}…; the hash chain from seq 0 to ${event.seq} is intact, so the log is as it was written, and the renderer (${data.rendererVersion}) now renders it differently`,
     );
   }
   return {

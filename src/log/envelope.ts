@@ -3,16 +3,12 @@
 import { InvalidEventError } from './errors.js';
 import type { LogEvent } from './event.js';
 import { isValidTypeName } from './event-types.js';
+import { TIME_EXPECTED, timeProblem } from './iso-time.js';
 import { describeValue, isSessionSeq } from './seq.js';
 import { isPlainObject } from './shape.js';
 
 const ENVELOPE_KEYS = new Set(['seq', 'type', 'time', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable', 'hash']);
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 const HASH = /^[0-9a-f]{64}$/;
-
-export function isIsoUtc(value: unknown): value is string {
-  return typeof value === 'string' && ISO_UTC.test(value) && !Number.isNaN(Date.parse(value));
-}
 
 /**
  * Checks the envelope of an event read from storage or a file: exactly the known keys, each
@@ -27,8 +23,8 @@ export function parseEnvelope(value: unknown): LogEvent {
       throw new InvalidEventError(key, `not present (an envelope has only ${[...ENVELOPE_KEYS].join(', ')})`, 'it', seq);
   }
   checkType(value.type, seq);
-  if (!isIsoUtc(value.time))
-    throw new InvalidEventError('time', 'an ISO-8601 UTC time such as 2026-01-31T12:00:00.000Z', describeValue(value.time), seq);
+  const badTime = timeProblem(value.time);
+  if (badTime !== undefined) throw new InvalidEventError('time', TIME_EXPECTED, badTime, seq);
   if (!isPlainObject(value.data)) throw new InvalidEventError('data', 'an object', describeValue(value.data), seq);
   if (typeof value.hash !== 'string' || !HASH.test(value.hash))
     throw new InvalidEventError('hash', 'a lowercase hex SHA-256 digest', describeValue(value.hash), seq);

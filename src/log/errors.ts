@@ -72,7 +72,8 @@ export type SurfaceOpRule =
   | 'tool-result-replacement'
   | 'tool-call-unknown'
   | 'tool-call-duplicate'
-  | 'system-head';
+  | 'system-head'
+  | 'sources-metering';
 
 /** A SurfaceOp (or an append) that SPEC §3 forbids. Nothing was written. */
 export class SurfaceOpError extends ShadowlogError {
@@ -153,6 +154,42 @@ export class CorruptLogError extends ShadowlogError {
     super('CORRUPT_LOG', where.line === undefined ? message : `line ${where.line}: ${message}`, options);
     this.line = where.line;
     this.seq = where.seq;
+  }
+}
+
+/**
+ * An event whose stored hash is not the hash recomputed over the hash before it and its own
+ * envelope: the event (or the chain before it) was changed after it was written.
+ */
+export class HashChainError extends CorruptLogError {
+  declare readonly seq: number;
+  readonly storedHash: string;
+  readonly recomputedHash: string;
+  constructor(seq: number, storedHash: string, recomputedHash: string, message?: string, options?: { cause?: unknown }) {
+    super(
+      message ??
+        `event ${seq}: the hash chain is broken (stored ${storedHash.slice(0, 12)}…, recomputed ${recomputedHash.slice(0, 12)}…); the event was changed after it was written`,
+      { seq },
+      options,
+    );
+    this.storedHash = storedHash;
+    this.recomputedHash = recomputedHash;
+  }
+}
+
+/** A session written in a format version newer than this reader knows. */
+export class FormatVersionError extends ShadowlogError {
+  readonly seq: number | undefined;
+  readonly found: number;
+  readonly supported: number;
+  constructor(found: number, supported: number, seq?: number) {
+    super(
+      'FORMAT_TOO_NEW',
+      `${seq === undefined ? 'session/start' : `event ${seq} (session/start)`} says format version ${found}, but this shadowlog reads format versions up to ${supported}; upgrade shadowlog to read this session`,
+    );
+    this.seq = seq;
+    this.found = found;
+    this.supported = supported;
   }
 }
 

@@ -1,7 +1,7 @@
 // The registry of event types a reader knows, with the data shape of each (SPEC §2).
 
-import { InvalidEventError } from './errors.js';
-import { CORE_LOG_ONLY_TYPES, SURFACE_TYPES, TURN_END_REASONS } from './event.js';
+import { FormatVersionError, InvalidEventError } from './errors.js';
+import { CORE_LOG_ONLY_TYPES, FORMAT_VERSION, SURFACE_TYPES, TURN_END_REASONS } from './event.js';
 import {
   arrayOf,
   type Checker,
@@ -46,8 +46,14 @@ const toolCall = objectWith(
   { argumentsText: isString, providerCallId: isString },
 );
 
+/** A format version this reader knows: a session written by a newer shadowlog is refused, not misread. */
+const formatVersion: Checker = (value, field, seq) => {
+  isPositiveInteger(value, field, seq);
+  if ((value as number) > FORMAT_VERSION) throw new FormatVersionError(value as number, FORMAT_VERSION, seq);
+};
+
 const CORE_SHAPES: Record<string, Checker> = {
-  'session/start': objectWith({ formatVersion: isPositiveInteger, harnessVersion: isString }),
+  'session/start': objectWith({ formatVersion, harnessVersion: isString }),
   'session/end-seed': objectWith({ reason: isString }),
   'turn/start': objectWith({ turn: isPositiveInteger }),
   'turn/end': objectWith({
@@ -97,6 +103,14 @@ export interface EventTypeDefinition {
   readonly type: string;
   /** Checks `data`; throws InvalidEventError. Omit to accept any object. */
   readonly validate?: (data: Record<string, unknown>, seq: number | undefined) => void;
+  /**
+   * For a metering event, one written together with the replacement it measures (compaction's
+   * summary and prune): the surface nodes that replacement shadows, in surface order, as the
+   * event's (validated) data names them. The fold holds the two to each other: the listed seqs
+   * must be consecutive current nodes when the event is applied, and the replacement that lists
+   * the event in its sourceEventSeqs must shadow exactly them.
+   */
+  readonly shadowedSeqs?: (data: Record<string, unknown>) => readonly number[];
 }
 
 /**
@@ -105,6 +119,7 @@ export interface EventTypeDefinition {
  */
 export class EventTypeRegistry {
   private readonly shapes = new Map<string, Checker>();
+  private readonly metering = new Map<string, (data: Record<string, unknown>) => readonly number[]>();
 
   constructor(extensions: readonly EventTypeDefinition[] = []) {
     for (const [type, check] of Object.entries(CORE_SHAPES)) this.shapes.set(type, check);
@@ -123,10 +138,17 @@ export class EventTypeRegistry {
       isObject(value, field, seq);
       validate?.(value as Record<string, unknown>, seq);
     });
+    if (definition.shadowedSeqs !== undefined) this.metering.set(definition.type, definition.shadowedSeqs);
+    else this.metering.delete(definition.type);
   }
 
   isKnown(type: string): boolean {
     return this.shapes.has(type);
+  }
+
+  /** For a metering event (see EventTypeDefinition.shadowedSeqs), the nodes its replacement shadows; else undefined. */
+  shadowedSeqsOf(type: string, data: Record<string, unknown>): readonly number[] | undefined {
+    return this.metering.get(type)?.(data);
   }
 
   /** Checks the data of a known type. */

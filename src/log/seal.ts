@@ -2,11 +2,12 @@
 // and hash, and checked against the fold. A batch is all or nothing.
 
 import { canonicalJsonAtDepth } from './canonical-json.js';
-import { checkType, isIsoUtc } from './envelope.js';
+import { checkType } from './envelope.js';
 import { FoldStateError, InvalidEventError } from './errors.js';
 import type { EventDraft, JsonObject, LogEvent } from './event.js';
 import { sealEvent } from './event-json.js';
 import type { Hasher, UnsealedEvent } from './hash.js';
+import { TIME_EXPECTED, timeProblem } from './iso-time.js';
 import type { SessionSeq } from './seq.js';
 import { describeValue } from './seq.js';
 import { sha256Hex } from './sha256.js';
@@ -72,8 +73,8 @@ export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, 
   checkType(draft.type, seq);
   if (!isPlainObject(draft.data)) throw new InvalidEventError('data', 'an object', describeValue(draft.data), seq);
   const time = draft.time ?? now();
-  if (!isIsoUtc(time))
-    throw new InvalidEventError('time', 'an ISO-8601 UTC time such as 2026-01-31T12:00:00.000Z', describeValue(time), seq);
+  const badTime = timeProblem(time);
+  if (badTime !== undefined) throw new InvalidEventError('time', TIME_EXPECTED, badTime, seq);
   if (draft.ignorable !== undefined && draft.ignorable !== true) {
     throw new InvalidEventError('ignorable', 'true or absent', describeValue(draft.ignorable), seq);
   }

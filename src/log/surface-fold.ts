@@ -3,9 +3,19 @@
 // keeps the current surface nodes, the open tool calls on them, and one bit per event.
 
 import { CorruptLogError, InvalidEventError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
-import { type AssistantMessageData, isSurfaceType, type LogEvent, type SurfaceType, type ToolResultData } from './event.js';
+import {
+  type AssistantMessageData,
+  isSurfaceType,
+  type LogEvent,
+  type ModelRequestData,
+  type SurfaceType,
+  type ToolResultData,
+} from './event.js';
 import { EventTypeRegistry } from './event-types.js';
 import { GENESIS_HASH } from './hash.js';
+import { type MeteringEvent, MeteringLedger } from './metering-ledger.js';
+import { checkReplacementRules } from './replacement-rules.js';
+import { checkRequestSurface } from './request-surface.js';
 import type { SessionSeq } from './seq.js';
 import { isSessionSeq } from './seq.js';
 import { isReplaceOp, parseSurfaceOp } from './surface-op.js';
@@ -44,6 +54,7 @@ export class SurfaceFold {
   private last: LinkedNode | undefined;
   private readonly bySeq = new Map<number, LinkedNode>();
   private readonly calls = new Map<string, ToolCallState>();
+  private readonly meters = new MeteringLedger();
   private surfaceBits: Uint8Array = new Uint8Array(1024);
   private labels = 0;
   private applied = 0;
@@ -85,6 +96,11 @@ export class SurfaceFold {
   /** Was the event at `seq` of a surface type? (One bit per event is kept for this.) */
   isSurfaceEvent(seq: number): boolean {
     return seq < this.applied && ((this.surfaceBits[seq >>> 3] as number) & (1 << (seq & 7))) !== 0;
+  }
+
+  /** Metering events (compaction's summary and prune) that no replacement has claimed yet. */
+  unclaimedMeteringEvents(): ReadonlyArray<{ readonly seq: number; readonly type: string }> {
+    return this.meters.unclaimed().map(({ seq, type }) => ({ seq, type }));
   }
 
   /** Tool calls on the surface that have no result yet, in the order they were made. */
@@ -133,7 +149,14 @@ export class SurfaceFold {
           `${type} is a log-only type; only surface types (system/message, user/message, assistant/message, tool/result) carry surfaceOp and sourceEventSeqs`,
         );
       }
-      undo = () => {};
+      if (type === 'model/request') checkRequestSurface(this.nodes(), (event.data as unknown as ModelRequestData).surfaceSeqs, seq);
+      const metered = known ? this.registry.shadowedSeqsOf(type, event.data) : undefined;
+      if (metered !== undefined) {
+        this.meters.checkRange(seq, type, metered, this);
+        undo = this.meters.record(seq, type, metered);
+      } else {
+        undo = () => {};
+      }
     } else {
       const op = parseSurfaceOp(event.surfaceOp, seq);
       undo = isReplaceOp(op) ? this.applyReplace(event, type, op.startSeq, op.endSeq) : this.applyAppend(event, type);
@@ -251,8 +274,12 @@ export class SurfaceFold {
       shadowed.push(node);
       if (node === end) break;
     }
-    const sources = this.checkSources(event, shadowed);
-    this.checkReplacementRules(event, type, shadowed);
+    const { sources, meters } = this.checkSources(event, shadowed);
+    checkReplacementRules(event, type, shadowed, start === this.first, {
+      resultOf: (callId) => this.calls.get(callId)?.resultNode,
+      callOf: (callId) => this.calls.get(callId)?.callNode,
+    });
+    const unclaims = meters.map((meter) => this.meters.claim(meter, seq));
 
     const replacement: LinkedNode = { seq, type, sourceEventSeqs: sources, event, label: start.label, prev: start.prev, next: end.next };
     if (start.prev === undefined) this.first = replacement;
@@ -280,6 +307,7 @@ export class SurfaceFold {
       }
     }
     return () => {
+      for (const unclaim of unclaims) unclaim();
       if (start.prev === undefined) this.first = start;
       else start.prev.next = start;
       if (end.next === undefined) this.last = end;
@@ -291,8 +319,11 @@ export class SurfaceFold {
     };
   }
 
-  /** sourceEventSeqs: non-empty, unique, earlier, every shadowed node, and otherwise only log-only events. */
-  private checkSources(event: LogEvent, shadowed: readonly LinkedNode[]): readonly SessionSeq[] {
+  /**
+   * sourceEventSeqs: non-empty, unique, earlier, every shadowed node, and otherwise only log-only
+   * events; returns them with the metering events among them, which must describe this replace.
+   */
+  private checkSources(event: LogEvent, shadowed: readonly LinkedNode[]): { sources: readonly SessionSeq[]; meters: MeteringEvent[] } {
     const seq = event.seq;
     const sources = event.sourceEventSeqs;
     if (!Array.isArray(sources) || sources.length === 0) {
@@ -300,11 +331,18 @@ export class SurfaceFold {
     }
     const listed = new Set<SessionSeq>();
     for (const source of sources as readonly unknown[]) {
-      if (!isSessionSeq(source) || source >= seq) {
+      if (!isSessionSeq(source)) {
         throw new SurfaceOpError(
           'sources-malformed',
           seq,
-          `sourceEventSeqs must hold seqs smaller than ${seq}, found ${JSON.stringify(source)}`,
+          `sourceEventSeqs must hold seqs (whole numbers from 0), found ${JSON.stringify(source) ?? String(source)}`,
+        );
+      }
+      if (source >= seq) {
+        throw new SurfaceOpError(
+          'sources-malformed',
+          seq,
+          `sourceEventSeqs must hold seqs of earlier events, smaller than the replace's own seq ${seq}; found ${source}`,
         );
       }
       if (listed.has(source)) throw new SurfaceOpError('sources-malformed', seq, `sourceEventSeqs lists seq ${source} twice`);
@@ -319,6 +357,7 @@ export class SurfaceFold {
         missing,
       );
     }
+    const meters: MeteringEvent[] = [];
     if (listed.size > shadowed.length) {
       // Extra sources are the replacement's own log-only events (its metering event), so they
       // were written after everything it shadows.
@@ -326,6 +365,16 @@ export class SurfaceFold {
       const lastShadowed = Math.max(...inRange);
       for (const source of listed) {
         if (inRange.has(source)) continue;
+        const meter = this.meters.get(source);
+        if (meter !== undefined) {
+          this.meters.checkClaim(
+            meter,
+            seq,
+            shadowed.map((node) => node.seq),
+          );
+          meters.push(meter);
+          continue;
+        }
         if (this.isSurfaceEvent(source)) {
           throw new SurfaceOpError(
             'sources-foreign',
@@ -342,69 +391,7 @@ export class SurfaceFold {
         }
       }
     }
-    return sources as readonly SessionSeq[];
-  }
-
-  /** The system head, tool-result and tool-pairing rules of SPEC §3. */
-  private checkReplacementRules(event: LogEvent, type: SurfaceType, shadowed: readonly LinkedNode[]): void {
-    const seq = event.seq;
-    const firstShadowed = shadowed[0] as LinkedNode;
-    if (firstShadowed === this.first && firstShadowed.type === 'system/message') {
-      if (shadowed.length !== 1 || type !== 'system/message') {
-        throw new SurfaceOpError(
-          'system-head',
-          seq,
-          'the system message at surface position 0 can be replaced only by a system/message over exactly that node',
-        );
-      }
-      return;
-    }
-    if (type === 'tool/result') {
-      const callId = (event.data as unknown as ToolResultData).callId;
-      if (
-        shadowed.length !== 1 ||
-        firstShadowed.type !== 'tool/result' ||
-        (firstShadowed.event.data as unknown as ToolResultData).callId !== callId
-      ) {
-        throw new SurfaceOpError(
-          'tool-result-replacement',
-          seq,
-          `a tool/result replaces exactly one tool/result node of the same callId (${JSON.stringify(callId)})`,
-        );
-      }
-      return;
-    }
-    if (type === 'assistant/message' && (event.data as unknown as AssistantMessageData).toolCalls.length > 0) {
-      throw new SurfaceOpError(
-        'splits-tool-pair',
-        seq,
-        'a replacing assistant/message must not carry tool calls: they would have no results on the surface',
-      );
-    }
-    const inRange = new Set<LinkedNode>(shadowed);
-    for (const node of shadowed) {
-      if (node.type === 'assistant/message') {
-        for (const call of (node.event.data as unknown as AssistantMessageData).toolCalls) {
-          const result = this.calls.get(call.callId)?.resultNode;
-          if (result !== undefined && !inRange.has(result)) {
-            throw new SurfaceOpError(
-              'splits-tool-pair',
-              seq,
-              `the range would separate tool call ${JSON.stringify(call.callId)} at seq ${node.seq} from its result at seq ${result.seq}; widen or narrow the range to keep them together`,
-            );
-          }
-        }
-      } else if (node.type === 'tool/result') {
-        const callNode = this.calls.get((node.event.data as unknown as ToolResultData).callId)?.callNode;
-        if (callNode !== undefined && !inRange.has(callNode)) {
-          throw new SurfaceOpError(
-            'splits-tool-pair',
-            seq,
-            `the range would leave tool/result ${node.seq} without its call at seq ${callNode.seq}; widen or narrow the range to keep them together`,
-          );
-        }
-      }
-    }
+    return { sources: sources as readonly SessionSeq[], meters };
   }
 }
 

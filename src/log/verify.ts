@@ -94,6 +94,15 @@ export async function verifyLog(
     if (!ShadowlogError.isInstance(error) || typeof seq !== 'number') throw error;
     problems.push({ seq, code: error.code, message: `${error.message} (verify stops here)` });
   }
+  if (foldUsable) {
+    for (const meter of fold.unclaimedMeteringEvents()) {
+      problems.push({
+        seq: meter.seq,
+        code: 'INVALID_SURFACE_OP',
+        message: `event ${meter.seq}: ${meter.type} measures a replacement, but no replacement lists it in its sourceEventSeqs; it is written in one batch with the replacement it measures`,
+      });
+    }
+  }
   const firstBadSeq = problems.reduce<number | null>(
     (least, problem) => (least === null || problem.seq < least ? problem.seq : least),
     null,

@@ -1,14 +1,19 @@
 // Exact replay (SPEC §4): rebuild the surface at a recorded model/request, render it with the
-// recorded renderer, and prove by digest that it is the request the model received.
+// recorded renderer, and prove by digest that it is the request the model received. The digest
+// proves something only over the log as it was written, so replay checks the hash chain from
+// seq 0 up to the request (it reads that prefix anyway) and refuses to call a request verified
+// when a link before it is broken: a digest recomputed over a changed log proves nothing.
 
 import { canonicalJson } from '../log/canonical-json.js';
-import { parseEnvelope } from '../log/envelope.js';
+import { ShadowlogError } from '../log/errors.js';
 import type { JsonObject, ModelRequestData } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
-import { sha256Hex } from '../log/sha256.js';
-import { SurfaceFold } from '../log/surface-fold.js';
+import type { Hasher } from '../log/hash.js';
+import type { SurfaceNode } from '../log/surface-fold.js';
 import type { LanguageModel, ModelMessage, ModelParams } from '../providers/language-model.js';
+import { brokenLink, ChainCheck, type ChainLink } from '../store/chain-check.js';
 import type { LogStore } from '../store/log-store.js';
+import { nodeSha256Hex } from '../store/node-sha256.js';
 import { renderSurface } from './render-surface.js';
 import { ReplayError } from './spine-errors.js';
 
@@ -40,46 +45,102 @@ export type RendererResolver = (provider: string, modelId: string) => LanguageMo
 export interface ReplayOptions {
   readonly resolveRenderer: RendererResolver;
   readonly registry?: EventTypeRegistry;
+  /** Computes the SHA-256 of the chain and of the request (default: node:crypto, as the spine records digests). */
+  readonly hasher?: Hasher;
 }
 
 export async function replay(store: LogStore, sessionId: string, target: ReplayTarget, options: ReplayOptions): Promise<ReplayResult> {
   const step = target.step ?? 1;
-  const fold = new SurfaceFold(options.registry === undefined ? {} : { registry: options.registry });
+  const hasher = options.hasher ?? nodeSha256Hex;
+  const chain = new ChainCheck({ hasher, ...(options.registry === undefined ? {} : { registry: options.registry }) });
+  let broken: ChainLink | undefined;
   const turnsSeen = new Set<number>();
   for await (const page of store.read(sessionId)) {
     for (const raw of page) {
-      const event = parseEnvelope(raw);
+      const link = chain.link(raw);
+      broken ??= link.intact ? undefined : link;
+      const event = link.event;
       if (event.type === 'model/request') {
+        chain.fold.registry.validateData(event.type, event.data, event.seq);
         const data = event.data as unknown as ModelRequestData;
         turnsSeen.add(data.turn);
-        if (data.turn === target.turn && data.step === step) return rebuild(fold, event.seq, data, options.resolveRenderer);
+        if (data.turn === target.turn && data.step === step) {
+          // A model/request changes nothing on the surface: the fold stands where the request was rendered.
+          return rebuild({ sessionId, seq: event.seq, data, nodes: chain.fold.toArray(), broken }, options.resolveRenderer, hasher);
+        }
       }
-      fold.apply(event);
+      acceptChecked(chain, link, broken, sessionId, `turn ${target.turn}, step ${step}`);
     }
   }
   const known = turnsSeen.size === 0 ? 'it has no model calls' : `its model calls are in turns ${describeTurns(turnsSeen)}`;
   throw new ReplayError('no-such-call', `session ${sessionId} has no model call at turn ${target.turn}, step ${step}; ${known}`);
 }
 
-function rebuild(fold: SurfaceFold, seq: number, data: ModelRequestData, resolveRenderer: RendererResolver): ReplayResult {
-  const nodes = fold.toArray();
-  const rebuiltSeqs = nodes.map((node) => node.seq);
-  const difference = firstDifference(data.surfaceSeqs, rebuiltSeqs);
+/**
+ * Applies a link of the prefix to the fold. When the fold refuses an event after the chain broke,
+ * the broken link is what the reader needs to hear about: the refusal is most likely its effect.
+ */
+export function acceptChecked(chain: ChainCheck, link: ChainLink, broken: ChainLink | undefined, sessionId: string, call: string): void {
+  try {
+    chain.accept(link);
+  } catch (error) {
+    if (broken === undefined || !ShadowlogError.isInstance(error)) throw error;
+    throw chainBroken(broken, sessionId, call, `and event ${link.event.seq} is then refused (${error.message})`, error);
+  }
+}
+
+/**
+ * The error for a call whose prefix has a broken link: which seq, its hashes, and `detail` on
+ * what the rebuilt request showed. A HashChainError (code CORRUPT_LOG).
+ */
+export function chainBroken(broken: ChainLink, sessionId: string, call: string, detail: string, cause?: unknown) {
+  const seq = broken.event.seq;
+  return brokenLink(
+    broken,
+    `${call} cannot be verified: the hash chain from seq 0 breaks at seq ${seq} (stored ${broken.event.hash.slice(0, 12)}…, recomputed ${broken.recomputedHash.slice(0, 12)}…), so event ${seq} was changed after it was written; ${detail}. \`shadowlog verify ${sessionId}\` lists every problem`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+interface RequestPosition {
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly data: ModelRequestData;
+  /** The surface at the request's position. */
+  readonly nodes: readonly SurfaceNode[];
+  /** The first broken link from seq 0 to the request, itself included. */
+  readonly broken: ChainLink | undefined;
+}
+
+function rebuild(at: RequestPosition, resolveRenderer: RendererResolver, hasher: Hasher): ReplayResult {
+  const { seq, data, nodes, broken } = at;
+  const call = `turn ${data.turn} step ${data.step} (event #${seq})`;
+  const difference = firstDifference(
+    data.surfaceSeqs,
+    nodes.map((node) => node.seq),
+  );
   if (difference !== undefined) {
-    throw new ReplayError(
-      'surface-differs',
-      `turn ${data.turn} step ${data.step}: the surface rebuilt at event #${seq} differs from the one recorded, ${difference}`,
-    );
+    const detail = `the surface rebuilt there differs from the one recorded, ${difference}`;
+    if (broken !== undefined) throw chainBroken(broken, at.sessionId, call, detail);
+    throw new ReplayError('surface-differs', `${call}: ${detail}; the hash chain from seq 0 to ${seq} is intact`);
   }
   const [surfaceVersion = '', modelVersion = ''] = data.rendererVersion.split(' ');
   const messages = renderSurface(nodes, surfaceVersion);
   const model = resolveRenderer(data.provider, data.model);
   const rendered = model.render({ messages, params: data.params as unknown as ModelParams }, modelVersion);
-  const digest = sha256Hex(canonicalJson(rendered.body));
+  const digest = hasher(canonicalJson(rendered.body));
+  const recorded = `the digest recorded at event #${seq} (${data.requestDigest.slice(0, 16)}…)`;
+  if (broken !== undefined) {
+    const detail =
+      digest === data.requestDigest
+        ? `the rebuilt request does hash to ${recorded}, but a digest over a changed log proves nothing`
+        : `and ${recorded} does not match the rebuilt request either (${digest.slice(0, 16)}…)`;
+    throw chainBroken(broken, at.sessionId, call, detail);
+  }
   if (digest !== data.requestDigest) {
     throw new ReplayError(
       'digest-differs',
-      `turn ${data.turn} step ${data.step}: the rebuilt request hashes to ${digest.slice(0, 16)}…, but the request recorded at event #${seq} hashed to ${data.requestDigest.slice(0, 16)}…; the same surface rendered differently (renderer ${data.rendererVersion})`,
+      `${call}: ${recorded} does not match the rebuilt request, which hashes to ${digest.slice(0, 16)}…; the hash chain from seq 0 to ${seq} is intact, so the log is as it was written, and the renderer (${data.rendererVersion}) now renders the recorded surface differently from the request that was sent`,
     );
   }
   return {

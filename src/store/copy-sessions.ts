@@ -160,6 +160,12 @@ async function* checkedPages(
     yield checked;
     progress(checker.nextSeq);
   }
+  try {
+    checker.finish();
+  } catch (error) {
+    if (!ShadowlogError.isInstance(error)) throw error;
+    throw refuse(error.message, (error as { seq?: number }).seq, error);
+  }
   // The events read must be the ones the planned head names: the last hash covers them all.
   if (checker.nextSeq !== head.nextSeq || checker.lastHash !== head.lastHash) {
     throw refuse(

@@ -1,51 +1,71 @@
-// JSONL export and import (SPEC §11): a header line, then one canonical event per line.
-// Import checks everything (header, envelopes, hash chain, SurfaceOp rules) while it writes,
-// inside one store transaction, so a bad file stores nothing.
+// JSONL export and import (SPEC §11): a header line, one canonical event per line, and a trailer
+// that counts the events and names the last hash. Import checks everything (header, envelopes,
+// hash chain, SurfaceOp rules, the trailer) while it writes, inside one store transaction, so a
+// bad or incomplete file stores nothing. The line format itself is read by jsonl-reader.ts.
 
-import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../log/canonical-json.js';
 import { CorruptLogError, SessionExistsError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import { canonicalEventJson } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
-import type { Hasher } from '../log/hash.js';
-import { assertSessionId, isSessionId } from '../log/session-id.js';
-import { isPlainObject } from '../log/shape.js';
+import { GENESIS_HASH, type Hasher } from '../log/hash.js';
+import { assertSessionId } from '../log/session-id.js';
 import { type VerifyOptions, type VerifyProblem, type VerifyReport, verifyLog } from '../log/verify.js';
 import { ChainCheck } from './chain-check.js';
+import { readInputFile } from './input-file.js';
+import { JSONL_FORMAT, JSONL_VERSION, type JsonlReader, type JsonlTrailer, readJsonl, trailerLine } from './jsonl-reader.js';
 import type { LogStore } from './log-store.js';
 import { nodeSha256Hex } from './node-sha256.js';
 
-export const JSONL_FORMAT = 'shadowlog';
-export const JSONL_VERSION = 1;
+export { JSONL_FORMAT, JSONL_VERSION, type JsonlHeader, type JsonlRecord, type JsonlTrailer, readJsonl } from './jsonl-reader.js';
 
-export interface JsonlHeader {
-  readonly format: typeof JSONL_FORMAT;
-  readonly version: number;
-  readonly sessionId: string;
+/** What an export wrote. */
+export interface ExportSummary {
+  readonly events: number;
+  /** The last event's hash, as the trailer names it. */
+  readonly headHash: string;
 }
 
-/** Writes a session as JSONL; returns the number of events written. */
-export async function exportSession(store: LogStore, sessionId: string, output: Writable): Promise<number> {
+/**
+ * Writes a session as JSONL through `write`, which must finish writing each chunk before its
+ * promise resolves. The session's events are read page by page; the trailer counts what was read.
+ */
+export async function writeExport(store: LogStore, sessionId: string, write: (chunk: string) => Promise<void>): Promise<ExportSummary> {
   assertSessionId(sessionId);
-  let count = 0;
+  let events = 0;
+  let headHash = GENESIS_HASH;
   const pages = store.read(sessionId);
-  await write(output, `${canonicalJson({ format: JSONL_FORMAT, version: JSONL_VERSION, sessionId })}\n`);
+  await write(`${canonicalJson({ format: JSONL_FORMAT, version: JSONL_VERSION, sessionId })}\n`);
   for await (const page of pages) {
     let chunk = '';
     for (const event of page) chunk += `${canonicalEventJson(event)}\n`;
-    await write(output, chunk);
-    count += page.length;
+    await write(chunk);
+    events += page.length;
+    headHash = page.at(-1)?.hash ?? headHash;
   }
-  return count;
+  await write(trailerLine(events, headHash));
+  return { events, headHash };
 }
 
-function write(output: Writable, chunk: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    output.write(chunk, (error) => (error ? reject(error) : resolve()));
-  });
+/** Writes a session as JSONL to a stream; returns the number of events written. */
+export async function exportSession(store: LogStore, sessionId: string, output: Writable): Promise<number> {
+  const summary = await writeExport(
+    store,
+    sessionId,
+    (chunk) =>
+      new Promise((resolve, reject) => {
+        output.write(chunk, (error) => (error ? reject(error) : resolve()));
+      }),
+  );
+  return summary.events;
 }
+
+/**
+ * Whether the file proved it is complete: 'ok', its trailer matched; 'missing', a version-1
+ * export, which has no trailer ("no trailer: completeness cannot be checked").
+ */
+export type TrailerStatus = 'ok' | 'missing';
 
 export interface ImportResult {
   readonly sessionId: string;
@@ -56,6 +76,7 @@ export interface ImportResult {
   readonly tornLine: { readonly line: number; readonly bytes: number } | null;
   /** True when the store already held this exact session (same events, same hashes): nothing was written. */
   readonly alreadyPresent: boolean;
+  readonly trailer: TrailerStatus;
 }
 
 export interface ImportOptions {
@@ -67,187 +88,162 @@ export interface ImportOptions {
   readonly hasher?: Hasher;
 }
 
-/** A line of the file: its number (1-based), its bytes, and whether a newline ended it. */
-interface RawLine {
-  readonly number: number;
-  readonly bytes: Buffer;
-  readonly terminated: boolean;
+/** The refusal of a version-2 file that ends before its trailer; `torn` when its last line is cut short. */
+function endsBeforeTrailer(events: number, line: number, torn?: { bytes: number }): CorruptLogError {
+  const how =
+    torn === undefined
+      ? `the file ends after event ${events - 1}`
+      : `line ${line}, the last, is cut short (${torn.bytes} bytes), so the file was cut after event ${events - 1}`;
+  return new CorruptLogError(
+    `the export ends before its trailer: ${how}, and nothing proves the session ended there. Export the session again`,
+    { line },
+  );
 }
 
-async function* linesOf(source: AsyncIterable<Buffer>): AsyncGenerator<RawLine> {
-  let pending: Buffer[] = [];
-  let number = 0;
-  for await (const chunk of source) {
-    let start = 0;
-    for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, start)) {
-      pending.push(chunk.subarray(start, index));
-      yield { number: ++number, bytes: Buffer.concat(pending), terminated: true };
-      pending = [];
-      start = index + 1;
-    }
-    if (start < chunk.length) pending.push(chunk.subarray(start));
+/** Checks a trailer against what was read; the problem, if there is one. */
+function trailerProblem(trailer: JsonlTrailer, events: number, headHash: string): string | undefined {
+  if (trailer.events !== events) {
+    const gap = trailer.events > events ? `: events ${events} to ${trailer.events - 1} are missing` : '';
+    return `the trailer says the export holds ${trailer.events} events, but ${events} were read${gap}`;
   }
-  const rest = Buffer.concat(pending);
-  if (rest.length > 0) yield { number: ++number, bytes: rest, terminated: false };
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function parseLine(line: RawLine): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(line.bytes);
-  } catch (error) {
-    throw new CorruptLogError('the line is not valid UTF-8', { line: line.number }, { cause: error });
+  if (trailer.headHash !== headHash) {
+    return `the trailer names ${trailer.headHash.slice(0, 12)}… as the last hash, but the last event read has ${headHash.slice(0, 12)}…: these are not the events the file was exported with`;
   }
-  if (text.endsWith('\r')) text = text.slice(0, -1);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CorruptLogError(`the line is not valid JSON (${(error as Error).message})`, { line: line.number }, { cause: error });
-  }
-}
-
-function parseHeader(value: unknown, line: number): JsonlHeader {
-  if (!isPlainObject(value) || value.format !== JSONL_FORMAT) {
-    throw new CorruptLogError(
-      `expected a header {"format":"shadowlog","version":1,"sessionId":…}, found ${JSON.stringify(value)?.slice(0, 80)}`,
-      { line },
-    );
-  }
-  if (typeof value.version !== 'number' || !Number.isInteger(value.version) || value.version < 1) {
-    throw new CorruptLogError(`the header's version must be a positive integer, found ${JSON.stringify(value.version)}`, { line });
-  }
-  if (value.version > JSONL_VERSION) {
-    throw new CorruptLogError(
-      `the file is format version ${value.version}; this shadowlog reads up to version ${JSONL_VERSION}. Upgrade shadowlog to import it`,
-      { line },
-    );
-  }
-  if (!isSessionId(value.sessionId)) {
-    throw new CorruptLogError(`the header's sessionId ${JSON.stringify(value.sessionId)?.slice(0, 80)} is not a valid session id`, {
-      line,
-    });
-  }
-  return { format: JSONL_FORMAT, version: value.version, sessionId: value.sessionId };
-}
-
-/** What a JSONL file holds, line by line. */
-export type JsonlRecord =
-  | { readonly kind: 'event'; readonly line: number; readonly value: unknown }
-  | { readonly kind: 'torn'; readonly line: number; readonly bytes: number };
-
-export interface JsonlReader {
-  readonly header: JsonlHeader;
-  /** The parsed event lines in order; a torn final line comes last as a 'torn' record. */
-  readonly records: AsyncIterable<JsonlRecord>;
+  return undefined;
 }
 
 /**
- * Opens a JSONL export: reads and checks the header, then yields each event line parsed.
- * Only the last line, when no newline ends it, may be torn; any other line that is not
- * UTF-8 JSON is a CorruptLogError naming the line.
- */
-export async function readJsonl(source: AsyncIterable<Buffer>): Promise<JsonlReader> {
-  const lines = linesOf(source)[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done) throw new CorruptLogError('the file is empty; expected a shadowlog JSONL header', { line: 1 });
-  const header = parseHeader(parseLine(first.value), 1);
-  async function* records(): AsyncGenerator<JsonlRecord> {
-    // Look one line ahead: only the very last line may be torn.
-    let current = await lines.next();
-    while (!current.done) {
-      const line = current.value;
-      const next = await lines.next();
-      try {
-        yield { kind: 'event', line: line.number, value: parseLine(line) };
-      } catch (error) {
-        if (!(next.done && !line.terminated)) throw error;
-        yield { kind: 'torn', line: line.number, bytes: line.bytes.length };
-      }
-      current = next;
-    }
-  }
-  return { header, records: records() };
-}
-
-/**
- * Reads a JSONL export and stores it as a new session, atomically. A torn final line is
- * reported and skipped; anything else malformed is a CorruptLogError naming its line, and
- * nothing is stored.
+ * Reads a JSONL export and stores it as a new session, atomically. In a version-1 export (no
+ * trailer) a torn final line is reported and skipped; a version-2 export must end with its
+ * trailer. Anything else malformed is a CorruptLogError naming its line, and nothing is stored.
  */
 export async function importSession(store: LogStore, source: AsyncIterable<Buffer>, options: ImportOptions = {}): Promise<ImportResult> {
-  const { header, records } = await readJsonl(source);
-  const sessionId = assertSessionId(options.sessionId ?? header.sessionId);
+  const reader = await readJsonl(source);
+  const sessionId = assertSessionId(options.sessionId ?? reader.header.sessionId);
   const checker = new ChainCheck(options);
-  const fold = checker.fold;
   const batchSize = options.batchSize ?? 1000;
-  let torn: { line: number; bytes: number } | null = null;
+  const state: { torn: { line: number; bytes: number } | null; trailer: TrailerStatus } = { torn: null, trailer: 'missing' };
 
   const existing = await store.head(sessionId);
-  async function* batches(): AsyncGenerator<LogEvent[]> {
-    let batch: LogEvent[] = [];
-    for await (const record of records) {
-      if (record.kind === 'torn') {
-        torn = { line: record.line, bytes: record.bytes };
-        break;
-      }
-      batch.push(checkEvent(record.value, record.line, checker));
-      if (batch.length >= batchSize) {
-        yield batch;
-        batch = [];
-      }
-    }
-    if (batch.length > 0) yield batch;
-    if (fold.nextSeq === 0) throw new CorruptLogError('the file has a header but no events', { line: 2 });
-  }
-
+  const batches = () => checkedBatches(reader, checker, batchSize, state);
   if (existing !== undefined) {
     // Importing the same export twice is harmless: check it matches, and write nothing.
     let count = 0;
     for await (const batch of batches()) count += batch.length;
-    if (existing.nextSeq === fold.nextSeq && existing.lastHash === fold.lastHash) {
-      return { sessionId, events: count, tornFinalLine: torn !== null, tornLine: torn, alreadyPresent: true };
+    if (existing.nextSeq === checker.nextSeq && existing.lastHash === checker.lastHash) {
+      return {
+        sessionId,
+        events: count,
+        tornFinalLine: state.torn !== null,
+        tornLine: state.torn,
+        alreadyPresent: true,
+        trailer: state.trailer,
+      };
     }
     throw new SessionExistsError(sessionId, `with ${existing.nextSeq} different events; import it under another id with --as ID`);
   }
   const events = await store.appendAll(sessionId, batches(), { expectedSeq: 0 });
-  return { sessionId, events, tornFinalLine: torn !== null, tornLine: torn, alreadyPresent: false };
+  return { sessionId, events, tornFinalLine: state.torn !== null, tornLine: state.torn, alreadyPresent: false, trailer: state.trailer };
+}
+
+/** The file's events, checked, in batches; refuses (inside the store's transaction) what is wrong. */
+async function* checkedBatches(
+  reader: JsonlReader,
+  checker: ChainCheck,
+  batchSize: number,
+  state: { torn: { line: number; bytes: number } | null; trailer: TrailerStatus },
+): AsyncGenerator<LogEvent[]> {
+  let batch: LogEvent[] = [];
+  let lastLine = 1;
+  for await (const record of reader.records) {
+    lastLine = record.line;
+    if (record.kind === 'torn') {
+      if (reader.expectsTrailer) throw endsBeforeTrailer(checker.nextSeq, record.line, record);
+      state.torn = { line: record.line, bytes: record.bytes };
+      break;
+    }
+    if (record.kind === 'trailer') {
+      const problem = trailerProblem(record.trailer, checker.nextSeq, checker.lastHash);
+      if (problem !== undefined) throw new CorruptLogError(problem, { line: record.line });
+      state.trailer = 'ok';
+      continue;
+    }
+    batch.push(checkEvent(record.value, record.line, checker));
+    if (batch.length >= batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (checker.nextSeq === 0) throw new CorruptLogError('the file has a header but no events', { line: 2 });
+  if (reader.expectsTrailer && state.trailer !== 'ok') throw endsBeforeTrailer(checker.nextSeq, lastLine + 1);
+  try {
+    checker.finish();
+  } catch (error) {
+    if (!ShadowlogError.isInstance(error)) throw error;
+    throw new CorruptLogError(error.message, { line: lastLine }, { cause: error });
+  }
+  if (batch.length > 0) yield batch;
+}
+
+export interface FileVerifyResult {
+  readonly sessionId: string;
+  readonly report: VerifyReport;
+  /** 'ok': the trailer matched; 'missing': none (a version-1 file, or a cut one: see the report); 'mismatch': it did not match. */
+  readonly trailer: TrailerStatus | 'mismatch';
 }
 
 /**
- * Verifies a JSONL export without storing it (SPEC §12 verify): the hash chain, seq density
- * and every replacement. A torn final line or a damaged line is reported as a problem.
+ * Verifies a JSONL export without storing it (SPEC §12 verify): the hash chain, seq density,
+ * every replacement and the trailer. A torn final line, a damaged line, a missing or wrong
+ * trailer is reported as a problem; a version-1 file without a trailer is not (its trailer is
+ * 'missing': completeness cannot be checked).
  */
-export async function verifyJsonlFile(
-  source: AsyncIterable<Buffer>,
-  options: VerifyOptions = {},
-): Promise<{ sessionId: string; report: VerifyReport }> {
-  const { header, records } = await readJsonl(source);
+export async function verifyJsonlFile(source: AsyncIterable<Buffer>, options: VerifyOptions = {}): Promise<FileVerifyResult> {
+  const reader = await readJsonl(source);
   const extra: VerifyProblem[] = [];
+  let trailer: FileVerifyResult['trailer'] = 'missing';
+  let events = 0;
+  let headHash = GENESIS_HASH;
+  let lastLine = 1;
   async function* pages(): AsyncGenerator<unknown[]> {
     try {
-      for await (const record of records) {
+      for await (const record of reader.records) {
+        lastLine = record.line;
         if (record.kind === 'torn') {
           extra.push({
-            seq: record.line - 2,
+            seq: events,
             code: 'torn-final-line',
             message: `line ${record.line}, the last, is cut short (${record.bytes} bytes): the export is incomplete`,
           });
+        } else if (record.kind === 'trailer') {
+          const problem = trailerProblem(record.trailer, events, headHash);
+          trailer = problem === undefined ? 'ok' : 'mismatch';
+          if (problem !== undefined) {
+            const seq = record.trailer.events === events ? Math.max(0, events - 1) : Math.min(events, record.trailer.events);
+            extra.push({ seq, code: 'trailer-mismatch', message: `line ${record.line}: ${problem}` });
+          }
         } else {
+          events++;
+          const hash = (record.value as { hash?: unknown } | null)?.hash;
+          headHash = typeof hash === 'string' ? hash : headHash;
           yield [record.value];
         }
       }
     } catch (error) {
       if (!(error instanceof CorruptLogError) || error.line === undefined) throw error;
-      extra.push({ seq: error.line - 2, code: 'corrupt-line', message: `${error.message} (the file is not read past it)` });
+      extra.push({ seq: events, code: 'corrupt-line', message: `${error.message} (the file is not read past it)` });
+      return;
+    }
+    if (reader.expectsTrailer && trailer === 'missing') {
+      extra.push({ seq: events, code: 'missing-trailer', message: endsBeforeTrailer(events, lastLine + 1).message });
     }
   }
   const report = await verifyLog(pages(), { hasher: nodeSha256Hex, ...options });
-  if (extra.length === 0) return { sessionId: header.sessionId, report };
+  const sessionId = reader.header.sessionId;
+  if (extra.length === 0) return { sessionId, report, trailer };
   const problems = [...report.problems, ...extra];
   const firstBadSeq = Math.min(report.firstBadSeq ?? Number.POSITIVE_INFINITY, ...extra.map((problem) => problem.seq));
-  return { sessionId: header.sessionId, report: { ...report, ok: false, firstBadSeq, problems } };
+  return { sessionId, report: { ...report, ok: false, firstBadSeq, problems }, trailer };
 }
 
 /** Checks the next event of the file, naming its line in any error. */
@@ -266,7 +262,7 @@ function checkEvent(value: unknown, line: number, checker: ChainCheck): LogEvent
   }
 }
 
-/** Imports a file by path. */
+/** Imports a file by path; a file that cannot be read is a FileError naming it. */
 export function importSessionFile(store: LogStore, path: string, options: ImportOptions = {}): Promise<ImportResult> {
-  return importSession(store, createReadStream(path), options);
+  return importSession(store, readInputFile(path), options);
 }

@@ -21,7 +21,7 @@ const BASE: readonly EventDraft[] = [
   drafts.assistant('a1', ['c1']), // 4
   drafts.toolResult('c1', 'r1'), // 5
   drafts.assistant('a2'), // 6
-  moreDrafts.modelRequest(1, 2, [1, 3, 4, 5]), // 7
+  moreDrafts.modelRequest(1, 2, [1, 3, 4, 5, 6]), // 7: the surface it was rendered from
   drafts.user('u2'), // 8
   drafts.assistant('a3', ['c2', 'c3']), // 9
   drafts.toolResult('c2', 'r2'), // 10

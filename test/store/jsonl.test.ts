@@ -57,13 +57,21 @@ describe('JSONL export and import', () => {
     await source.append('s1', events, { expectedSeq: 0 });
     const text = await exportText(source, 's1');
     const lines = text.split('\n');
-    expect(lines[0]).toBe('{"format":"shadowlog","sessionId":"s1","version":1}');
-    expect(lines).toHaveLength(events.length + 2);
+    expect(lines[0]).toBe('{"format":"shadowlog","sessionId":"s1","version":2}');
+    expect(lines).toHaveLength(events.length + 3);
+    expect(lines.at(-2)).toBe(`{"format":"shadowlog","end":true,"events":${events.length},"headHash":"${events.at(-1)?.hash}"}`);
     expect(lines.at(-1)).toBe('');
 
     const target = new MemoryLogStore();
     const result = await importSession(target, bytes(text));
-    expect(result).toEqual({ sessionId: 's1', events: events.length, tornFinalLine: false, tornLine: null, alreadyPresent: false });
+    expect(result).toEqual({
+      sessionId: 's1',
+      events: events.length,
+      tornFinalLine: false,
+      tornLine: null,
+      alreadyPresent: false,
+      trailer: 'ok',
+    });
     expect(await storedEvents(target, 's1')).toEqual(events);
     expect(await exportText(target, 's1')).toBe(text);
   });
@@ -117,7 +125,7 @@ describe('JSONL export and import', () => {
     const headers = [
       '',
       '{"format":"other","version":1,"sessionId":"s1"}\n',
-      '{"format":"shadowlog","version":2,"sessionId":"s1"}\n',
+      '{"format":"shadowlog","version":3,"sessionId":"s1"}\n',
       '{"format":"shadowlog","version":1,"sessionId":"../etc"}\n',
     ];
     for (const header of headers) {

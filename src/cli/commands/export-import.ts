@@ -1,11 +1,11 @@
 // `shadowlog export <id>` and `shadowlog import <file>`: JSONL out and in.
 
-import { createWriteStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import { SessionNotFoundError } from '../../log/errors.js';
 import { assertSessionId } from '../../log/session-id.js';
+import { exportSessionToFile } from '../../store/export-file.js';
 import { exportSession, importSession, importSessionFile } from '../../store/jsonl.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
@@ -19,12 +19,10 @@ export async function exportCommand(context: CommandContext, sessionId: string, 
     await exportSession(store, sessionId, context.io.stdout);
     return 0;
   }
-  const file = createWriteStream(resolve(context.io.cwd, outputPath), { flags: 'wx' });
-  const count = await exportSession(store, sessionId, file);
-  file.end();
-  await finished(file);
-  if (context.json) context.printJson({ sessionId, events: count, file: resolve(context.io.cwd, outputPath) });
-  else context.print(`exported ${count} events of ${sessionId} to ${outputPath}`);
+  // Written beside the target and renamed when complete: a failed export leaves no file.
+  const written = await exportSessionToFile(store, sessionId, resolve(context.io.cwd, outputPath));
+  if (context.json) context.printJson({ sessionId, events: written.events, file: written.path, headHash: written.headHash });
+  else context.print(`exported ${written.events} events of ${sessionId} to ${outputPath}`);
   return 0;
 }
 
@@ -48,10 +46,15 @@ export async function importCommand(context: CommandContext, path: string, as: s
       `shadowlog: warning: line ${result.tornLine.line} (the last, ${result.tornLine.bytes} bytes) was cut short and was skipped; every event before it was imported\n`,
     );
   }
+  if (result.trailer === 'missing') {
+    context.io.stderr.write(
+      'shadowlog: warning: no trailer: completeness cannot be checked (a version 1 export, written before exports counted their events)\n',
+    );
+  }
   context.print(
     result.alreadyPresent
       ? `${result.sessionId} is already in ${store.location} with the same ${result.events} events; nothing written`
-      : `imported ${result.events} events as ${result.sessionId} into ${store.location}; hash chain and surface verified`,
+      : `imported ${result.events} events as ${result.sessionId} into ${store.location}; hash chain and surface verified${result.trailer === 'ok' ? ', trailer matched' : ''}`,
   );
   return 0;
 }

@@ -24,7 +24,7 @@ export async function replayCommand(context: CommandContext, sessionId: string, 
   const store = await context.store();
   const result =
     options.compaction !== undefined
-      ? await replaySummary(store, sessionId, options.compaction, rendererFor)
+      ? await replaySummary(store, sessionId, options.compaction, rendererFor, { registry: createCliRegistry() })
       : await replay(
           store,
           sessionId,
@@ -46,7 +46,7 @@ export function describeReplay(result: ReplayResult | SummaryReplayResult, maxCh
   const call = 'turn' in result ? `turn ${result.turn}, step ${result.step}` : `the summarizer call of compaction ${result.compactionId}`;
   const lines = [
     `${call} (event #${result.seq}): ${result.provider}/${result.model}, renderer ${result.rendererVersion}`,
-    `verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent`,
+    `verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent; the hash chain from seq 0 to #${result.seq} is intact`,
     `the model received ${result.messages.length} messages:`,
   ];
   for (const message of result.messages) lines.push(`  ${describeMessage(message, maxChars)}`);

@@ -1,9 +1,10 @@
 // `shadowlog verify <id>|--all`: hash chain, seq density and the SurfaceOp rules.
 
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { assertSessionId } from '../../log/session-id.js';
 import { type VerifyReport, verifyLog } from '../../log/verify.js';
+import { readInputFile } from '../../store/input-file.js';
 import { verifyJsonlFile } from '../../store/jsonl.js';
 import type { LogStore } from '../../store/log-store.js';
 import { nodeSha256Hex } from '../../store/node-sha256.js';
@@ -21,9 +22,12 @@ export async function verifyCommand(
   if (options.file !== undefined) {
     const path = resolve(context.io.cwd, options.file);
     if (!existsSync(path)) throw new UsageError(`no file ${options.file}; give the path of a JSONL export`);
-    const { sessionId: fileSessionId, report } = await verifyJsonlFile(createReadStream(path), { registry: createCliRegistry() });
-    if (context.json) context.printJson({ sessionId: fileSessionId, file: path, ...report });
-    else printReport(context, `${options.file} (${fileSessionId})`, report);
+    const { sessionId: fileSessionId, report, trailer } = await verifyJsonlFile(readInputFile(path), { registry: createCliRegistry() });
+    if (context.json) context.printJson({ sessionId: fileSessionId, file: path, ...report, trailer });
+    else {
+      printReport(context, `${options.file} (${fileSessionId})`, report);
+      if (trailer === 'missing' && report.ok) context.print('  no trailer: completeness cannot be checked (a version 1 export)');
+    }
     return report.ok ? 0 : 1;
   }
   const store = await context.store();
