@@ -67,7 +67,14 @@ export async function replaySummary(
   const [requestVersion = '', modelVersion = ''] = data.rendererVersion.split(' ');
   const messages = renderSurface(nodes, SURFACE_RENDERER_VERSION);
   const model = resolveRenderer(data.provider, data.model);
-  const request = summaryRequest(messages, data.maxTokens ?? 0, requestVersion);
+  // Version 2 sends the range's earlier summary nodes (replacing user messages) apart, with the target it aimed at.
+  const earlierSummaryIndexes = nodes.flatMap((node, index) =>
+    node.type === 'user/message' && node.sourceEventSeqs.length > 0 ? [index] : [],
+  );
+  const request = summaryRequest(messages, data.maxTokens ?? 0, requestVersion, {
+    earlierSummaryIndexes,
+    ...(data.targetTokens === undefined ? {} : { targetTokens: data.targetTokens }),
+  });
   const rendered = model.render(request, modelVersion);
   const digest = sha256Hex(canonicalJson(rendered.body));
   if (digest !== data.requestDigest) {
