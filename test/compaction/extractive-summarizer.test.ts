@@ -98,7 +98,10 @@ describe('summarizeExtractively on a coding-agent transcript', () => {
 
   it('keeps every user request verbatim, the answered one done and the latest open', () => {
     expect(summary.sections.requests).toEqual([
-      { status: 'done', text: 'The CSV import in src/csv.ts crashes on empty lines. Please fix parseRow() so that blank rows are skipped.' },
+      {
+        status: 'done',
+        text: 'The CSV import in src/csv.ts crashes on empty lines. Please fix parseRow() so that blank rows are skipped.',
+      },
       { status: 'open', text: LATEST_REQUEST },
     ]);
     expect(summary.text).toContain(`- [open] "${LATEST_REQUEST}"`);
@@ -196,7 +199,6 @@ const chineseTranscript: ModelMessage[] = [
   user('好的，请顺便把DATE_FORMAT常量改成ISO格式，然后提交。'),
 ];
 
-
 describe('summarizeExtractively in Chinese, Japanese, Korean and Vietnamese', () => {
   it('segments Chinese at 。！？ and keeps the paths inside the Chinese text', () => {
     const summary = summarize(chineseTranscript, 1_000, perCharacter);
@@ -209,7 +211,9 @@ describe('summarizeExtractively in Chinese, Japanese, Korean and Vietnamese', ()
     expect(sectionText(summary.text, 'Progress')).toContain('- 错误的原因是空字符串被传给了new Date()。');
     expect(sectionText(summary.text, 'Decisions')).toContain('- 我决定在parseDate开头检查空值，因为调用方很多。');
     expect(sectionText(summary.text, 'Progress')).toContain('- 还需要更新README.md里的说明。');
-    expect(sectionText(summary.text, 'Errors and fixes')).toContain('RangeError: Invalid time value → fixed: 修复后测试全部通过，共24个测试。');
+    expect(sectionText(summary.text, 'Errors and fixes')).toContain(
+      'RangeError: Invalid time value → fixed: 修复后测试全部通过，共24个测试。',
+    );
     const assistantLines = [...summary.sections.progress, ...summary.sections.decisions];
     for (const line of assistantLines) expect(line).toMatch(/[。！？]$/);
   });
