@@ -26,7 +26,7 @@ const call = (callId: string, name: string, args: ToolCall['arguments']): ToolCa
 const CSV_SOURCE = [
   'export class CsvError extends Error {',
   '  constructor(message: string, readonly line: number) {',
-  '    super(`line ${line}: ${message}`);',
+  '    super(message);',
   '  }',
   '}',
   "      if (state === 'quoted') throw new CsvError('a quoted field is not closed', line);",
