@@ -143,7 +143,7 @@ export function summarizeExtractively(messages: readonly ModelMessage[], options
     }
     cursor = index + 1;
   }
-  merged = { ...merged, notes: [...merged.notes, ...notesOf(read)] };
+  merged = { ...merged, notes: [...new Set([...merged.notes, ...notesOf(read)])] };
   const innerTokens =
     innerKeys.size === 0 ? 0 : countTokens(renderSections({ ...merged, ...onlyInner(merged, innerKeys) }, EXTRACTIVE_LABEL));
   const target = options.targetTokens === undefined ? ceiling : innerTokens + options.targetTokens(newInputTokens);

@@ -42,13 +42,8 @@ function mergeRequests(inner: readonly SummaryRequestLine[], newer: readonly Sum
     // Only the latest open request can be the one the newer messages go on answering.
     index === lastOpen && evidence.answersOpenRequest && index === inner.length - 1 ? { ...request, status: 'done' as const } : request,
   );
-  // A request said again keeps its first place, with its newer status.
-  return unionBy(
-    answered,
-    newer,
-    (request) => sameText(request.text),
-    (kept, later) => ({ ...kept, status: later.status }),
-  );
+  // Every request is a line of its own, even one said again ("yes", "go on"): they are not merged.
+  return [...answered, ...newer];
 }
 
 /** The stronger action wins; but a file that was read or modified already existed, so writing it modifies it. */

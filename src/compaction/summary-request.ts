@@ -90,7 +90,7 @@ function neutralizeTags(text: string): string {
 function versionTwo(messages: readonly ModelMessage[], maxTokens: number, options: SummaryRequestOptions): ModelRequest {
   const earlier = [...new Set(options.earlierSummaryIndexes ?? [])].filter((index) => messages[index] !== undefined).sort((a, b) => a - b);
   const placeholders = new Map(
-    earlier.map((index, at) => [index, `[earlier summary${earlier.length > 1 ? ` ${at + 1}` : ''}: given in <earlier-summary> above]`]),
+    earlier.map((index, at) => [index, `[earlier summary${earlier.length > 1 ? ` ${at + 1}` : ''}: the earlier-summary block above]`]),
   );
   const blocks = earlier.map((index) => {
     const text = summaryInside(textOf((messages[index] as ModelMessage).content));

@@ -142,6 +142,49 @@ describe('the extractive summarizer merges an earlier summary', () => {
   });
 });
 
+describe('the ceiling', () => {
+  it('drops an earlier summary’s lines only to fit maxSummaryTokens, and says how many went', () => {
+    const big: SummarySections = {
+      ...inner,
+      progress: Array.from({ length: 40 }, (_, index) => `Finding ${index}: the parser handled case ${index} in ${index * 3} ms.`),
+    };
+    const messages = [summaryNode(big), ...Array.from({ length: 3 }, (_, index) => tool(`t${index}`, 'routine output line\n'.repeat(200)))];
+    const roomy = summarizeExtractively(messages, {
+      maxTokens: 8_000,
+      countTokens: chars4,
+      targetTokens: () => 50,
+      earlierSummaries: [{ messageIndex: 0, sections: big }],
+    });
+    expect(roomy?.sections.progress).toEqual(big.progress);
+    const tight = summarizeExtractively(messages, {
+      maxTokens: 400,
+      countTokens: chars4,
+      targetTokens: () => 50,
+      earlierSummaries: [{ messageIndex: 0, sections: big }],
+    });
+    if (tight === undefined) expect.unreachable('expected a summary');
+    expect(tight.outputTokens).toBeLessThanOrEqual(400);
+    expect(tight.sections.requests).toEqual(big.requests);
+    const dropped = Number(
+      /^(\d+) lines of earlier summaries dropped to fit maxSummaryTokens$/.exec(tight.sections.notes.at(-1) ?? '')?.[1],
+    );
+    expect(dropped).toBeGreaterThan(0);
+    expect(tight.sections.progress.length).toBeLessThan(big.progress.length);
+  });
+
+  it('keeps a request said twice as two lines', () => {
+    const again = mergeSummaries(inner, {
+      ...emptySections(),
+      requests: [{ status: 'open', text: 'Give me a short overview of this project.' }],
+    });
+    expect(again.requests.map((request) => request.text)).toEqual([
+      'Give me a short overview of this project.',
+      'Which test covers the empty field?',
+      'Give me a short overview of this project.',
+    ]);
+  });
+});
+
 const identifier = fc.stringMatching(/^[a-z][a-z0-9]{1,6}[A-Z][a-z0-9]{1,6}(\(\))?$/);
 const path = fc.stringMatching(/^(src|test|lib)\/[a-z]{1,8}\/[a-z]{1,8}\.(ts|md|json)$/);
 const sentence = fc.stringMatching(/^[A-Z][a-z]{2,8}( [a-z]{2,8}){2,8}\.$/);
