@@ -71,7 +71,7 @@ describe('summaries nested three levels deep', () => {
 
   it('keeps every request of the levels below, in order', () => {
     const requestsOf = (node: LogEvent) =>
-      ((events.find((event) => event.seq === node.seq - 1)?.data.sections as unknown as SummarySections).requests ?? []).map(
+      ((events.find((event) => event.seq === node.seq - 1)?.data.sections as unknown as SummarySections | undefined)?.requests ?? []).map(
         (request) => request.text,
       );
     for (let level = 2; level <= deepest(); level++) {
