@@ -1,7 +1,7 @@
 // How long a summary aims to be. maxSummaryTokens is a ceiling, never a target: a summary
 // aims at a share of the new text it summarizes, with a floor (a short range still gets its
 // requests, files and answers) and a cap (a long one is still a page, as peers' model summaries
-// are: pi's model wrote 1,139 tokens for a range of about 150k). Lines from an earlier summary
+// are: pi's model wrote 1,139 tokens for its first compaction of a real session). Lines from an earlier summary
 // that a merge keeps come on top of the target; the ceiling bounds the whole.
 
 export const SUMMARY_TARGET = {

@@ -24,9 +24,13 @@ interface LineRef {
   readonly key: string;
 }
 
+/** Of the budget, what the latest request may take (the work goes on from it), the first, and all the others together. */
 const LATEST_REQUEST_SHARE = 0.5;
-const OTHER_REQUEST_SHARE = 0.2;
-const SMALLEST_REQUEST_TOKENS = 16;
+const FIRST_REQUEST_SHARE = 0.1;
+const OTHER_REQUESTS_SHARE = 0.25;
+const SMALLEST_REQUEST_TOKENS = 8;
+/** However much room the requests and an earlier summary's lines take, the other new lines get this share of the budget on top. */
+const ROOM_BEYOND_KEPT = 0.5;
 
 type ListSection = Exclude<SectionName, 'current'>;
 
@@ -43,7 +47,10 @@ function keysOf(sections: SummarySections, section: ListSection): string[] {
   }
 }
 
-/** Oldest first, or (for ranked lists) last first. */
+/** Of the errors, decisions and progress, the latest few are kept longest: a long range keeps a mix, not one section. */
+const LATEST_KEPT = 3;
+
+/** What goes first when lines must go: oldest first, or (for ranked lists) last first. */
 function dropOrder(sections: SummarySections): LineRef[] {
   const refs = (section: ListSection, keys: readonly string[]) => keys.map((key) => ({ section, key }));
   const files = (action: string) =>
@@ -51,25 +58,28 @@ function dropOrder(sections: SummarySections): LineRef[] {
       .filter((file) => file.action === action)
       .map((file) => file.path)
       .reverse();
+  const older = (section: 'errors' | 'decisions' | 'progress') => refs(section, keysOf(sections, section).slice(0, -LATEST_KEPT));
+  const latest = (section: 'errors' | 'decisions' | 'progress') => refs(section, keysOf(sections, section).slice(-LATEST_KEPT));
+  const fixed = new Set(sections.errors.filter((line) => line.fix !== null).map((line) => line.error));
+  const latestErrors = latest('errors');
+  const latestProgress = latest('progress');
   return [
     ...refs('toolCalls', keysOf(sections, 'toolCalls')),
     ...refs('identifiers', [...sections.identifiers].reverse()),
     ...refs('files', files('mentioned')),
-    ...refs('progress', keysOf(sections, 'progress').slice(0, -1)),
-    ...refs('decisions', keysOf(sections, 'decisions')),
-    ...refs(
-      'errors',
-      sections.errors.filter((line) => line.fix !== null).map((line) => line.error),
-    ),
+    ...older('errors'),
+    ...older('progress'),
+    ...older('decisions'),
     ...refs('files', files('read')),
     ...refs('notes', keysOf(sections, 'notes')),
     ...refs('unstructured', keysOf(sections, 'unstructured').slice(0, -1)),
     ...refs('earlier', keysOf(sections, 'earlier')),
-    ...refs(
-      'errors',
-      sections.errors.filter((line) => line.fix === null).map((line) => line.error),
-    ),
-    ...refs('progress', keysOf(sections, 'progress').slice(-1)),
+    ...latestErrors.filter((ref) => fixed.has(ref.key)),
+    ...latest('decisions'),
+    ...latestProgress.slice(0, -1),
+    ...latestErrors.filter((ref) => !fixed.has(ref.key)),
+    ...latestProgress.slice(-1),
+    ...refs('unstructured', keysOf(sections, 'unstructured').slice(-1)),
     ...refs('files', [...files('modified'), ...files('created')]),
     { section: 'current', key: 'current' },
   ];
@@ -108,9 +118,10 @@ function fewestDrops(base: SummarySections, order: readonly LineRef[], limit: nu
 
 function trimRequests(sections: SummarySections, budget: number, options: FitOptions): SummarySections {
   const last = sections.requests.length - 1;
+  const others = Math.max(1, sections.requests.length - 2);
   const requests = sections.requests.map((request, index) => {
     if (options.isInner('requests', request.text)) return request;
-    const share = index === last ? LATEST_REQUEST_SHARE : OTHER_REQUEST_SHARE;
+    const share = index === last ? LATEST_REQUEST_SHARE : index === 0 ? FIRST_REQUEST_SHARE : OTHER_REQUESTS_SHARE / others;
     const allowance = Math.max(SMALLEST_REQUEST_TOKENS, Math.floor(budget * share));
     const keep = index === last ? 'head-and-tail' : 'head';
     const text = trimToTokens(request.text, allowance, options.countTokens, keep) ?? truncateGraphemes(request.text, 8);
@@ -127,10 +138,12 @@ export function fitSections(sections: SummarySections, options: FitOptions): Sum
   const order = dropOrder(trimmed);
   const isNew = (ref: LineRef) => ref.section === 'current' || !options.isInner(ref.section, ref.key);
   const newer = order.filter(isNew);
-  const withinBudget = fewestDrops(trimmed, newer, options.budget, measure);
-  if (withinBudget !== undefined) return withinBudget;
   const allNewDropped = without(trimmed, newer);
-  if (measure(allNewDropped) <= options.ceiling) return allNewDropped;
+  const kept = measure(allNewDropped);
+  // What must stay (every request, an earlier summary's lines) may fill the budget: the other lines still get room beyond it.
+  const budget = Math.min(options.ceiling, Math.max(options.budget, kept + Math.floor(options.budget * ROOM_BEYOND_KEPT)));
+  const withinBudget = fewestDrops(trimmed, newer, budget, measure);
+  if (withinBudget !== undefined) return withinBudget;
   const inner = order.filter((ref) => !isNew(ref));
   const withinCeiling = fewestDrops(allNewDropped, inner, options.ceiling, (candidate) => measure(withNote(candidate, allNewDropped)));
   if (withinCeiling !== undefined) return withNote(withinCeiling, allNewDropped);

@@ -10,6 +10,8 @@ import { safeEnd, truncateGraphemes } from './unicode.js';
 /** Arguments that name the file a call works on. */
 const PATH_ARGUMENTS = new Set(['path', 'file', 'file_path', 'filePath', 'filename', 'notebook_path']);
 const STRING_GRAPHEMES = 120;
+/** Arguments that carry bodies (file contents, patches): their size is shown, not their text, which their effect already says. */
+const BODY_ARGUMENTS = new Set(['content', 'contents', 'body', 'data', 'patch', 'diff', 'old_string', 'new_string', 'oldText', 'newText']);
 /** Only the start of a string is shown, so only the start is read: an argument may be megabytes long. */
 const STRING_READ_CODE_UNITS = 1_000;
 const MAX_DEPTH = 4;
@@ -28,7 +30,13 @@ function shown(value: JsonValue, depth: number): JsonValue {
   if (depth === MAX_DEPTH) return Array.isArray(value) ? ['…'] : { '…': '…' };
   if (Array.isArray(value)) return value.slice(0, 20).map((item) => shown(item, depth + 1));
   const result: Record<string, JsonValue> = {};
-  for (const key of Object.keys(value).sort()) result[key] = shown(value[key] ?? null, depth + 1);
+  for (const key of Object.keys(value).sort()) {
+    const item = value[key] ?? null;
+    result[key] =
+      BODY_ARGUMENTS.has(key) && typeof item === 'string' && item.length > STRING_GRAPHEMES
+        ? `…(${item.length} characters)`
+        : shown(item, depth + 1);
+  }
   return result;
 }
 
