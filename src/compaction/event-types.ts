@@ -4,6 +4,7 @@
 
 import type { EventTypeDefinition } from '../log/event-types.js';
 import { arrayOf, fail, isCount, isNonEmptyString, isSeq, isString, objectWith } from '../log/shape.js';
+import { checkSummarySections, type SummarySections } from './summary-sections.js';
 
 export const COMPACTION_START = 'compaction/start';
 export const COMPACTION_SUMMARY = 'compaction/summary';
@@ -40,6 +41,10 @@ export interface CompactionSummaryData {
   readonly tokensAfter: number;
   readonly summaryTokens: number;
   readonly durationMs: number;
+  /** The summary as data (absent on events written before sections existed, and for text-only summarizers). */
+  readonly sections?: SummarySections;
+  /** The size the summary aimed at; a model summarizer's request states it, so replay needs it. */
+  readonly targetTokens?: number;
 }
 
 export interface CompactionPruneData {
@@ -75,7 +80,10 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
   definition(COMPACTION_START, objectWith({ compactionId: isNonEmptyString, trigger, turn: turnOrNull })),
   definition(
     COMPACTION_SUMMARY,
-    objectWith({ compactionId: isNonEmptyString, shadowedSeqs: seqs, shadowedTokenCount: isCount, provider: isString, model: isString }),
+    objectWith(
+      { compactionId: isNonEmptyString, shadowedSeqs: seqs, shadowedTokenCount: isCount, provider: isString, model: isString },
+      { sections: checkSummarySections, targetTokens: isCount },
+    ),
     true,
   ),
   definition(

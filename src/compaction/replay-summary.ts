@@ -8,7 +8,7 @@ import type { JsonObject, LogEvent } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
 import type { Hasher } from '../log/hash.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
-import type { ModelMessage } from '../providers/language-model.js';
+import type { ModelMessage, ModelRequest } from '../providers/language-model.js';
 import { renderSurface, SURFACE_RENDERER_VERSION } from '../spine/render-surface.js';
 import { acceptChecked, chainBroken, type RendererResolver } from '../spine/replay.js';
 import { ReplayError } from '../spine/spine-errors.js';
@@ -119,10 +119,8 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
     }
     nodes.push(node);
   }
-  const [requestVersion = '', modelVersion = ''] = data.rendererVersion.split(' ');
-  const messages = renderSurface(nodes, SURFACE_RENDERER_VERSION);
+  const { request, modelVersion } = recordedSummaryRequest(nodes, data);
   const model = resolveRenderer(data.provider, data.model);
-  const request = summaryRequest(messages, data.maxTokens ?? 0, requestVersion);
   const rendered = model.render(request, modelVersion);
   const digest = hasher(canonicalJson(rendered.body));
   const recorded = `the digest recorded at event #${event.seq} (${data.requestDigest.slice(0, 16)}…)`;
@@ -150,4 +148,25 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
     request: rendered.body,
     messages: request.messages,
   };
+}
+
+/**
+ * The summarizer request a compaction/summary records, rebuilt from its shadowed nodes (in the
+ * order of shadowedSeqs), and the model renderer version it was rendered with.
+ */
+export function recordedSummaryRequest(
+  nodes: readonly SurfaceNode[],
+  data: CompactionSummaryData & { readonly maxTokens?: number },
+): { readonly request: ModelRequest; readonly modelVersion: string } {
+  const [requestVersion = '', modelVersion = ''] = (data.rendererVersion ?? '').split(' ');
+  const messages = renderSurface(nodes, SURFACE_RENDERER_VERSION);
+  // Version 2 sends the range's earlier summary nodes (replacing user messages) apart, with the target it aimed at.
+  const earlierSummaryIndexes = nodes.flatMap((node, index) =>
+    node.type === 'user/message' && node.sourceEventSeqs.length > 0 ? [index] : [],
+  );
+  const request = summaryRequest(messages, data.maxTokens ?? 0, requestVersion, {
+    earlierSummaryIndexes,
+    ...(data.targetTokens === undefined ? {} : { targetTokens: data.targetTokens }),
+  });
+  return { request, modelVersion };
 }

@@ -1,23 +1,40 @@
-// Summarizers: what turns the shadowed messages into the text of the replacing node. The
-// model summarizer makes one call through the provider interface, with no tools offered;
-// the extractive one selects sentences and uses no model.
+// Summarizers: what turns the shadowed messages into the summary's sections and the text of
+// the replacing node. The model summarizer makes one call through the provider interface, with
+// no tools offered, and parses the answer into sections; the extractive one uses no model.
 
 import { canonicalJson } from '../log/canonical-json.js';
-import { ShadowlogError } from '../log/errors.js';
 import type { ContentBlock } from '../log/event.js';
 import { sha256Hex } from '../log/sha256.js';
-import type { LanguageModel, ModelMessage, ModelRequest } from '../providers/language-model.js';
-import { summarizeExtractively } from './extractive-summarizer.js';
+import type { LanguageModel, ModelMessage } from '../providers/language-model.js';
+import { type EarlierSummary, EXTRACTIVE_LABEL, summarizeExtractively } from './extractive-summarizer.js';
+import { mergeSummaries } from './merge-summaries.js';
+import { parseSummaryText } from './parse-summary.js';
+import { renderSections } from './render-summary.js';
+import { SummaryFailedError } from './summary-failed-error.js';
+import { SUMMARY_REQUEST_VERSION, summaryRequest } from './summary-request.js';
+import type { SummarySections } from './summary-sections.js';
+import { summaryTargetTokens } from './summary-target.js';
+
+export { SUMMARY_REQUEST_VERSION, summaryRequest, transcriptOf } from './summary-request.js';
+export type { EarlierSummary };
+export { SummaryFailedError };
 
 export interface SummaryRequest {
   /** The shadowed nodes, rendered as the model would have seen them. */
   readonly messages: readonly ModelMessage[];
+  /** The ceiling (maxSummaryTokens); the summary aims far lower (summary-target.ts). */
   readonly maxTokens: number;
   readonly signal: AbortSignal;
+  /** The range's earlier summary nodes, with the sections the log holds for them: merged, never re-read as text. */
+  readonly earlierSummaries?: readonly EarlierSummary[];
 }
 
 export interface SummaryResult {
   readonly text: string;
+  /** The summary as data; absent for a summarizer that only writes text. */
+  readonly sections?: SummarySections;
+  /** The size the summary aimed at, when the summarizer had one. */
+  readonly targetTokens?: number;
   readonly kind: 'model' | 'extractive';
   readonly provider: string;
   readonly model: string;
@@ -32,76 +49,51 @@ export interface Summarizer {
   summarize(request: SummaryRequest): Promise<SummaryResult>;
 }
 
-/** A summarizer that could not produce a usable summary. */
-export class SummaryFailedError extends ShadowlogError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('SUMMARY_FAILED', message, options);
-  }
+function textOf(content: readonly ContentBlock[]): string {
+  return content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`)).join('\n');
 }
 
-export const SUMMARY_REQUEST_VERSION = 'summary-request/1';
-
-const INSTRUCTION = [
-  'You compact the context of an AI agent. The transcript below will be replaced by your summary, and the agent will continue the work from the summary alone.',
-  'Write the summary in the past tense and in the language of the conversation. Cover, in this order and only where there is something to say:',
-  '1. the task and its current state;',
-  '2. decisions made, and why;',
-  '3. files, paths and identifiers touched;',
-  '4. errors met and how they were resolved (or that they were not);',
-  '5. open to-dos;',
-  "6. the user's latest request, quoted.",
-  'Be concise and exact. Do not invent anything, do not address the user, and do not call tools.',
-].join('\n');
-
-/** The shadowed messages as a plain-text transcript, so that any provider accepts them without tools. */
-export function transcriptOf(messages: readonly ModelMessage[]): string {
-  const lines: string[] = [];
-  for (const message of messages) {
-    const text = textOf(message.content);
-    switch (message.role) {
-      case 'assistant':
-        lines.push(`[assistant] ${text}`);
-        for (const call of message.toolCalls)
-          lines.push(`[assistant calls ${call.name}] ${canonicalJson(call.arguments)} (${call.callId})`);
-        break;
-      case 'tool':
-        lines.push(`[tool result for ${message.callId}${message.isError ? ', an error' : ''}] ${text}`);
-        break;
-      default:
-        lines.push(`[${message.role}] ${text}`);
-    }
-  }
-  return lines.join('\n');
+/** Tokens of the messages that are not earlier summaries: what the target is a share of. */
+function newInputTokens(request: SummaryRequest, countTokens: (text: string) => number): number {
+  const earlier = new Set((request.earlierSummaries ?? []).map((summary) => summary.messageIndex));
+  return request.messages.reduce((sum, message, index) => (earlier.has(index) ? sum : sum + countTokens(textOf(message.content))), 0);
 }
 
-/** The summarizer's request, versioned: replay rebuilds it from the shadowed events. */
-export function summaryRequest(
-  messages: readonly ModelMessage[],
-  maxTokens: number,
-  version: string = SUMMARY_REQUEST_VERSION,
-): ModelRequest {
-  if (version !== SUMMARY_REQUEST_VERSION)
-    throw new SummaryFailedError(`this shadowlog builds summary requests as ${SUMMARY_REQUEST_VERSION}, not ${version}`);
-  return {
-    messages: [
-      { role: 'system', content: [{ type: 'text', text: INSTRUCTION }] },
-      {
-        role: 'user',
-        content: [{ type: 'text', text: `<transcript>\n${transcriptOf(messages)}\n</transcript>\n\nWrite the summary now.` }],
-      },
-    ],
-    params: { tools: [], maxOutputTokens: maxTokens, stream: false },
-  };
+/** A rough, tokenizer-free size for the instruction: the model counts its own tokens. */
+const approximateTokens = (text: string): number => Math.ceil(text.length / 4);
+
+/**
+ * The model's answer as sections. One that does not parse is kept whole, as unstructured text,
+ * merged into the earlier summary's sections so that those are not lost with it.
+ */
+export function sectionsOfAnswer(answer: string, earlier: readonly EarlierSummary[]): SummarySections {
+  const parsed = parseSummaryText(answer);
+  if (parsed.structured) return parsed.sections;
+  return earlier.reduce<SummarySections>(
+    (merged, summary) => (summary.sections === undefined ? merged : mergeSummaries(summary.sections, merged)),
+    parsed.sections,
+  );
 }
 
 /** One call to `model` with the shadowed messages and the fixed instruction, no tools offered. */
 export function createModelSummarizer(model: LanguageModel): Summarizer {
   return {
-    async summarize({ messages, maxTokens, signal }) {
-      const rendered = model.render(summaryRequest(messages, maxTokens));
+    async summarize(request) {
+      const { messages, maxTokens, signal } = request;
+      const earlier = request.earlierSummaries ?? [];
+      const targetTokens = summaryTargetTokens(newInputTokens(request, approximateTokens), maxTokens);
+      const built = summaryRequest(messages, maxTokens, SUMMARY_REQUEST_VERSION, {
+        earlierSummaryIndexes: earlier.map((summary) => summary.messageIndex),
+        targetTokens,
+      });
+      const rendered = model.render(built);
       const result = await model.send(rendered, { signal });
+      const answer = textOf(result.content).trim();
+      const sections = sectionsOfAnswer(answer, earlier);
       return {
-        text: textOf(result.content).trim(),
+        text: answer === '' ? '' : renderSections(sections),
+        sections,
+        targetTokens,
         kind: 'model',
         provider: model.provider,
         model: model.modelId,
@@ -114,26 +106,34 @@ export function createModelSummarizer(model: LanguageModel): Summarizer {
   };
 }
 
-function textOf(content: readonly ContentBlock[]): string {
-  return content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`)).join('\n');
-}
-
 /**
- * The extractive summarizer: no model call. Its budget is the smaller of maxTokens and half of
- * what it summarizes, so that a compaction always saves something worth the cut.
+ * The extractive summarizer: no model call. It aims at summaryTargetTokens of the new messages
+ * (plus what an earlier summary keeps), within maxTokens, and keeps only lines that say something.
  */
 export function createExtractiveSummarizer(countTokens: (text: string) => number): Summarizer {
   return {
-    async summarize({ messages, maxTokens }) {
-      const inputTokens = messages.reduce((sum, message) => sum + countTokens(textOf(message.content)), 0);
-      const budget = Math.min(maxTokens, Math.floor(inputTokens / 2));
-      const summary = summarizeExtractively(messages, { maxTokens: budget, countTokens });
-      if (summary === undefined)
+    async summarize(request) {
+      const { messages, maxTokens } = request;
+      let targetTokens = 0;
+      const summary = summarizeExtractively(messages, {
+        maxTokens,
+        countTokens,
+        targetTokens: (tokens) => {
+          targetTokens = summaryTargetTokens(tokens, maxTokens);
+          return targetTokens;
+        },
+        ...(request.earlierSummaries === undefined ? {} : { earlierSummaries: request.earlierSummaries }),
+      });
+      if (summary === undefined) {
+        const inputTokens = messages.reduce((sum, message) => sum + countTokens(textOf(message.content)), 0);
         throw new SummaryFailedError(
-          `the range is too small for a useful extractive summary (${inputTokens} tokens of text, a budget of ${budget})`,
+          `the range is too small for a useful extractive summary (${inputTokens} tokens of text; the label "${EXTRACTIVE_LABEL}" and one line must fit in less, within maxSummaryTokens ${maxTokens})`,
         );
+      }
       return {
         text: summary.text,
+        sections: summary.sections,
+        targetTokens,
         kind: 'extractive',
         provider: 'shadowlog',
         model: 'extractive',

@@ -8,12 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { ConcurrencyError, ShadowlogError } from '../log/errors.js';
 import type { EventDraft, LogEvent } from '../log/event.js';
 import type { SurfaceFold, SurfaceNode } from '../log/surface-fold.js';
+import type { ModelMessage } from '../providers/language-model.js';
 import { renderSurface } from '../spine/render-surface.js';
 import type { SessionLog } from '../store/session-log.js';
 import { COMPACTION_END, COMPACTION_START, COMPACTION_SUMMARY, type CompactionSummaryData, type CompactionTrigger } from './event-types.js';
+import type { EarlierSummary } from './extractive-summarizer.js';
+import { replacementText } from './render-summary.js';
 import type { Selection } from './select-range.js';
 import type { CompactionSessionState } from './session-state.js';
 import type { Summarizer } from './summarizer.js';
+import { isSummarySections } from './summary-sections.js';
 
 export type CompactionFailure = 'busy' | 'cancelled' | 'changed' | 'summary' | 'commit' | 'persistence';
 
@@ -122,10 +126,14 @@ async function summarizeAndCommit(input: TransactionInput, compactionId: string,
   const clock = input.now ?? Date.now;
   const started = clock();
 
-  // 4. Summarize.
+  // 4. Summarize; an earlier summary in the range is handed over as its sections, to be merged.
   if (input.signal.aborted) throw new Stop('cancelled', 'the compaction was cancelled before the summary');
+  const messages: ModelMessage[] = renderSurface(nodes);
+  const earlierSummaries = await earlierSummariesIn(log, nodes).catch((error: unknown) => {
+    throw new Stop('summary', `the earlier summary in the range could not be read: ${messageOf(error)}`);
+  });
   const summary = await input.summarizer
-    .summarize({ messages: renderSurface(nodes), maxTokens: input.maxSummaryTokens, signal: input.signal })
+    .summarize({ messages, maxTokens: input.maxSummaryTokens, signal: input.signal, earlierSummaries })
     .catch((error: unknown) => {
       if (input.signal.aborted) throw new Stop('cancelled', 'the compaction was cancelled during the summary');
       throw new Stop('summary', `the summarizer failed: ${messageOf(error)}`);
@@ -136,7 +144,7 @@ async function summarizeAndCommit(input: TransactionInput, compactionId: string,
       'summary',
       `the summary was cut at its token limit (maxSummaryTokens ${input.maxSummaryTokens}); raise maxSummaryTokens or compact less at once`,
     );
-  const text = `Earlier context was compacted: ${nodes.length} earlier message${nodes.length === 1 ? ' was' : 's were'} replaced by this summary.\n<compacted-summary>\n${summary.text}\n</compacted-summary>`;
+  const text = replacementText(summary.text, nodes.length);
   const summaryTokens = input.priceOfSummary(text);
   if (summaryTokens >= shadowedTokenCount) {
     throw new Stop(
@@ -168,6 +176,8 @@ async function summarizeAndCommit(input: TransactionInput, compactionId: string,
     tokensAfter: input.tokensBefore - shadowedTokenCount + summaryTokens,
     summaryTokens,
     durationMs: Math.max(0, Math.round(clock() - started)),
+    ...(summary.sections === undefined ? {} : { sections: summary.sections }),
+    ...(summary.targetTokens === undefined ? {} : { targetTokens: summary.targetTokens }),
   };
   const summarySeq = log.nextSeq;
   const drafts: EventDraft[] = [
@@ -189,6 +199,23 @@ async function summarizeAndCommit(input: TransactionInput, compactionId: string,
     tokensBefore: data.tokensBefore,
     tokensAfter: data.tokensAfter,
   };
+}
+
+/**
+ * The range's earlier summary nodes: replacing user messages. Their compaction/summary event is
+ * the highest of their sourceEventSeqs (appended just before them); its sections, when it has
+ * them, are what the summarizer merges. A summary without sections is passed as such.
+ */
+async function earlierSummariesIn(log: SessionLog, nodes: readonly SurfaceNode[]): Promise<EarlierSummary[]> {
+  const found: EarlierSummary[] = [];
+  for (const [messageIndex, node] of nodes.entries()) {
+    if (node.type !== 'user/message' || node.sourceEventSeqs.length === 0) continue;
+    const summarySeq = Math.max(...node.sourceEventSeqs);
+    const event = await log.store.readEvent(log.sessionId, summarySeq);
+    const sections = event.type === COMPACTION_SUMMARY ? event.data.sections : undefined;
+    found.push({ messageIndex, sections: isSummarySections(sections) ? sections : undefined });
+  }
+  return found;
 }
 
 /** Why `selection` is not (or no longer) a run of consecutive current surface nodes, if it is not. */

@@ -1,11 +1,13 @@
 // The extractive summarizer: what it keeps (requests, paths, identifiers, errors, decisions,
-// to-dos), that it never exceeds its budget or its input, and that it reads CJK and Vietnamese
-// text by sentences and words, survives 50 MB tool results and never splits a character.
+// to-dos) in which section, that it never exceeds its budget or its input, and that it reads
+// CJK and Vietnamese text by sentences and words, survives 50 MB tool results and never splits
+// a character.
 
 import { describe, expect, it } from 'vitest';
 import { EXTRACTIVE_LABEL, type ExtractiveSummary, summarizeExtractively } from '../../src/compaction/extractive-summarizer.js';
 import type { ToolCall } from '../../src/log/event.js';
 import type { ModelMessage } from '../../src/providers/language-model.js';
+import { sectionText } from './support/sections.js';
 
 const chars4 = (text: string): number => Math.ceil(text.length / 4);
 /** One token per code point: roughly how CJK text is priced, and a counter that is not additive-friendly to chars4. */
@@ -94,8 +96,15 @@ describe('summarizeExtractively on a coding-agent transcript', () => {
     expect(summary.locale).toBe('en');
   });
 
-  it('keeps the latest user request verbatim', () => {
-    expect(summary.text).toContain(`- latest request: ${LATEST_REQUEST}`);
+  it('keeps every user request verbatim, the answered one done and the latest open', () => {
+    expect(summary.sections.requests).toEqual([
+      {
+        status: 'done',
+        text: 'The CSV import in src/csv.ts crashes on empty lines. Please fix parseRow() so that blank rows are skipped.',
+      },
+      { status: 'open', text: LATEST_REQUEST },
+    ]);
+    expect(summary.text).toContain(`- [open] "${LATEST_REQUEST}"`);
   });
 
   it('keeps file paths and identifiers', () => {
@@ -106,18 +115,18 @@ describe('summarizeExtractively on a coding-agent transcript', () => {
       expect(summary.text).toContain(identifier);
   });
 
-  it('keeps error lines, tool calls with their outcomes, decisions and to-dos, in labelled sections', () => {
-    expect(summary.text).toContain("TypeError: Cannot read properties of undefined (reading 'split')");
-    expect(summary.text).toContain('ENOENT: no such file or directory');
-    expect(summary.text).toContain('exit code 1');
-    expect(summary.text).toContain('12 passed in 340 ms');
-    expect(summary.text).toContain('- read_file(path: ./config/app.json) → error');
-    expect(summary.text).toContain('- run_command(command: npx vitest run test/csv.test.ts) → error');
-    expect(summary.text).toContain('- edit_file(path: src/csv.ts) → ok');
-    expect(summary.text).toContain('I decided to guard in parseRow');
-    expect(summary.text).toContain('Still TODO: cover Windows line endings');
-    const titles = ['Task and latest request:', 'Files and identifiers:', 'Tool calls:', 'Errors and fixes:', 'Decisions:', 'Open to-dos:'];
-    const positions = titles.map((title) => summary.text.indexOf(`\n${title}\n`));
+  it('keeps error lines with their calls and fixes, file actions, decisions and to-dos, in their sections', () => {
+    const errors = sectionText(summary.text, 'Errors and fixes');
+    expect(errors).toContain("TypeError: Cannot read properties of undefined (reading 'split')");
+    expect(errors).toContain('- read_file({"path":"./config/app.json"}) failed: ENOENT: no such file or directory');
+    expect(errors).toContain('- run_command({"command":"npx vitest run test/csv.test.ts"}) failed: FAIL test/csv.test.ts');
+    expect(errors).toContain('exit code 1 → fixed: Fixed: the tests now pass, 12 passed in 340 ms.');
+    expect(sectionText(summary.text, 'Files')).toContain('- modified: src/csv.ts');
+    expect(sectionText(summary.text, 'Decisions')).toContain('I decided to guard in parseRow');
+    expect(sectionText(summary.text, 'Progress')).toContain('Still TODO: cover Windows line endings');
+    expect(sectionText(summary.text, 'Tool calls')).toContain('- list_packages({"depth":1}) → ok');
+    const titles = ['Requests', 'Files', 'Identifiers', 'Decisions', 'Errors and fixes', 'Progress', 'Tool calls'];
+    const positions = titles.map((title) => summary.text.indexOf(`\n## ${title}\n`));
     expect(positions.every((position) => position > 0)).toBe(true);
     expect([...positions].sort((first, second) => first - second)).toEqual(positions);
   });
@@ -152,7 +161,7 @@ describe('summarizeExtractively and its budget', () => {
     const request = `${'Here is the full log of the failing build, please read it. '.repeat(60)}So: why does src/build.ts fail?`;
     const summary = summarize([...codingTranscript, user(request)], 300);
     expect(summary.outputTokens).toBeLessThanOrEqual(300);
-    expect(summary.text).toContain('- latest request: Here is the full log');
+    expect(summary.text).toContain('- [open] "Here is the full log');
     expect(summary.text).toContain('why does src/build.ts fail?');
     expect(summary.text).toContain(' … ');
   });
@@ -175,7 +184,7 @@ describe('summarizeExtractively and its budget', () => {
       { role: 'user', content: [image, image, { type: 'text', text: 'What is wrong in these screenshots?' }] },
       ...codingTranscript,
     ];
-    expect(summarize(withImages, 2_000).text.split('\n')[1]).toBe('(2 images omitted)');
+    expect(sectionText(summarize(withImages, 2_000).text, 'Notes')).toBe('- 2 images omitted');
   });
 });
 
@@ -190,23 +199,23 @@ const chineseTranscript: ModelMessage[] = [
   user('好的，请顺便把DATE_FORMAT常量改成ISO格式，然后提交。'),
 ];
 
-function keptLines(summary: ExtractiveSummary): string[] {
-  return summary.text.split('\n').filter((line) => line.startsWith('- ['));
-}
-
 describe('summarizeExtractively in Chinese, Japanese, Korean and Vietnamese', () => {
   it('segments Chinese at 。！？ and keeps the paths inside the Chinese text', () => {
     const summary = summarize(chineseTranscript, 1_000, perCharacter);
     expect(summary.locale).toBe('zh');
     expect(summary.outputTokens).toBeLessThan(summary.inputTokens);
-    expect(summary.text).toContain('- latest request: 好的，请顺便把DATE_FORMAT常量改成ISO格式，然后提交。');
-    expect(summary.text).toMatch(/- files: .*src\/parser\.ts/);
+    expect(summary.text).toContain('- [open] "好的，请顺便把DATE_FORMAT常量改成ISO格式，然后提交。"');
+    expect(sectionText(summary.text, 'Files')).toMatch(/- mentioned: .*src\/parser\.ts/);
     expect(summary.text).toContain('README.md');
     expect(summary.text).toContain('DATE_FORMAT');
-    expect(summary.text).toContain('- [assistant] 错误的原因是空字符串被传给了new Date()。');
-    expect(summary.text).toContain('- [assistant] 我决定在parseDate开头检查空值，因为调用方很多。');
-    expect(summary.text).toContain('- [assistant] 还需要更新README.md里的说明。');
-    for (const line of keptLines(summary).filter((kept) => kept.startsWith('- [assistant]'))) expect(line).toMatch(/[。！？]$/);
+    expect(sectionText(summary.text, 'Progress')).toContain('- 错误的原因是空字符串被传给了new Date()。');
+    expect(sectionText(summary.text, 'Decisions')).toContain('- 我决定在parseDate开头检查空值，因为调用方很多。');
+    expect(sectionText(summary.text, 'Progress')).toContain('- 还需要更新README.md里的说明。');
+    expect(sectionText(summary.text, 'Errors and fixes')).toContain(
+      'RangeError: Invalid time value → fixed: 修复后测试全部通过，共24个测试。',
+    );
+    const assistantLines = [...summary.sections.progress, ...summary.sections.decisions];
+    for (const line of assistantLines) expect(line).toMatch(/[。！？]$/);
   });
 
   it('respects a per-character budget on CJK text', () => {
@@ -237,9 +246,9 @@ describe('summarizeExtractively in Chinese, Japanese, Korean and Vietnamese', ()
       perCharacter,
     );
     expect(summary.locale).toBe('ja');
-    expect(summary.text).toContain('- latest request: ありがとう。次にREADME.mdも更新してください。');
-    expect(summary.text).toMatch(/- files: .*src\/app\.ts.*config\/default\.json/);
-    expect(summary.text).toContain('- [assistant] config/default.jsonを作成することにしました。');
+    expect(summary.text).toContain('- [open] "ありがとう。次にREADME.mdも更新してください。"');
+    expect(sectionText(summary.text, 'Files')).toMatch(/- mentioned: .*src\/app\.ts.*config\/default\.json/);
+    expect(sectionText(summary.text, 'Decisions')).toContain('- config/default.jsonを作成することにしました。');
     expect(summary.text).toContain('loadConfig');
   });
 
@@ -257,8 +266,8 @@ describe('summarizeExtractively in Chinese, Japanese, Korean and Vietnamese', ()
       perCharacter,
     );
     expect(summary.locale).toBe('ko');
-    expect(summary.text).toContain('- latest request: 좋아요. 이제 변경 사항을 커밋해 주세요.');
-    expect(summary.text).toContain('- [assistant] EADDRINUSE 오류가 발생했습니다.');
+    expect(summary.text).toContain('- [open] "좋아요. 이제 변경 사항을 커밋해 주세요."');
+    expect(sectionText(summary.text, 'Errors and fixes')).toContain('- EADDRINUSE 오류가 발생했습니다. → not fixed');
     expect(summary.text).toContain('src/server.ts');
     expect(summary.text).toContain('PORT_NUMBER');
   });
@@ -275,9 +284,9 @@ describe('summarizeExtractively in Chinese, Japanese, Korean and Vietnamese', ()
       chars4,
     );
     expect(summary.locale).toBe('vi');
-    expect(summary.text).toContain('- latest request: Cảm ơn. Bây giờ hãy cập nhật tài liệu trong docs/invoice.md.');
-    expect(summary.text).toContain('- [assistant] Lỗi xảy ra vì giá trị âm không được kiểm tra.');
-    expect(summary.text).toMatch(/- files: .*src\/invoice\.ts/);
+    expect(summary.text).toContain('- [open] "Cảm ơn. Bây giờ hãy cập nhật tài liệu trong docs/invoice.md."');
+    expect(sectionText(summary.text, 'Errors and fixes')).toContain('- Lỗi xảy ra vì giá trị âm không được kiểm tra. → not fixed');
+    expect(sectionText(summary.text, 'Files')).toMatch(/- mentioned: .*src\/invoice\.ts/);
   });
 
   it('reads a mixed English, Chinese, Japanese and Korean session, and accepts a locale or ignores a bad one', () => {
@@ -308,9 +317,11 @@ describe('summarizeExtractively on hostile input', () => {
     const summary = summarize(messages, 500);
     expect(summary.outputTokens).toBeLessThanOrEqual(500);
     expect(summary.inputTokens).toBeGreaterThan(10_000_000);
-    expect(summary.text).toContain('(1 very long message read only at head and tail)');
-    expect(summary.text).toContain('Error: disk quota exceeded while writing dist/bundle.js');
-    expect(summary.text).toContain('- latest request: So what failed?');
+    expect(sectionText(summary.text, 'Notes')).toBe('- 1 very long message read only at head and tail');
+    expect(sectionText(summary.text, 'Errors and fixes')).toContain(
+      '- run_command({"command":"npm run build"}) failed: Error: disk quota exceeded while writing dist/bundle.js → not fixed',
+    );
+    expect(summary.text).toContain('- [open] "So what failed?"');
   });
 
   it('never splits a surrogate pair, at any budget, and repairs lone surrogates in its input', () => {
@@ -355,9 +366,9 @@ describe('summarizeExtractively on the shapes a range can take', () => {
       user('Open a pull request instead.'),
     ];
     const summary = summarize(messages, 2_000);
-    const errors = summary.text.slice(summary.text.indexOf('Errors and fixes:'), summary.text.indexOf('Decisions:'));
-    expect(errors).toContain('- [run_command output] Permission to push to main was rejected by the branch protection rule.');
-    expect(summary.text).toContain('- run_command(command: git push origin main) → error');
+    expect(sectionText(summary.text, 'Errors and fixes')).toContain(
+      '- run_command({"command":"git push origin main"}) failed: Permission to push to main was rejected by the branch protection rule. → not fixed',
+    );
   });
 
   it('does not take an earlier compacted summary for the latest request', () => {
@@ -365,7 +376,9 @@ describe('summarizeExtractively on the shapes a range can take', () => {
       'Earlier context was compacted.\n<compacted-summary>\nThe user wanted src/legacy.ts removed.\n</compacted-summary>',
     );
     const summary = summarize([...codingTranscript, earlier], 2_000);
-    expect(summary.text).toContain(`- latest request: ${LATEST_REQUEST}`);
+    expect(summary.sections.requests.at(-1)).toEqual({ status: 'open', text: LATEST_REQUEST });
+    expect(summary.sections.earlier).toEqual(['The user wanted src/legacy.ts removed.']);
+    expect(summary.text).not.toContain('[user]');
   });
 
   it('reads only the start of an enormous tool argument', () => {
@@ -375,6 +388,7 @@ describe('summarizeExtractively on the shapes a range can take', () => {
       800,
     );
     expect(summary.outputTokens).toBeLessThanOrEqual(800);
-    expect(summary.text).toMatch(/- write_file\(path: data\/big\.csv, note: x{10,}…\) → ok/);
+    expect(sectionText(summary.text, 'Files')).toContain('- created: data/big.csv');
+    expect(summary.text).not.toMatch(/x{200}|(a,b\\n){100}/);
   });
 });

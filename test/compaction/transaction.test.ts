@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { COMPACTION_END, COMPACTION_EVENT_TYPES, COMPACTION_START, COMPACTION_SUMMARY } from '../../src/compaction/event-types.js';
 import { selectRange } from '../../src/compaction/select-range.js';
 import { CompactionSessionState } from '../../src/compaction/session-state.js';
-import type { Summarizer, SummaryResult } from '../../src/compaction/summarizer.js';
+import type { Summarizer, SummaryRequest, SummaryResult } from '../../src/compaction/summarizer.js';
+import { emptySections } from '../../src/compaction/summary-sections.js';
 import { type CompactionOutcome, runCompactionTransaction } from '../../src/compaction/transaction.js';
 import type { EventDraft, LogEvent } from '../../src/log/event.js';
 import { EventTypeRegistry } from '../../src/log/event-types.js';
@@ -17,6 +18,8 @@ import { drafts, fixedNow } from '../support/events.js';
 import { failingStore, failOnType } from '../support/failing-store.js';
 
 const registry = () => new EventTypeRegistry(COMPACTION_EVENT_TYPES);
+const textOf = (message: { content: readonly { type: string; text?: string }[] } | undefined) =>
+  (message?.content ?? []).map((block) => block.text ?? '').join('');
 
 function summary(text: string, overrides: Partial<SummaryResult> = {}): SummaryResult {
   return {
@@ -49,7 +52,7 @@ async function fixture(store: LogStore = new MemoryLogStore()) {
 }
 
 function priceOf(log: SessionLog) {
-  return log.fold.toArray().map((node) => JSON.stringify(node.event.data).length / 4);
+  return log.fold.toArray().map((node) => Math.ceil(JSON.stringify(node.event.data).length / 4));
 }
 
 async function run(
@@ -103,6 +106,66 @@ describe('the compaction transaction', () => {
     expect(await origins(replacement.seq as never, (seq) => context.store.readEvent('s', seq))).toEqual(outcome.shadowedSeqs);
     expect(context.state.openCompactions.size).toBe(0);
     expect((await verifyLog(context.store.read('s'), { registry: registry() })).ok).toBe(true);
+  });
+
+  it('stores the summary’s sections; a summary written without them is handed to a nested range as such', async () => {
+    const context = await fixture();
+    const sections = { ...emptySections(), requests: [{ status: 'done' as const, text: 'Question 1.' }] };
+    expect((await run(context, answering(summary('First summary.', { sections })))).status).toBe('compacted');
+    expect((await events(context.store)).find((event) => event.type === COMPACTION_SUMMARY)?.data.sections).toEqual(sections);
+
+    const textOnly = await fixture();
+    expect((await run(textOnly, answering(summary('A summary without sections.')))).status).toBe('compacted');
+    expect((await events(textOnly.store)).find((event) => event.type === COMPACTION_SUMMARY)?.data).not.toHaveProperty('sections');
+    for (let turn = 4; turn <= 6; turn++)
+      await textOnly.log.append([
+        drafts.turnStart(turn),
+        drafts.user(`Question ${turn}: ${'details '.repeat(40)}`),
+        drafts.assistant(`Answer ${turn}.`),
+      ]);
+    const requests: SummaryRequest[] = [];
+    const recording: Summarizer = {
+      summarize: async (request) => {
+        requests.push(request);
+        return summary('Nested.');
+      },
+    };
+    const nested = await run(textOnly, recording, undefined, 0);
+    expect(nested).toMatchObject({ status: 'compacted' });
+    expect(requests[0]?.earlierSummaries).toEqual([{ messageIndex: 0, sections: undefined }]);
+    expect(textOf(requests[0]?.messages[0])).toContain('A summary without sections.');
+  });
+
+  it('hands a summary’s sections from the log to the summarizer of a nested range', async () => {
+    const context = await fixture();
+    const sections = { ...emptySections(), requests: [{ status: 'done' as const, text: 'Question 1.' }], identifiers: ['parseRow()'] };
+    expect((await run(context, answering(summary('First summary.', { sections })))).status).toBe('compacted');
+    for (let turn = 4; turn <= 6; turn++)
+      await context.log.append([
+        drafts.turnStart(turn),
+        drafts.user(`Question ${turn}: ${'details '.repeat(40)}`),
+        drafts.assistant(`Answer ${turn}.`),
+      ]);
+    const requests: SummaryRequest[] = [];
+    const recording: Summarizer = {
+      summarize: async (request) => {
+        requests.push(request);
+        return summary('Nested.');
+      },
+    };
+    const outcome = await run(context, recording, undefined, 0);
+    expect(outcome.status).toBe('compacted');
+    expect(requests[0]?.earlierSummaries).toEqual([{ messageIndex: 0, sections }]);
+  });
+
+  it('neutralises a closing wrapper tag inside the summary text: the replacing message has one wrapper', async () => {
+    const context = await fixture();
+    await run(context, answering(summary('The user typed </compacted-summary> and <compacted-summary> literally.')));
+    const replacement = (await events(context.store)).at(-2) as LogEvent;
+    const text = (replacement.data.content as Array<{ text: string }>)[0]?.text ?? '';
+    expect(text.match(/<\/compacted-summary>/g)).toHaveLength(1);
+    expect(text.match(/<compacted-summary>/g)).toHaveLength(1);
+    expect(text).toContain('The user typed [/compacted-summary] and [compacted-summary] literally.');
   });
 
   const failures: Array<[string, () => Summarizer, string]> = [

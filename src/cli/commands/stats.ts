@@ -25,6 +25,8 @@ export interface SessionStats {
   summarizerInputTokens: number;
   summarizerOutputTokens: number;
   summarizerMilliseconds: number;
+  /** Summary tokens ÷ the tokens the summaries shadowed (compactions only, not prunes); null with no compaction. */
+  summaryRatio: number | null;
 }
 
 export async function statsCommand(context: CommandContext, sessionId: string): Promise<number> {
@@ -46,8 +48,10 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     summarizerInputTokens: 0,
     summarizerOutputTokens: 0,
     summarizerMilliseconds: 0,
+    summaryRatio: null,
   };
   const open = new Set<string>();
+  const summarized = { shadowed: 0, summaries: 0 };
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
       stats.events++;
@@ -79,6 +83,8 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
           stats.compactions++;
           stats.tokensBefore += numberOf(data.shadowedTokenCount);
           stats.tokensAfter += numberOf(data.summaryTokens);
+          summarized.shadowed += numberOf(data.shadowedTokenCount);
+          summarized.summaries += numberOf(data.summaryTokens);
           const usage = data.usage as { inputTokens?: number; outputTokens?: number } | null | undefined;
           stats.summarizerInputTokens += usage?.inputTokens ?? 0;
           stats.summarizerOutputTokens += usage?.outputTokens ?? 0;
@@ -95,6 +101,7 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     }
   }
   stats.openCompactions = open.size;
+  if (summarized.shadowed > 0) stats.summaryRatio = Math.round((summarized.summaries / summarized.shadowed) * 10_000) / 10_000;
   if (context.json) {
     context.printJson(stats);
     return 0;
@@ -107,6 +114,10 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open), prunes: ${stats.prunes}`,
   );
   context.print(`shadowed ${stats.tokensBefore} tokens, replaced by ${stats.tokensAfter} (${saved} fewer on the surface)`);
+  if (stats.summaryRatio !== null)
+    context.print(
+      `summaries: ${summarized.summaries} tokens for the ${summarized.shadowed} they shadowed (${stats.summaryRatio.toFixed(3)}× the size)`,
+    );
   context.print(
     `summarizing cost ${stats.summarizerInputTokens} input and ${stats.summarizerOutputTokens} output tokens, ${stats.summarizerMilliseconds} ms`,
   );

@@ -3,6 +3,8 @@
 // messages on the surface), calls real file tools, and computes its answers from their real
 // results. It is a script, not a language model, and says so in its model name.
 
+import { parseSummaryText } from '../../compaction/parse-summary.js';
+import { summaryInside } from '../../compaction/render-summary.js';
 import type { ContentBlock } from '../../log/event.js';
 import type { ModelMessage } from '../../providers/language-model.js';
 import type { ScriptedCall, ScriptedReply } from '../../providers/scripted-model.js';
@@ -185,7 +187,7 @@ export const DEMO_TASKS: readonly Task[] = [
 /** The user's request: the message itself, or, when the turn's start was compacted, the summary's quote of it. */
 function promptOf(text: string): string {
   if (!text.includes('<compacted-summary>')) return text;
-  const quoted = /latest request: (.*)/.exec(text)?.[1]?.trim() ?? '';
+  const quoted = parseSummaryText(summaryInside(text)).sections.requests.at(-1)?.text ?? '';
   return DEMO_TASKS.find((task) => quoted.startsWith(task.prompt))?.prompt ?? quoted;
 }
 

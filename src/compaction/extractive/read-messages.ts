@@ -21,11 +21,14 @@ export interface SourceText {
   readonly partial: boolean;
   /** For a tool result: the name of its call, when the call is in the range. */
   readonly toolName: string | undefined;
+  /** For a tool result: the id of its call. */
+  readonly callId: string | undefined;
   readonly isError: boolean;
 }
 
 export interface ToolCallRecord {
   readonly messageIndex: number;
+  readonly callId: string;
   readonly name: string;
   readonly arguments: JsonValue;
   readonly outcome: 'ok' | 'error' | 'unseen';
@@ -136,6 +139,7 @@ export function readMessages(messages: readonly ModelMessage[], countTokens: Cou
         parts: bounded.parts,
         partial: bounded.partial,
         toolName,
+        callId: isTool ? message.callId : undefined,
         isError: isTool && message.isError,
       });
     }
@@ -145,6 +149,7 @@ export function readMessages(messages: readonly ModelMessage[], countTokens: Cou
       const failed = outcomes.get(call.callId);
       toolCalls.push({
         messageIndex,
+        callId: call.callId,
         name: call.name,
         arguments: call.arguments,
         outcome: failed === undefined ? 'unseen' : failed ? 'error' : 'ok',

@@ -1,6 +1,8 @@
 // Splits the read text into sentences with Intl.Segmenter, which breaks at 。！？ as well as
 // at . ! ? and at line ends, so tool output falls into lines and CJK prose into sentences.
+// Inline code is masked while segmenting, so `if (field !== '')` is never split at its "!".
 
+import { maskCodeSpans } from './code-spans.js';
 import { segmenterFor } from './language.js';
 import type { SourceRole, SourceText } from './read-messages.js';
 import { safeEnd } from './unicode.js';
@@ -19,6 +21,8 @@ export interface Sentence {
   readonly toolName: string | undefined;
   /** Whitespace collapsed, markdown list markers removed, cut to ANALYSIS_CODE_UNITS. */
   readonly text: string;
+  /** For a tool result: the id of its call. */
+  readonly callId: string | undefined;
   /** From a tool result that reported an error. */
   readonly inErrorResult: boolean;
   /** The first sentence of its message. */
@@ -46,14 +50,15 @@ export function splitSentences(texts: readonly SourceText[], locale: string): Se
   for (const source of texts) {
     let first = true;
     for (const part of source.parts) {
-      for (const { segment } of segmenter.segment(part)) {
-        const text = clean(segment);
+      for (const { segment, index } of segmenter.segment(maskCodeSpans(part))) {
+        const text = clean(part.slice(index, index + segment.length));
         if (text === undefined) continue;
         sentences.push({
           position: sentences.length,
           messageIndex: source.messageIndex,
           role: source.role,
           toolName: source.toolName,
+          callId: source.callId,
           text,
           inErrorResult: source.isError,
           isFirst: first,

@@ -9,7 +9,7 @@ import { createCliRegistry } from '../../../src/cli/registry.js';
 import { rendererFor } from '../../../src/cli/renderers.js';
 import { createCompaction } from '../../../src/compaction/compaction-capability.js';
 import type { CompactionSummaryData } from '../../../src/compaction/event-types.js';
-import { summaryRequest } from '../../../src/compaction/summarizer.js';
+import { recordedSummaryRequest } from '../../../src/compaction/replay-summary.js';
 import { canonicalJson } from '../../../src/log/canonical-json.js';
 import type { LogEvent, ModelRequestData } from '../../../src/log/event.js';
 import { SurfaceFold } from '../../../src/log/surface-fold.js';
@@ -80,8 +80,7 @@ export function redigestSummary(events: readonly LogEvent[], seq: number): strin
   const data = summary.data as unknown as CompactionSummaryData & { maxTokens?: number };
   const fold = surfaceBefore(events, seq);
   const nodes = data.shadowedSeqs.map((shadowed) => fold.node(shadowed)).filter((node) => node !== undefined);
-  const [requestVersion, modelVersion] = (data.rendererVersion as string).split(' ');
-  const request = summaryRequest(renderSurface(nodes, SURFACE_RENDERER_VERSION), data.maxTokens ?? 0, requestVersion);
+  const { request, modelVersion } = recordedSummaryRequest(nodes, data);
   return nodeSha256Hex(canonicalJson(rendererFor(data.provider, data.model).render(request, modelVersion).body));
 }
 
