@@ -20,6 +20,8 @@ export {
   ConcurrencyError,
   ConfigError,
   CorruptLogError,
+  FormatVersionError,
+  HashChainError,
   InvalidEventError,
   InvalidSessionIdError,
   SeqOutOfRangeError,
@@ -85,8 +87,16 @@ export {
   type SessionConflict,
   SessionConflictError,
 } from './store/copy-sessions.js';
+export { FileError } from './store/file-errors.js';
 export { DEFAULT_POLL_MS, type FollowOptions, followSession } from './store/follow.js';
 export { exportSession, type ImportOptions, type ImportResult, importSession, importSessionFile } from './store/jsonl.js';
 export type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from './store/log-store.js';
 export { MemoryLogStore } from './store/memory/memory-store.js';
 export { HARNESS_VERSION, SessionLog, type SessionLogOptions } from './store/session-log.js';
+export {
+  OwnershipLostError,
+  SchemaVersionError,
+  StoreClosedError,
+  StoreNotFoundError,
+  StoreReadOnlyError,
+} from './store/store-errors.js';

@@ -45,7 +45,11 @@ export function renderMessage(event: LogEvent, options: RenderOptions, note = ''
   if (body !== '') lines.push(indent(body));
   if (event.type === 'assistant/message') {
     for (const call of (event.data as unknown as AssistantMessageData).toolCalls) {
-      lines.push(indent(`→ calls ${call.name}(${JSON.stringify(call.arguments)}) [${call.callId}]`));
+      // The arguments as the model wrote them, when the log kept that text (not JSON, or not canonical).
+      const args = call.argumentsText ?? JSON.stringify(call.arguments);
+      const ids =
+        call.providerCallId === undefined ? call.callId : `${call.callId}, sent by the provider as ${JSON.stringify(call.providerCallId)}`;
+      lines.push(indent(`→ calls ${call.name}(${args}) [${ids}]`));
     }
   }
   return lines.join('\n');
@@ -67,6 +71,10 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       return `#${event.seq} ·· model request, turn ${String(data.turn)} step ${String(data.step)}: ${String(data.provider)}/${String(data.model)}, ${(data.surfaceSeqs as unknown[]).length} surface nodes, ~${String(data.estimatedTokens)} tokens`;
     case 'model/error':
       return `#${event.seq} !! model error, turn ${String(data.turn)} step ${String(data.step)}: ${String(data.code)}: ${String(data.message)}`;
+    case 'model/unrecorded-answer': {
+      const raw = data.raw as { format?: string; text?: string } | undefined;
+      return `#${event.seq} !! answer kept as it arrived, turn ${String(data.turn)} step ${String(data.step)} (it could not be recorded as a message): ${String(data.code)}: ${String(data.message)}; ${String(raw?.text?.length ?? 0)} characters of ${String(raw?.format ?? 'raw')} below\n    ${String(raw?.text ?? '').slice(0, 600)}`;
+    }
     case 'compaction/start':
       return `#${event.seq} ── compaction ${shortId(data.compactionId)} starts (trigger: ${String(data.trigger)}${data.turn === null ? '' : `, turn ${String(data.turn)}`}); the lock is taken`;
     case 'compaction/summary': {

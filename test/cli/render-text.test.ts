@@ -1,0 +1,61 @@
+// The human rendering of events the record may hold since answers are kept as they arrived:
+// a call's arguments as the model wrote them, the provider's id beside the session's, and an
+// answer that could not be recorded as a message.
+
+import { describe, expect, it } from 'vitest';
+import { renderLogOnlyEvent, renderMessage } from '../../src/cli/render-text.js';
+import type { LogEvent } from '../../src/log/event.js';
+import type { SessionSeq } from '../../src/log/seq.js';
+
+const event = (type: string, data: Record<string, unknown>, surface = false): LogEvent => ({
+  seq: 7 as SessionSeq,
+  type,
+  time: '2026-01-01T00:00:00.000Z',
+  data: data as LogEvent['data'],
+  ...(surface ? { surfaceOp: 'append' as const } : {}),
+  hash: '0'.repeat(64),
+});
+
+describe('rendering kept answers', () => {
+  it('shows arguments as the model wrote them and the id the provider sent', () => {
+    const text = renderMessage(
+      event(
+        'assistant/message',
+        {
+          content: [],
+          model: 'm',
+          toolCalls: [
+            {
+              callId: 'shadowlog-call-7-0',
+              providerCallId: 'call_0',
+              name: 'read_file',
+              arguments: 'README.md',
+              argumentsText: '"README.md"',
+            },
+            { callId: 'c2', name: 'read_file', arguments: { path: 'a.ts' } },
+          ],
+        },
+        true,
+      ),
+      { maxChars: 0 },
+    );
+    expect(text).toContain('→ calls read_file("README.md") [shadowlog-call-7-0, sent by the provider as "call_0"]');
+    expect(text).toContain('→ calls read_file({"path":"a.ts"}) [c2]');
+  });
+
+  it('shows an unrecorded answer with its reason and its raw text', () => {
+    const text = renderLogOnlyEvent(
+      event('model/unrecorded-answer', {
+        turn: 2,
+        step: 1,
+        code: 'INVALID_EVENT',
+        message: 'arguments cannot be stored',
+        raw: { format: 'json', text: '{"choices":[]}' },
+      }),
+    );
+    expect(text).toMatch(
+      /^#7 !! answer kept as it arrived, turn 2 step 1 .*INVALID_EVENT: arguments cannot be stored; 14 characters of json/,
+    );
+    expect(text).toContain('{"choices":[]}');
+  });
+});
