@@ -301,7 +301,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   program
     .command('policy')
     .description('the compaction threshold and retained tail for a context window, which term decides, and the crossover window')
-    .requiredOption('--window <tokens>', "the model's context window W")
+    .option('--window <tokens>', "the model's context window W")
+    .option('--models', 'a table for every model shadowlog knows, each with its own window and the reserve a harness uses')
     .option('--reserve <tokens>', 'completion tokens reserved for the answer (default 0)')
     .option('--threshold-ratio <ratio>', 'compact at this share of the window, in (0, 1] (default 0.8)')
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536)')

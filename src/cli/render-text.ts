@@ -76,7 +76,9 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       return `#${event.seq} !! answer kept as it arrived, turn ${String(data.turn)} step ${String(data.step)} (it could not be recorded as a message): ${String(data.code)}: ${String(data.message)}; ${String(raw?.text?.length ?? 0)} characters of ${String(raw?.format ?? 'raw')} below\n    ${String(raw?.text ?? '').slice(0, 600)}`;
     }
     case 'compaction/start':
-      return `#${event.seq} ── compaction ${shortId(data.compactionId)} starts (trigger: ${String(data.trigger)}${data.turn === null ? '' : `, turn ${String(data.turn)}`}); the lock is taken`;
+      return `#${event.seq} ── compaction ${shortId(data.compactionId)} starts (trigger: ${String(data.trigger)}${data.turn === null ? '' : `, turn ${String(data.turn)}`}${data.policySeq === undefined ? '' : `, policy #${String(data.policySeq)}`}); the lock is taken`;
+    case 'compaction/policy':
+      return `#${event.seq} ── compaction policy for ${String(data.provider)}/${String(data.model)}: ${describePolicy(data)}`;
     case 'compaction/summary': {
       const usage = data.usage as { inputTokens: number; outputTokens: number } | null | undefined;
       const cost = usage === null || usage === undefined ? 'no model call' : `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
@@ -112,6 +114,14 @@ export function renderRecordEvent(event: LogEvent, options: RenderOptions, shado
     return `${marker}\n${renderMessage(event, options, shadowedBy === undefined ? '' : `[later shadowed by #${shadowedBy}]`)}`;
   }
   return renderMessage(event, options, shadowedBy === undefined ? '' : `[shadowed by #${shadowedBy}]`);
+}
+
+/** The resolved numbers of a compaction/policy event, in one line. */
+export function describePolicy(data: Record<string, unknown>): string {
+  const config = (data.config ?? {}) as Record<string, unknown>;
+  const ratio =
+    config.thresholdRatio === undefined ? '' : ` (ratio ${String(config.thresholdRatio)}, headroom ${String(config.headroomTokens)})`;
+  return `window ${String(data.contextWindow)}, reserve ${String(data.reserve)}, fixed part ${String(data.fixedTokens)} tokens → threshold ${String(data.threshold)} set by the ${String(data.decidedBy)} term${ratio}, retained tail ${String(data.retain)}; estimator ${String(data.estimator)}`;
 }
 
 function shortId(value: unknown): string {

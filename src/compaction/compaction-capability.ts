@@ -3,6 +3,7 @@
 // context-window error by compacting everything it can and asking for one retry; and it
 // compacts on demand between turns (compactNow).
 
+import { canonicalJson } from '../log/canonical-json.js';
 import { ConfigError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import { createEstimator } from '../meter/index.js';
@@ -12,7 +13,14 @@ import type { LanguageModel } from '../providers/language-model.js';
 import type { AgentSession } from '../spine/agent-session.js';
 import type { Capability, MountContext, RequestErrorContext, SessionContext, StepContext } from '../spine/capability.js';
 import type { SessionLog } from '../store/session-log.js';
-import { COMPACTION_EVENT_TYPES, COMPACTION_OVER_THRESHOLD, type CompactionTrigger } from './event-types.js';
+import {
+  COMPACTION_EVENT_TYPES,
+  COMPACTION_OVER_THRESHOLD,
+  COMPACTION_POLICY,
+  type CompactionPolicyData,
+  type CompactionTrigger,
+} from './event-types.js';
+import { configToJson } from './policy/config-json.js';
 import { type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
 import { selectRange } from './select-range.js';
 import { CompactionSessionState } from './session-state.js';
@@ -36,6 +44,8 @@ export type ManualOutcome = CompactionOutcome | { readonly status: 'nothing'; re
 interface Mounted {
   readonly model: LanguageModel;
   readonly policy: ResolvedPolicy;
+  /** What every request carries besides the surface, in wire form. */
+  readonly fixedRequestText: () => string;
 }
 
 export class CompactionCapability implements Capability {
@@ -46,6 +56,7 @@ export class CompactionCapability implements Capability {
   private readonly sessions = new Map<string, CompactionSessionState>();
   private estimator: Promise<TokenEstimator> | undefined;
   private readonly meters = new Map<string, SurfaceMeter>();
+  private readonly fixedPrices = new Map<string, number>();
   /** Surface appends at the last automatic compaction, per session (the loop breaker). */
   private readonly lastAutomatic = new Map<string, number>();
 
@@ -70,7 +81,7 @@ export class CompactionCapability implements Capability {
         );
       }
     }
-    this.mounted = { model: context.model, policy };
+    this.mounted = { model: context.model, policy, fixedRequestText: context.fixedRequestText };
   }
 
   /** The resolved threshold and retained tail (after mount). */
@@ -93,6 +104,7 @@ export class CompactionCapability implements Capability {
     const { policy } = this.requireMounted();
     const state = this.state(context.sessionId);
     const meter = await this.surfaceMeter(context.sessionId);
+    await this.recordPolicy(context.log, state, meter);
     const before = this.measure(context.log, meter, state);
     if (before < policy.threshold) return;
     // Loop breaker: no second automatic compaction until the surface has grown.
@@ -139,8 +151,9 @@ export class CompactionCapability implements Capability {
     const meter = await this.surfaceMeter(context.sessionId);
     const summarizer = this.summarizerFor(meter);
     const state = this.state(context.sessionId);
+    const policySeq = await this.recordPolicy(context.log, state, meter);
     const nodes = context.log.fold.toArray();
-    const measurement = meter.measure(nodes, this.anchorOf(state));
+    const measurement = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter));
     const selection = selectRange(
       nodes,
       measurement.nodes.map((node) => node.tokens),
@@ -154,6 +167,7 @@ export class CompactionCapability implements Capability {
       selection,
       trigger,
       turn,
+      policySeq,
       summarizer,
       maxSummaryTokens: this.config.maxSummaryTokens,
       tokensBefore: measurement.total,
@@ -171,9 +185,43 @@ export class CompactionCapability implements Capability {
     return createModelSummarizer(this.requireMounted().model);
   }
 
+  /**
+   * Appends compaction/policy when this lifecycle has none yet or the resolved numbers changed,
+   * and returns the seq of the policy in force.
+   */
+  private async recordPolicy(log: SessionLog, state: CompactionSessionState, meter: SurfaceMeter): Promise<number> {
+    const { model, policy } = this.requireMounted();
+    const data: CompactionPolicyData = {
+      config: configToJson(this.config),
+      provider: model.provider,
+      model: model.modelId,
+      contextWindow: policy.contextWindow,
+      reserve: policy.reserve,
+      fixedTokens: this.fixedTokens(meter),
+      messageBudget: policy.messageBudget,
+      pressureBudget: policy.pressureBudget,
+      threshold: policy.threshold,
+      retain: policy.retain,
+      decidedBy: policy.decidedBy,
+      estimator: policy.estimator,
+    };
+    if (state.policy !== undefined && canonicalJson(state.policy.data) === canonicalJson(data)) return state.policy.seq;
+    const [event] = await log.append([{ type: COMPACTION_POLICY, data, ignorable: true }]);
+    return (event as LogEvent).seq;
+  }
+
+  /** The price of the fixed part of each request by this meter's estimator (computed once per estimator). */
+  private fixedTokens(meter: SurfaceMeter): number {
+    const cached = this.fixedPrices.get(meter.estimator.name);
+    if (cached !== undefined) return cached;
+    const tokens = meter.estimator.countText(this.requireMounted().fixedRequestText());
+    this.fixedPrices.set(meter.estimator.name, tokens);
+    return tokens;
+  }
+
   private measure(log: SessionLog, meter: SurfaceMeter, state: CompactionSessionState): number {
     const nodes = log.fold.toArray();
-    const total = meter.measure(nodes, this.anchorOf(state)).total;
+    const total = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter)).total;
     meter.trimTo(nodes);
     return total;
   }

@@ -3,7 +3,8 @@
 // with it mounted also checks their data.
 
 import type { EventTypeDefinition } from '../log/event-types.js';
-import { arrayOf, fail, isCount, isNonEmptyString, isSeq, isString, objectWith } from '../log/shape.js';
+import { arrayOf, fail, isCount, isNonEmptyString, isObject, isSeq, isString, objectWith } from '../log/shape.js';
+import type { CompactionConfig } from './policy/policy-config.js';
 import { checkSummarySections, type SummarySections } from './summary-sections.js';
 
 export const COMPACTION_START = 'compaction/start';
@@ -11,6 +12,7 @@ export const COMPACTION_SUMMARY = 'compaction/summary';
 export const COMPACTION_PRUNE = 'compaction/prune';
 export const COMPACTION_END = 'compaction/end';
 export const COMPACTION_OVER_THRESHOLD = 'compaction/over-threshold';
+export const COMPACTION_POLICY = 'compaction/policy';
 
 export const TRIGGERS = ['pressure', 'context-overflow', 'manual'] as const;
 export type CompactionTrigger = (typeof TRIGGERS)[number];
@@ -19,6 +21,30 @@ export interface CompactionStartData {
   readonly compactionId: string;
   readonly trigger: CompactionTrigger;
   readonly turn: number | null;
+  /** The seq of the compaction/policy event this compaction ran under (absent before policies were recorded). */
+  readonly policySeq?: number;
+}
+
+/**
+ * The policy compaction runs under in a session, appended when compaction is first used in a
+ * lifecycle and whenever the resolved numbers change: the configuration as written (every key
+ * explicit) and what it resolved to for the session's model, so that an auditor can see why a
+ * compaction fired where it did, and `compact` can run under the same policy later.
+ */
+export interface CompactionPolicyData {
+  readonly config: CompactionConfig;
+  readonly provider: string;
+  readonly model: string;
+  readonly contextWindow: number;
+  readonly reserve: number;
+  /** The price of what every request carries besides the surface (tool definitions, parameters). */
+  readonly fixedTokens: number;
+  readonly messageBudget: number;
+  readonly pressureBudget: number;
+  readonly threshold: number;
+  readonly retain: number;
+  readonly decidedBy: 'ratio' | 'headroom';
+  readonly estimator: string;
 }
 
 export interface CompactionSummaryData {
@@ -54,9 +80,18 @@ export interface CompactionPruneData {
   readonly charsAfter: number;
 }
 
+/** What caused a failed compaction, when an error did: a provider's error keeps its classification. */
+export interface CompactionErrorCause {
+  readonly code: string;
+  /** The provider error's kind (rate-limit, context-overflow, …), when a provider failed. */
+  readonly kind?: string;
+  readonly retryable?: boolean;
+  readonly contextOverflow?: boolean;
+}
+
 export interface CompactionEndData {
   readonly compactionId: string;
-  readonly error?: { readonly reason: string; readonly message: string };
+  readonly error?: { readonly reason: string; readonly message: string; readonly cause?: CompactionErrorCause };
 }
 
 const trigger = (value: unknown, field: string, seq: number | undefined) => {
@@ -77,7 +112,7 @@ function definition(type: string, check: ReturnType<typeof objectWith>, metering
 }
 
 export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
-  definition(COMPACTION_START, objectWith({ compactionId: isNonEmptyString, trigger, turn: turnOrNull })),
+  definition(COMPACTION_START, objectWith({ compactionId: isNonEmptyString, trigger, turn: turnOrNull }, { policySeq: isSeq })),
   definition(
     COMPACTION_SUMMARY,
     objectWith(
@@ -93,4 +128,17 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
   ),
   definition(COMPACTION_END, objectWith({ compactionId: isNonEmptyString }, { error: objectWith({ message: isString }) })),
   definition(COMPACTION_OVER_THRESHOLD, objectWith({ tokens: isCount, threshold: isCount })),
+  definition(
+    COMPACTION_POLICY,
+    objectWith({
+      config: isObject,
+      provider: isString,
+      model: isString,
+      contextWindow: isCount,
+      reserve: isCount,
+      fixedTokens: isCount,
+      threshold: isCount,
+      retain: isCount,
+    }),
+  ),
 ];

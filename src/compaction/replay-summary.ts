@@ -15,7 +15,14 @@ import { ReplayError } from '../spine/spine-errors.js';
 import { ChainCheck, type ChainLink } from '../store/chain-check.js';
 import type { LogStore } from '../store/log-store.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
-import { COMPACTION_EVENT_TYPES, COMPACTION_SUMMARY, type CompactionSummaryData } from './event-types.js';
+import {
+  COMPACTION_EVENT_TYPES,
+  COMPACTION_POLICY,
+  COMPACTION_START,
+  COMPACTION_SUMMARY,
+  type CompactionPolicyData,
+  type CompactionSummaryData,
+} from './event-types.js';
 import { summaryRequest } from './summarizer.js';
 
 export interface SummaryReplayResult {
@@ -29,6 +36,8 @@ export interface SummaryReplayResult {
   readonly verified: true;
   readonly request: JsonObject;
   readonly messages: readonly ModelMessage[];
+  /** The compaction/policy the compaction ran under (its seq and numbers); null when none was recorded. */
+  readonly policy: (CompactionPolicyData & { readonly seq: number }) | null;
 }
 
 export interface SummaryReplayOptions {
@@ -41,6 +50,7 @@ export interface SummaryReplayOptions {
 /** The summary event found, with the surface at its position and the first broken link before it. */
 interface Found {
   readonly event: LogEvent;
+  readonly policy: SummaryReplayResult['policy'];
   readonly nodes: ReadonlyMap<number, SurfaceNode>;
   readonly broken: ChainLink | undefined;
 }
@@ -60,6 +70,9 @@ export async function replaySummary(
   let broken: ChainLink | undefined;
   let found: Found | undefined;
   let matches = 0;
+  // The policies recorded before the summary, and the one each compaction/start named.
+  const policies = new Map<number, CompactionPolicyData>();
+  const policyOf = new Map<string, number>();
   for await (const page of store.read(sessionId)) {
     for (const raw of page) {
       if (found !== undefined) {
@@ -72,8 +85,19 @@ export async function replaySummary(
       if (isMatch(link.event)) {
         chain.fold.registry.validateData(link.event.type, link.event.data, link.event.seq);
         matches++;
-        found = { event: link.event, nodes: shadowedNodes(chain, link.event), broken };
+        const policySeq = policyOf.get(String(link.event.data.compactionId));
+        const policy = policySeq === undefined ? undefined : policies.get(policySeq);
+        found = {
+          event: link.event,
+          nodes: shadowedNodes(chain, link.event),
+          broken,
+          policy: policy === undefined || policySeq === undefined ? null : { ...policy, seq: policySeq },
+        };
         continue;
+      }
+      if (link.event.type === COMPACTION_POLICY) policies.set(link.event.seq, link.event.data as unknown as CompactionPolicyData);
+      if (link.event.type === COMPACTION_START && typeof link.event.data.policySeq === 'number') {
+        policyOf.set(String(link.event.data.compactionId), link.event.data.policySeq);
       }
       acceptChecked(chain, link, broken, sessionId, call);
     }
@@ -147,6 +171,7 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
     verified: true,
     request: rendered.body,
     messages: request.messages,
+    policy: found.policy,
   };
 }
 

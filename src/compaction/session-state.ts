@@ -5,7 +5,15 @@
 
 import type { LogEvent, ModelRequestData } from '../log/event.js';
 import { isSurfaceType } from '../log/event.js';
-import { COMPACTION_END, COMPACTION_PRUNE, COMPACTION_START, COMPACTION_SUMMARY, type CompactionSummaryData } from './event-types.js';
+import {
+  COMPACTION_END,
+  COMPACTION_POLICY,
+  COMPACTION_PRUNE,
+  COMPACTION_START,
+  COMPACTION_SUMMARY,
+  type CompactionPolicyData,
+  type CompactionSummaryData,
+} from './event-types.js';
 
 export interface UsageAnchor {
   readonly inputTokens: number;
@@ -20,14 +28,21 @@ export class CompactionSessionState {
   readonly shadowedPrices = new Map<number, number>();
   /** Surface events appended (not replacements) so far; the loop breaker compares it. */
   surfaceAppends = 0;
+  /** The compaction/policy recorded in this lifecycle (since the latest session/end-seed), if any. */
+  policy: { readonly seq: number; readonly data: CompactionPolicyData } | undefined;
   private pendingRequest: readonly number[] | undefined;
 
   observe(event: LogEvent): void {
     const data = event.data;
     switch (event.type) {
       case 'session/end-seed':
-        // A new lifecycle: a start left open before it is stale evidence, not a live lock.
+        // A new lifecycle: a start left open before it is stale evidence, not a live lock; and
+        // the policy is recorded again for it.
         this.openCompactions.clear();
+        this.policy = undefined;
+        return;
+      case COMPACTION_POLICY:
+        this.policy = { seq: event.seq, data: data as unknown as CompactionPolicyData };
         return;
       case COMPACTION_START:
         this.openCompactions.set(String(data.compactionId), event.seq);

@@ -11,7 +11,14 @@ import type { SurfaceFold, SurfaceNode } from '../log/surface-fold.js';
 import type { ModelMessage } from '../providers/language-model.js';
 import { renderSurface } from '../spine/render-surface.js';
 import type { SessionLog } from '../store/session-log.js';
-import { COMPACTION_END, COMPACTION_START, COMPACTION_SUMMARY, type CompactionSummaryData, type CompactionTrigger } from './event-types.js';
+import {
+  COMPACTION_END,
+  COMPACTION_START,
+  COMPACTION_SUMMARY,
+  type CompactionErrorCause,
+  type CompactionSummaryData,
+  type CompactionTrigger,
+} from './event-types.js';
 import type { EarlierSummary } from './extractive-summarizer.js';
 import { replacementText } from './render-summary.js';
 import type { Selection } from './select-range.js';
@@ -38,6 +45,8 @@ export type CompactionOutcome =
       readonly compactionId?: string;
       /** The lock could not be released: it blocks compaction until a new lifecycle. */
       readonly orphaned: boolean;
+      /** What caused the failure, when an error did: its code, and a provider error's classification. */
+      readonly cause?: CompactionErrorCause;
     };
 
 export interface TransactionInput {
@@ -46,6 +55,8 @@ export interface TransactionInput {
   readonly selection: Selection;
   readonly trigger: CompactionTrigger;
   readonly turn: number | null;
+  /** The compaction/policy event in force, named in compaction/start. */
+  readonly policySeq?: number;
   readonly summarizer: Summarizer;
   readonly maxSummaryTokens: number;
   /** The surface's price now. */
@@ -61,6 +72,8 @@ class Stop extends Error {
   constructor(
     readonly reason: CompactionFailure,
     message: string,
+    /** The error behind the stop, when one caused it (a provider's, a store's). */
+    readonly source?: unknown,
   ) {
     super(message);
   }
@@ -83,7 +96,13 @@ export async function runCompactionTransaction(input: TransactionInput): Promise
   }
   const compactionId = randomUUID();
   try {
-    await log.append([{ type: COMPACTION_START, data: { compactionId, trigger: input.trigger, turn: input.turn }, ignorable: true }]);
+    const start = {
+      compactionId,
+      trigger: input.trigger,
+      turn: input.turn,
+      ...(input.policySeq === undefined ? {} : { policySeq: input.policySeq }),
+    };
+    await log.append([{ type: COMPACTION_START, data: start, ignorable: true }]);
   } catch (error) {
     if (error instanceof ConcurrencyError) return failed('busy', `another writer appended to the session first: ${error.message}`);
     return failed('persistence', `the lock could not be written: ${messageOf(error)}`);
@@ -110,13 +129,27 @@ export async function runCompactionTransaction(input: TransactionInput): Promise
   } catch (error) {
     const reason: CompactionFailure = error instanceof Stop ? error.reason : stage;
     const message = messageOf(error);
+    const cause = causeOf(error instanceof Stop ? error.source : error);
     // Exactly one attempt to release the lock with the error.
-    const orphaned = await log.append([{ type: COMPACTION_END, data: { compactionId, error: { reason, message } }, ignorable: true }]).then(
+    const recorded = { reason, message, ...(cause === undefined ? {} : { cause }) };
+    const orphaned = await log.append([{ type: COMPACTION_END, data: { compactionId, error: recorded }, ignorable: true }]).then(
       () => false,
       () => true,
     );
-    return { status: 'failed', reason, compactionId, orphaned, message };
+    return { status: 'failed', reason, compactionId, orphaned, message, ...(cause === undefined ? {} : { cause }) };
   }
+}
+
+/** The classification of the error behind a failure: its code, and a provider error's kind and flags. */
+function causeOf(error: unknown): CompactionErrorCause | undefined {
+  if (!ShadowlogError.isInstance(error)) return undefined;
+  const provider = error as Partial<{ kind: unknown; retryable: unknown; contextOverflow: unknown }>;
+  return {
+    code: error.code,
+    ...(typeof provider.kind === 'string' ? { kind: provider.kind } : {}),
+    ...(typeof provider.retryable === 'boolean' ? { retryable: provider.retryable } : {}),
+    ...(typeof provider.contextOverflow === 'boolean' ? { contextOverflow: provider.contextOverflow } : {}),
+  };
 }
 
 async function summarizeAndCommit(input: TransactionInput, compactionId: string, committing: () => void): Promise<CompactionOutcome> {
@@ -130,13 +163,13 @@ async function summarizeAndCommit(input: TransactionInput, compactionId: string,
   if (input.signal.aborted) throw new Stop('cancelled', 'the compaction was cancelled before the summary');
   const messages: ModelMessage[] = renderSurface(nodes);
   const earlierSummaries = await earlierSummariesIn(log, nodes).catch((error: unknown) => {
-    throw new Stop('summary', `the earlier summary in the range could not be read: ${messageOf(error)}`);
+    throw new Stop('summary', `the earlier summary in the range could not be read: ${messageOf(error)}`, error);
   });
   const summary = await input.summarizer
     .summarize({ messages, maxTokens: input.maxSummaryTokens, signal: input.signal, earlierSummaries })
     .catch((error: unknown) => {
       if (input.signal.aborted) throw new Stop('cancelled', 'the compaction was cancelled during the summary');
-      throw new Stop('summary', `the summarizer failed: ${messageOf(error)}`);
+      throw new Stop('summary', `the summarizer failed: ${messageOf(error)}`, error);
     });
   if (summary.text === '') throw new Stop('summary', 'the summarizer answered with an empty summary');
   if (summary.truncated)

@@ -44,8 +44,13 @@ export interface NodePrice {
 }
 
 export interface Measurement {
-  /** The tokens of the surface: anchored when `anchored`, else the sum of the node prices. */
+  /**
+   * The tokens of the request: anchored when `anchored` (the reported count already holds the
+   * fixed part), else the sum of the node prices plus `fixed`.
+   */
   readonly total: number;
+  /** The price of what every request carries besides the surface (tool definitions, parameters). */
+  readonly fixed: number;
   /** Each node's estimated price, in surface order. */
   readonly nodes: readonly NodePrice[];
   /** True when `total` rests on reported usage; false when it is an estimate throughout. */
@@ -105,7 +110,8 @@ export class SurfaceMeter {
     for (const seq of this.prices.keys()) if (!keep.has(seq)) this.prices.delete(seq);
   }
 
-  measure(nodes: Iterable<SurfaceNode>, anchor?: MeterAnchor): Measurement {
+  /** Prices `nodes`; `fixed` is the price of the rest of each request (see Measurement.fixed). */
+  measure(nodes: Iterable<SurfaceNode>, anchor?: MeterAnchor, fixed = 0): Measurement {
     const prices: NodePrice[] = [];
     let estimate = 0;
     let sentStillCurrent = 0;
@@ -120,7 +126,7 @@ export class SurfaceMeter {
       else appendedSince += tokens;
     }
     const estimator = this.estimator.name;
-    const plain: Measurement = { total: estimate, nodes: prices, anchored: false, estimate, estimator };
+    const plain: Measurement = { total: estimate + fixed, fixed, nodes: prices, anchored: false, estimate, estimator };
     if (anchor === undefined || sent === undefined) return plain;
     if (!Number.isSafeInteger(anchor.inputTokens) || anchor.inputTokens < 0) return plain;
 
@@ -141,7 +147,7 @@ export class SurfaceMeter {
     // Recorded prices larger than the whole reported request mean the anchor does not describe
     // this surface; trust the estimate instead.
     if (total < 0) return plain;
-    return { total, nodes: prices, anchored: true, estimate, estimator };
+    return { total, fixed, nodes: prices, anchored: true, estimate, estimator };
   }
 
   /** The set of an anchor's seqs; the anchor changes once per model call, the meter runs every step. */

@@ -29,6 +29,11 @@ const KNOWN_LIMITS: Readonly<Record<string, ModelLimits>> = {
 
 const PREFIXES = Object.keys(KNOWN_LIMITS).sort((a, b) => b.length - a.length);
 
+/** The models the table knows, by family prefix, in the table's order. */
+export function knownModelFamilies(): ReadonlyArray<readonly [string, ModelLimits]> {
+  return Object.entries(KNOWN_LIMITS);
+}
+
 export interface ModelLimitsOverride {
   readonly contextWindow?: number;
   readonly defaultMaxOutputTokens?: number;

@@ -24,7 +24,7 @@ export interface ScriptedReply {
   readonly text?: string;
   readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments: JsonValue; readonly callId?: string }>;
   readonly finishReason?: FinishReason;
-  /** Overrides the usage the model reports (by default: a chars/4 count of what it was sent and said). */
+  /** Overrides the usage the model reports (by default: a chars/4 count of the whole request it was sent, and of what it said). */
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
   /** Fail this call instead of answering. */
   readonly error?: ProviderError;
@@ -117,8 +117,9 @@ export class ScriptedModel implements LanguageModel {
       name: call.name,
       arguments: call.arguments,
     }));
+    // Like a real server, it counts the whole request as input: messages, tool definitions, parameters.
     const usage = reply.usage ?? {
-      inputTokens: Math.ceil(canonicalJson(rendered.body.messages ?? []).length / 4),
+      inputTokens: Math.ceil((rendered.wireText ?? canonicalJson(rendered.body)).length / 4),
       outputTokens: Math.ceil(((reply.text ?? '').length + canonicalJson(toolCalls).length) / 4),
     };
     return {

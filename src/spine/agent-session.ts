@@ -29,8 +29,10 @@ export interface AgentSessionSettings {
   readonly capabilities: readonly Capability[];
   readonly maxSteps: number;
   readonly maxOutputTokens: number;
-  readonly temperature?: number;
-  readonly stream: boolean;
+  /** The parameters of every request (the harness builds them once). */
+  readonly params: ModelParams;
+  /** What every request carries besides the surface; estimatedTokens includes its price. */
+  readonly fixedRequestText: () => string;
   readonly onTextDelta?: (text: string) => void;
   /** A longer tool output is refused as an error result (see tool-results.ts). */
   readonly maxToolResultChars: number;
@@ -66,6 +68,7 @@ export class AgentSession {
   private running = false;
   /** Prices the surface for model/request's estimatedTokens; caches each node's price. */
   private readonly meter = new SurfaceMeter(scriptAwareEstimator);
+  private fixedTokens: number | undefined;
 
   constructor(
     readonly log: SessionLog,
@@ -177,7 +180,10 @@ export class AgentSession {
           if (!(error instanceof ProviderError)) throw error;
           await this.recordModelError(turn, step, error);
           if (error.kind === 'aborted' || signal.aborted) return new TurnEnd('aborted', error);
-          if (retries >= 1 || !(await this.askForRetry({ ...context, step }, error, retries))) return new TurnEnd('error', error);
+          // How many retries a capability asks for is its own setting (compaction's
+          // maxOverflowRetries); each is a step, so maxSteps bounds them all.
+          if (!(await this.askForRetry({ ...context, step }, error, retries))) return new TurnEnd('error', error);
+          if (step >= this.settings.maxSteps) return new TurnEnd('max-steps', error);
           step++; // a retry is a model call of its own, named by its own step
         }
       }
@@ -225,12 +231,7 @@ export class AgentSession {
     const { model } = this.settings;
     const nodes = this.log.fold.toArray();
     const messages = renderSurface(nodes);
-    const params: ModelParams = {
-      tools: [...this.settings.tools.values()].map((tool) => tool.definition),
-      maxOutputTokens: this.settings.maxOutputTokens,
-      stream: this.settings.stream,
-      ...(this.settings.temperature === undefined ? {} : { temperature: this.settings.temperature }),
-    };
+    const { params } = this.settings;
     const rendered = model.render({ messages, params });
     // Written once: these bytes are hashed for the log and are what the adapter sends.
     const wireText = writeRequest(rendered.body, model.provider, turn, step);
@@ -259,8 +260,10 @@ export class AgentSession {
     );
   }
 
+  /** The request's estimated input: the surface and the fixed part every request carries. */
   private estimate(nodes: readonly SurfaceNode[]): number {
-    const total = this.meter.measure(nodes).total;
+    this.fixedTokens ??= this.meter.estimator.countText(this.settings.fixedRequestText());
+    const total = this.meter.measure(nodes, undefined, this.fixedTokens).total;
     this.meter.trimTo(nodes);
     return total;
   }

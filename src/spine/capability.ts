@@ -33,6 +33,11 @@ export interface MountContext {
   readonly model: LanguageModel;
   /** The completion tokens reserved for the answer on each request. */
   readonly maxOutputTokens: number;
+  /**
+   * What every request carries besides the surface (tool definitions and parameters, in wire
+   * form), for a meter that prices the whole request; computed on first call.
+   */
+  readonly fixedRequestText: () => string;
 }
 
 export interface Capability {

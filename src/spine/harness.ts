@@ -8,11 +8,12 @@ import { ConfigError } from '../log/errors.js';
 import type { EventDraft, LogEvent } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
 import { assertSessionId } from '../log/session-id.js';
-import type { LanguageModel } from '../providers/language-model.js';
+import type { LanguageModel, ModelParams } from '../providers/language-model.js';
 import type { LogStore, Ownership } from '../store/log-store.js';
 import { SessionLog } from '../store/session-log.js';
 import { AgentSession } from './agent-session.js';
 import type { Capability } from './capability.js';
+import { lazyFixedRequestText } from './request-overhead.js';
 import { indexTools, type Tool } from './tool.js';
 import { ToolCallIds } from './tool-call-ids.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, MAX_TOOL_RESULT_CHARS_LIMIT } from './tool-results.js';
@@ -26,7 +27,11 @@ export interface HarnessOptions {
   readonly systemPrompt?: string;
   /** Model calls allowed per turn (default 24). */
   readonly maxSteps?: number;
-  /** Completion tokens reserved per request (default: the model's default). */
+  /**
+   * Completion tokens reserved per request (default: DEFAULT_MAX_OUTPUT_TOKENS, or the model's
+   * maximum output when that is smaller). The reserve is what the compaction trigger subtracts
+   * from the window, so a model's maximum (64,000 for some) would make it compact far too early.
+   */
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
   /** Stream responses (default true). */
@@ -44,9 +49,19 @@ export interface HarnessOptions {
   readonly maxToolResultChars?: number;
 }
 
+/**
+ * The completion tokens a request reserves unless told otherwise: what peer harnesses use for
+ * an agent's answers (16k–32k), not the model's maximum.
+ */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
+
 export class Harness {
   readonly registry: EventTypeRegistry;
   private readonly tools: Map<string, Tool>;
+  /** The parameters of every request: tool definitions, the reserve, streaming, temperature. */
+  readonly requestParams: ModelParams;
+  /** What every request carries besides the surface, in wire form (see request-overhead.ts); computed when first needed. */
+  readonly fixedRequestText: () => string;
 
   constructor(readonly options: HarnessOptions) {
     this.tools = indexTools(options.tools ?? []);
@@ -68,7 +83,16 @@ export class Harness {
         `maxToolResultChars must be a positive integer of at most ${MAX_TOOL_RESULT_CHARS_LIMIT} (beyond it a result's JSON may not fit a string), found ${String(limit)}`,
       );
     }
-    for (const capability of options.capabilities ?? []) capability.mount?.({ model: options.model, maxOutputTokens: reserve });
+    this.requestParams = {
+      tools: [...this.tools.values()].map((tool) => tool.definition),
+      maxOutputTokens: reserve,
+      stream: options.stream ?? true,
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    };
+    this.fixedRequestText = lazyFixedRequestText(options.model, this.requestParams);
+    for (const capability of options.capabilities ?? []) {
+      capability.mount?.({ model: options.model, maxOutputTokens: reserve, fixedRequestText: this.fixedRequestText });
+    }
   }
 
   get maxToolResultChars(): number {
@@ -76,7 +100,7 @@ export class Harness {
   }
 
   get maxOutputTokens(): number {
-    return this.options.maxOutputTokens ?? this.options.model.limits.defaultMaxOutputTokens;
+    return this.options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, this.options.model.limits.defaultMaxOutputTokens);
   }
 
   /** Starts a new session (with the system prompt, if any) owned by this process. */
@@ -173,9 +197,9 @@ export class Harness {
         capabilities: options.capabilities ?? [],
         maxSteps: options.maxSteps ?? 24,
         maxOutputTokens: this.maxOutputTokens,
-        stream: options.stream ?? true,
+        params: this.requestParams,
+        fixedRequestText: this.fixedRequestText,
         maxToolResultChars: this.maxToolResultChars,
-        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
         ...(options.onTextDelta === undefined ? {} : { onTextDelta: options.onTextDelta }),
       },
       ownership,

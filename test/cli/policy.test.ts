@@ -135,4 +135,24 @@ describe('shadowlog policy', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^shadowlog: USAGE: .*--window/);
   });
+
+  it('shows, for every model it knows, the threshold with the harness reserve and with the model maximum as the reserve', async () => {
+    const result = await workspace.run(['policy', '--models', '--json']);
+    expect(result.code).toBe(0);
+    const table = JSON.parse(result.stdout) as { defaultReserve: number; models: Array<Record<string, unknown>> };
+    expect(table.defaultReserve).toBe(16_384);
+    expect(table.models.find((row) => row.model === 'claude-sonnet-4')).toEqual({
+      model: 'claude-sonnet-4',
+      contextWindow: 200_000,
+      maxOutputTokens: 64_000,
+      reserve: 16_384,
+      threshold: 118_080,
+      thresholdAtMaxOutput: 70_464,
+      retain: 29_378,
+    });
+    expect(table.models.find((row) => row.model === 'deepseek-chat')).toMatchObject({ reserve: 4_096 });
+    const text = await workspace.run(['policy', '--models', '--headroom-tokens', '16384']);
+    expect(text.stdout).toMatch(/claude-sonnet-4 +200,000 +64,000 +16,384 +160,000 \(80 %\)/);
+    expect((await workspace.run(['policy', '--models', '--window', '1000'])).code).toBe(2);
+  });
 });

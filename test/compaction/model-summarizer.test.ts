@@ -187,6 +187,8 @@ describe('replaying summarizer requests', () => {
       const replayed = await replaySummary(store, 'summary-v1', String(summary.data.compactionId), anyModel);
       expect(replayed).toMatchObject({ verified: true, requestDigest: summary.data.requestDigest });
       expect(replayed.messages).toHaveLength(2);
+      // Written before policies were recorded.
+      expect(replayed.policy).toBeNull();
     }
   });
 });

@@ -50,6 +50,9 @@ describe('replaySummary', () => {
       const replayed = await replaySummary(store, 's', id.slice(0, 8), () => new ScriptedModel({ replies: [], limits: LIMITS }));
       expect(replayed).toMatchObject({ compactionId: id, verified: true, requestDigest: summary.data.requestDigest });
       expect((replayed.request.tools as unknown[]).length).toBe(0);
+      // It says which policy the compaction ran under, as the log recorded it.
+      expect(replayed.policy).toMatchObject({ provider: 'scripted', contextWindow: LIMITS.contextWindow });
+      expect((await store.readEvent('s', replayed.policy?.seq as number)).type).toBe('compaction/policy');
     }
   });
 

@@ -202,11 +202,22 @@ describe('the spine', () => {
     expect((await replay(store, 's1', { turn: 1, step: 2 }, { resolveRenderer })).verified).toBe(true);
   });
 
-  it('retries a failed call at most once', async () => {
+  it('retries a failed call as often as a capability asks, each retry a step, bounded by maxSteps', async () => {
+    const asked: number[] = [];
+    const twice: Capability = {
+      name: 'twice',
+      onRequestError: async (context) => {
+        asked.push(context.retries);
+        return context.retries < 2;
+      },
+    };
+    const { harness } = setup(() => ({ error: new ProviderError('server', 'scripted', 'down') }), { capabilities: [twice] });
+    expect(await (await harness.createSession('s1')).send('Hi')).toMatchObject({ reason: 'error', steps: 3 });
+    expect(asked).toEqual([0, 1, 2]);
+
     const always: Capability = { name: 'always', onRequestError: async () => true };
-    const { harness } = setup(() => ({ error: new ProviderError('server', 'scripted', 'down') }), { capabilities: [always] });
-    const session = await harness.createSession('s1');
-    expect(await session.send('Hi')).toMatchObject({ reason: 'error', steps: 2 });
+    const bounded = setup(() => ({ error: new ProviderError('server', 'scripted', 'down') }), { capabilities: [always], maxSteps: 5 });
+    expect(await (await bounded.harness.createSession('s2')).send('Hi')).toMatchObject({ reason: 'max-steps', steps: 5 });
   });
 
   it('closes the turn and rethrows when something other than the provider fails', async () => {

@@ -3,13 +3,15 @@
 // or a named model, and prints the outcome.
 
 import { createCompaction, type ManualOutcome } from '../../compaction/compaction-capability.js';
+import { COMPACTION_POLICY, type CompactionPolicyData } from '../../compaction/event-types.js';
 import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
 import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
-import type { ModelRequestData } from '../../log/event.js';
+import type { JsonObject, ModelRequestData } from '../../log/event.js';
 import { assertSessionId } from '../../log/session-id.js';
-import type { LanguageModel } from '../../providers/language-model.js';
+import type { LanguageModel, ToolDefinition } from '../../providers/language-model.js';
 import { createHarness } from '../../spine/harness.js';
+import type { Tool } from '../../spine/tool.js';
 import type { LogStore } from '../../store/log-store.js';
 import type { CommandContext } from '../context.js';
 import { rendererFor } from '../renderers.js';
@@ -29,10 +31,14 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   assertSessionId(sessionId);
   const store = await context.store();
   if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
-  const sessionModel = await lastModel(store, sessionId, options.window);
+  const recorded = await readRecorded(store, sessionId);
+  const sessionModel = modelOf(recorded, options.window);
   const summarizerModel = options.summarizer === undefined ? undefined : createChatModel(options.summarizer);
+  // The session's own policy, as its log recorded it (flags override it); the defaults only
+  // for a session that never recorded one.
   const compaction = createCompaction({
     config: {
+      ...(recorded.policy?.config ?? {}),
       ...policyFlagsConfig(options),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
@@ -43,8 +49,10 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const harness = createHarness({
     store,
     model: sessionModel,
+    // The session's tool definitions, so that the request is measured as the session sends it.
+    tools: recordedTools(recorded.request.params),
     capabilities: [compaction],
-    maxOutputTokens: Math.min(sessionModel.limits.defaultMaxOutputTokens, sessionModel.limits.contextWindow - 1),
+    maxOutputTokens: sessionModel.limits.defaultMaxOutputTokens,
   });
   const session = await harness.openSession(sessionId, 'manual compaction by shadowlog compact');
   // The outcome is printed before the session is released: if releasing fails too (a full disk
@@ -72,20 +80,51 @@ function describeOutcome(sessionId: string, outcome: ManualOutcome): string {
   }
 }
 
-/** The model of the session's latest model call, with the window recorded then (or --window). */
-async function lastModel(store: LogStore, sessionId: string, window: number | undefined): Promise<LanguageModel> {
-  let latest: ModelRequestData | undefined;
+interface Recorded {
+  /** The session's latest model call. */
+  readonly request: ModelRequestData & { readonly contextWindow?: number };
+  /** The latest compaction/policy, if compaction recorded one. */
+  readonly policy: CompactionPolicyData | undefined;
+}
+
+async function readRecorded(store: LogStore, sessionId: string): Promise<Recorded> {
+  let request: Recorded['request'] | undefined;
+  let policy: CompactionPolicyData | undefined;
   for await (const page of store.read(sessionId)) {
-    for (const event of page) if (event.type === 'model/request') latest = event.data as unknown as ModelRequestData;
+    for (const event of page) {
+      if (event.type === 'model/request') request = event.data as unknown as Recorded['request'];
+      else if (event.type === COMPACTION_POLICY) policy = event.data as unknown as CompactionPolicyData;
+    }
   }
-  if (latest === undefined)
+  if (request === undefined)
     throw new UsageError(
       `session ${sessionId} has no model calls, so its model and window are unknown; there is nothing a compaction could save yet`,
     );
-  const contextWindow = window ?? (latest as { contextWindow?: number }).contextWindow;
+  return { request, policy };
+}
+
+/** The session's model as its log records it: the window and reserve of its policy or latest call (or --window). */
+function modelOf({ request, policy }: Recorded, window: number | undefined): LanguageModel {
+  const contextWindow = window ?? policy?.contextWindow ?? request.contextWindow;
   if (contextWindow === undefined)
-    throw new UsageError(`the log does not record the context window of ${latest.provider}/${latest.model}; pass --window TOKENS`);
-  const renderer = rendererFor(latest.provider, latest.model);
-  const reserve = Number((latest.params as { maxOutputTokens?: number }).maxOutputTokens ?? 1);
+    throw new UsageError(`the log does not record the context window of ${request.provider}/${request.model}; pass --window TOKENS`);
+  const recordedReserve = policy?.reserve ?? Number((request.params as { maxOutputTokens?: number }).maxOutputTokens ?? 1);
+  const reserve = Math.max(1, Math.min(recordedReserve, contextWindow - 1));
+  const renderer = rendererFor(request.provider, request.model);
   return Object.assign(Object.create(renderer) as LanguageModel, { limits: { contextWindow, defaultMaxOutputTokens: reserve } });
+}
+
+/**
+ * The tools of the session's requests, by their recorded definitions. A manual compaction runs
+ * between turns and calls no tool; should one be called, it answers with an error saying so.
+ */
+function recordedTools(params: JsonObject): Tool[] {
+  const definitions = Array.isArray(params.tools) ? (params.tools as unknown as ToolDefinition[]) : [];
+  return definitions.map((definition) => ({
+    definition,
+    parse: (args: unknown) => ({ ok: true as const, value: args }),
+    execute: async () => {
+      throw new UsageError(`${definition.name} is not available to shadowlog compact, which runs no turn`);
+    },
+  }));
 }

@@ -2,12 +2,25 @@
 // retained tail for one window (SPEC §6), which term sets the threshold, and the crossover
 // window where that changes. A configuration that cannot work fails with the library's message.
 
-import { formatCount, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from '../../compaction/policy.js';
+import {
+  type CompactionPolicyConfig,
+  formatCount,
+  parseCompactionConfig,
+  type ResolvedPolicy,
+  resolvePolicy,
+} from '../../compaction/policy.js';
+import { ShadowlogError } from '../../log/errors.js';
+import { knownModelFamilies } from '../../providers/model-limits.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/harness.js';
 import type { CommandContext } from '../context.js';
+import { UsageError } from '../usage-error.js';
 
 /** The option values as typed on the command line; the library checks them. */
 export interface PolicyCommandOptions {
-  readonly window: string;
+  /** Required unless `models` is set. */
+  readonly window?: string;
+  /** A table over the models shadowlog knows, with the reserve the harness uses for each. */
+  readonly models?: boolean;
   readonly reserve?: string;
   readonly thresholdRatio?: string;
   readonly headroomTokens?: string;
@@ -40,6 +53,12 @@ export function policyFlagsConfig(options: PolicyFlags): Record<string, number |
 
 export async function policyCommand(context: CommandContext, options: PolicyCommandOptions): Promise<number> {
   const config = parseCompactionConfig(policyFlagsConfig(options));
+  if (options.models === true) {
+    if (options.window !== undefined || options.reserve !== undefined)
+      throw new UsageError("policy --models takes each model's own window and reserve; leave out --window and --reserve");
+    return printModels(context, config);
+  }
+  if (options.window === undefined) throw new UsageError('policy needs --window TOKENS (or --models for the models shadowlog knows)');
   const policy = resolvePolicy(config, {
     contextWindow: numberOrText(options.window) as number,
     reserve: (options.reserve === undefined ? 0 : numberOrText(options.reserve)) as number,
@@ -102,4 +121,70 @@ function crossoverNote(policy: ResolvedPolicy): string {
   return policy.decidedBy === 'ratio'
     ? 'none: with no reserve and no headroom the ratio sets the threshold at every window'
     : 'none: the headroom sets the threshold at every window (thresholdRatio 1 never goes below it)';
+}
+
+interface ModelRow {
+  readonly model: string;
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+  /** The reserve a harness uses by default: DEFAULT_MAX_OUTPUT_TOKENS, or the model's maximum when smaller. */
+  readonly reserve: number;
+  /** The threshold with that reserve, and with the model's maximum output as the reserve; null when refused. */
+  readonly threshold: number | null;
+  readonly thresholdAtMaxOutput: number | null;
+  readonly retain: number | null;
+}
+
+/** The trigger for every model the table knows, with the harness's default reserve and with the model's maximum. */
+function printModels(context: CommandContext, config: CompactionPolicyConfig): number {
+  const thresholdFor = (contextWindow: number, reserve: number) => {
+    try {
+      return resolvePolicy(config, { contextWindow, reserve });
+    } catch (error) {
+      if (ShadowlogError.isInstance(error) && error.code === 'INVALID_CONFIG') return null;
+      throw error;
+    }
+  };
+  const rows: ModelRow[] = knownModelFamilies().map(([model, limits]) => {
+    const reserve = Math.min(DEFAULT_MAX_OUTPUT_TOKENS, limits.defaultMaxOutputTokens);
+    const resolved = thresholdFor(limits.contextWindow, reserve);
+    return {
+      model,
+      contextWindow: limits.contextWindow,
+      maxOutputTokens: limits.defaultMaxOutputTokens,
+      reserve,
+      threshold: resolved?.threshold ?? null,
+      thresholdAtMaxOutput: thresholdFor(limits.contextWindow, limits.defaultMaxOutputTokens)?.threshold ?? null,
+      retain: resolved?.retain ?? null,
+    };
+  });
+  if (context.json) {
+    context.printJson({ defaultReserve: DEFAULT_MAX_OUTPUT_TOKENS, models: rows });
+    return 0;
+  }
+  const share = (value: number | null, window: number) =>
+    value === null ? 'refused' : `${formatCount(value)} (${Math.round((value / window) * 100)} %)`;
+  const table = [
+    ['model', 'window', 'max output', 'reserve', 'threshold', 'with max output as reserve', 'retain'],
+    ...rows.map((row) => [
+      row.model,
+      formatCount(row.contextWindow),
+      formatCount(row.maxOutputTokens),
+      formatCount(row.reserve),
+      share(row.threshold, row.contextWindow),
+      share(row.thresholdAtMaxOutput, row.contextWindow),
+      row.retain === null ? '–' : formatCount(row.retain),
+    ]),
+  ];
+  const widths = (table[0] as string[]).map((_, column) => Math.max(...table.map((line) => (line[column] as string).length)));
+  for (const line of table)
+    context.print(
+      line
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number)))
+        .join('  '),
+    );
+  context.print(
+    `reserve: the completion tokens a harness reserves by default, ${formatCount(DEFAULT_MAX_OUTPUT_TOKENS)} or the model's maximum when smaller (maxOutputTokens overrides it)`,
+  );
+  return 0;
 }

@@ -9,6 +9,7 @@ import type { ModelMessage } from '../../providers/language-model.js';
 import { type ReplayResult, replay } from '../../spine/replay.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
+import { describePolicy } from '../render-text.js';
 import { rendererFor } from '../renderers.js';
 
 export interface ReplayOptions {
@@ -49,6 +50,15 @@ export function describeReplay(result: ReplayResult | SummaryReplayResult, maxCh
     `verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent; the hash chain from seq 0 to #${result.seq} is intact`,
     `the model received ${result.messages.length} messages:`,
   ];
+  if ('policy' in result) {
+    lines.splice(
+      1,
+      0,
+      result.policy === null
+        ? 'the log recorded no compaction policy for this compaction (written before policies were recorded)'
+        : `it ran under the policy recorded at #${result.policy.seq}: ${describePolicy(result.policy as unknown as Record<string, unknown>)}`,
+    );
+  }
   for (const message of result.messages) lines.push(`  ${describeMessage(message, maxChars)}`);
   const tools = (result.request.tools as Array<unknown> | undefined)?.length ?? 0;
   lines.push(`and ${tools} tool definition${tools === 1 ? '' : 's'}; --wire prints the exact request body`);

@@ -1,7 +1,7 @@
 // `shadowlog stats <id>`: what a session did: events, turns, model calls, compactions and
 // prunes, the tokens they shadowed and what replaced them, and what summarizing cost.
 
-import { COMPACTION_END, COMPACTION_PRUNE, COMPACTION_START, COMPACTION_SUMMARY } from '../../compaction/event-types.js';
+import { COMPACTION_END, COMPACTION_POLICY, COMPACTION_PRUNE, COMPACTION_START, COMPACTION_SUMMARY } from '../../compaction/event-types.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { CommandContext } from '../context.js';
@@ -27,6 +27,29 @@ export interface SessionStats {
   summarizerMilliseconds: number;
   /** Summary tokens ÷ the tokens the summaries shadowed (compactions only, not prunes); null with no compaction. */
   summaryRatio: number | null;
+  /** Every compaction/policy recorded: the numbers compaction ran under, from that event on. */
+  policies: PolicyStats[];
+  /** Every compaction started, with the policy it ran under (null before policies were recorded). */
+  compactionRuns: CompactionRun[];
+}
+
+interface PolicyStats {
+  seq: number;
+  provider: string;
+  model: string;
+  contextWindow: number;
+  reserve: number;
+  fixedTokens: number;
+  threshold: number;
+  retain: number;
+}
+
+interface CompactionRun {
+  compactionId: string;
+  startSeq: number;
+  trigger: string;
+  policySeq: number | null;
+  outcome: 'compacted' | 'failed' | 'open';
 }
 
 export async function statsCommand(context: CommandContext, sessionId: string): Promise<number> {
@@ -49,7 +72,10 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     summarizerOutputTokens: 0,
     summarizerMilliseconds: 0,
     summaryRatio: null,
+    policies: [],
+    compactionRuns: [],
   };
+  const runs = new Map<string, CompactionRun>();
   const open = new Set<string>();
   const summarized = { shadowed: 0, summaries: 0 };
   for await (const page of store.read(sessionId)) {
@@ -72,13 +98,39 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
         case 'session/end-seed':
           open.clear();
           break;
-        case COMPACTION_START:
-          open.add(String(data.compactionId));
+        case COMPACTION_POLICY:
+          stats.policies.push({
+            seq: event.seq,
+            provider: String(data.provider),
+            model: String(data.model),
+            contextWindow: numberOf(data.contextWindow),
+            reserve: numberOf(data.reserve),
+            fixedTokens: numberOf(data.fixedTokens),
+            threshold: numberOf(data.threshold),
+            retain: numberOf(data.retain),
+          });
           break;
-        case COMPACTION_END:
+        case COMPACTION_START: {
+          const compactionId = String(data.compactionId);
+          open.add(compactionId);
+          const run: CompactionRun = {
+            compactionId,
+            startSeq: event.seq,
+            trigger: String(data.trigger),
+            policySeq: typeof data.policySeq === 'number' ? data.policySeq : null,
+            outcome: 'open',
+          };
+          runs.set(compactionId, run);
+          stats.compactionRuns.push(run);
+          break;
+        }
+        case COMPACTION_END: {
           open.delete(String(data.compactionId));
           if (data.error !== undefined) stats.failedCompactions++;
+          const run = runs.get(String(data.compactionId));
+          if (run !== undefined) run.outcome = data.error === undefined ? 'compacted' : 'failed';
           break;
+        }
         case COMPACTION_SUMMARY: {
           stats.compactions++;
           stats.tokensBefore += numberOf(data.shadowedTokenCount);
@@ -121,6 +173,15 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
   context.print(
     `summarizing cost ${stats.summarizerInputTokens} input and ${stats.summarizerOutputTokens} output tokens, ${stats.summarizerMilliseconds} ms`,
   );
+  for (const policy of stats.policies) {
+    context.print(
+      `policy #${policy.seq} (${policy.provider}/${policy.model}): window ${policy.contextWindow}, reserve ${policy.reserve}, fixed part ${policy.fixedTokens} → threshold ${policy.threshold}, retained tail ${policy.retain}`,
+    );
+  }
+  for (const run of stats.compactionRuns) {
+    const under = run.policySeq === null ? 'no recorded policy' : `policy #${run.policySeq}`;
+    context.print(`compaction ${run.compactionId.slice(0, 8)} at #${run.startSeq} (${run.trigger}, ${run.outcome}) under ${under}`);
+  }
   return 0;
 }
 
