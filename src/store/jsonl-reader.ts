@@ -9,6 +9,7 @@
 // prove it holds every event, so importing it is refused like a file cut at a line boundary.
 // A version-1 file (written before trailers) is read as before, its completeness unchecked.
 
+import { runCleanupAfter } from '../log/cleanup.js';
 import { findDuplicateKey } from '../log/duplicate-keys.js';
 import { CorruptLogError } from '../log/errors.js';
 import { isSessionId } from '../log/session-id.js';
@@ -48,6 +49,8 @@ export interface JsonlReader {
   readonly expectsTrailer: boolean;
   /** The records in order: events, then the trailer or a torn final line (never both). */
   readonly records: AsyncIterable<JsonlRecord>;
+  /** Stops reading and releases the source (its file); reading all the records does so too. */
+  close(): Promise<void>;
 }
 
 /** The trailer line of an export that held `events` events ending in `headHash`, newline included. */
@@ -183,11 +186,27 @@ function parseTrailer(value: Record<string, unknown>, line: number, expectsTrail
  */
 export async function readJsonl(source: AsyncIterable<Buffer>): Promise<JsonlReader> {
   const lines = linesOf(source)[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done) throw new CorruptLogError('the file is empty; expected a shadowlog JSONL header', { line: 1 });
-  const header = parseHeader(parseLine(first.value), 1);
+  const close = async () => {
+    await lines.return?.(undefined);
+  };
+  let header: JsonlHeader;
+  try {
+    const first = await lines.next();
+    if (first.done) throw new CorruptLogError('the file is empty; expected a shadowlog JSONL header', { line: 1 });
+    header = parseHeader(parseLine(first.value), 1);
+  } catch (error) {
+    await runCleanupAfter(error, close);
+    throw error;
+  }
   const expectsTrailer = header.version >= JSONL_TRAILER_VERSION;
   async function* records(): AsyncGenerator<JsonlRecord> {
+    try {
+      yield* recordsOf();
+    } finally {
+      await close();
+    }
+  }
+  async function* recordsOf(): AsyncGenerator<JsonlRecord> {
     let trailerAt: number | undefined;
     // Look one line ahead: only the very last line may be torn or blank.
     let current = await lines.next();
@@ -216,5 +235,5 @@ export async function readJsonl(source: AsyncIterable<Buffer>): Promise<JsonlRea
       current = next;
     }
   }
-  return { header, expectsTrailer, records: records() };
+  return { header, expectsTrailer, records: records(), close };
 }

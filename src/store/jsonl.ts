@@ -5,6 +5,7 @@
 
 import type { Writable } from 'node:stream';
 import { canonicalJson } from '../log/canonical-json.js';
+import { withCleanup } from '../log/cleanup.js';
 import { CorruptLogError, SessionExistsError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import { canonicalEventJson } from '../log/event-json.js';
@@ -119,6 +120,10 @@ function trailerProblem(trailer: JsonlTrailer, events: number, headHash: string)
  */
 export async function importSession(store: LogStore, source: AsyncIterable<Buffer>, options: ImportOptions = {}): Promise<ImportResult> {
   const reader = await readJsonl(source);
+  return withCleanup(() => importRecords(store, reader, options), reader.close);
+}
+
+async function importRecords(store: LogStore, reader: JsonlReader, options: ImportOptions): Promise<ImportResult> {
   const sessionId = assertSessionId(options.sessionId ?? reader.header.sessionId);
   const checker = new ChainCheck(options);
   const batchSize = options.batchSize ?? 1000;
@@ -200,6 +205,10 @@ export interface FileVerifyResult {
  */
 export async function verifyJsonlFile(source: AsyncIterable<Buffer>, options: VerifyOptions = {}): Promise<FileVerifyResult> {
   const reader = await readJsonl(source);
+  return withCleanup(() => verifyRecords(reader, options), reader.close);
+}
+
+async function verifyRecords(reader: JsonlReader, options: VerifyOptions): Promise<FileVerifyResult> {
   const extra: VerifyProblem[] = [];
   let trailer: FileVerifyResult['trailer'] = 'missing';
   let events = 0;

@@ -3,13 +3,16 @@
 // and reported by verify --file, a version-1 export is still read and said to be unchecked, and
 // a line whose key appears twice is refused, naming the line and the key.
 
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createCliRegistry } from '../../src/cli/registry.js';
 import { canonicalJson } from '../../src/log/canonical-json.js';
-import { CorruptLogError } from '../../src/log/errors.js';
+import { CorruptLogError, ShadowlogError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
-import { exportSession, importSession, verifyJsonlFile } from '../../src/store/jsonl.js';
+import { exportSession, importSession, importSessionFile, verifyJsonlFile } from '../../src/store/jsonl.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
 
@@ -223,5 +226,30 @@ describe('duplicate keys', () => {
   it('accepts equal keys in different objects', async () => {
     const list = sealLog([...sampleDrafts(), drafts.user('one'), drafts.user('two')]);
     expect((await importSession(new MemoryLogStore(), bytes(await exported(list)))).events).toBe(list.length);
+  });
+});
+
+describe('the file an import reads', () => {
+  it('is closed whatever the outcome: a bad header, a bad session id, a corrupt line, success', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shadowlog-close-'));
+    const write = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const header = (sessionId: string) => `${canonicalJson({ format: 'shadowlog', version: 2, sessionId })}\n`;
+    const files = [
+      write('bad-header.jsonl', '{"format":"other"}\n'),
+      write('bad-id.jsonl', header('../escape')),
+      write('corrupt.jsonl', `${header('c')}{"seq":0,not json}\n{}\n`),
+    ];
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    for (let round = 0; round < 20; round++) {
+      for (const file of files) {
+        await expect(importSessionFile(new MemoryLogStore(), file)).rejects.toBeInstanceOf(ShadowlogError);
+      }
+    }
+    expect(openFiles()).toBe(before);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
