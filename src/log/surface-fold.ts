@@ -2,22 +2,19 @@
 // Applying one event costs time proportional to what it changes, never to the log; the fold
 // keeps the current surface nodes, the open tool calls on them, and one bit per event.
 
+import { formatVersionOf } from './core-shapes.js';
 import { CorruptLogError, InvalidEventError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
-import {
-  type AssistantMessageData,
-  isSurfaceType,
-  type LogEvent,
-  type ModelRequestData,
-  type SurfaceType,
-  type ToolResultData,
-} from './event.js';
+import { FORMAT_VERSION, type FormatVersion, isSurfaceType, type LogEvent, type ModelRequestData, type SurfaceType } from './event.js';
+import { dataOf } from './event-data.js';
 import { EventTypeRegistry } from './event-types.js';
+import { checkForeignEvent, isForeignType } from './foreign-event.js';
 import { GENESIS_HASH } from './hash.js';
 import { type MeteringEvent, MeteringLedger } from './metering-ledger.js';
 import { checkReplacementRules } from './replacement-rules.js';
-import { checkRequestSurface } from './request-surface.js';
+import { checkRequestSurface, requestSurfaceOf } from './request-surface.js';
 import type { SessionSeq } from './seq.js';
 import { isSessionSeq } from './seq.js';
+import type { RequestSurfaceList } from './surface-change.js';
 import { isReplaceOp, parseSurfaceOp } from './surface-op.js';
 
 /** One entry of the surface: an event the model is shown, and what it stands for. */
@@ -59,6 +56,8 @@ export class SurfaceFold {
   private labels = 0;
   private applied = 0;
   private headHash = GENESIS_HASH;
+  private version: FormatVersion = FORMAT_VERSION;
+  private lastRequest: RequestSurfaceList | undefined;
 
   constructor(options: SurfaceFoldOptions = {}) {
     this.registry = options.registry ?? new EventTypeRegistry();
@@ -72,6 +71,24 @@ export class SurfaceFold {
   /** The hash of the last applied event (64 zeros before the first). */
   get lastHash(): string {
     return this.headHash;
+  }
+
+  /** The format version of the session, as its session/start names it (before seq 0: the version new sessions get). */
+  get formatVersion(): FormatVersion {
+    return this.version;
+  }
+
+  /** The latest model/request applied, with the seqs of the surface it rendered (decoded). */
+  get lastRequestSurface(): RequestSurfaceList | undefined {
+    return this.lastRequest;
+  }
+
+  /**
+   * The seqs a model/request not yet applied rendered, decoded against the latest one applied
+   * (replay reads a call before applying it). Throws InvalidEventError when they cannot be decoded.
+   */
+  requestSurfaceSeqs(data: ModelRequestData, seq: number): readonly number[] {
+    return requestSurfaceOf(this.lastRequest, data, seq);
   }
 
   /** The number of nodes on the surface. */
@@ -137,8 +154,10 @@ export class SurfaceFold {
       throw new InvalidEventError('type', 'anything but session/start, which stands only at seq 0', type, seq);
     }
     const known = this.registry.isKnown(type);
+    const version = seq === 0 ? formatVersionOfStart(this.registry, event) : this.version;
+    if (!known && version >= 2 && isForeignType(type)) checkForeignEvent(event, seq);
     if (!known && event.ignorable !== true) throw new UnknownEventTypeError(type, seq);
-    this.registry.validateData(type, event.data, seq);
+    this.registry.validateData(type, event.data, seq, version);
 
     let undo: () => void;
     if (!isSurfaceType(type)) {
@@ -149,13 +168,13 @@ export class SurfaceFold {
           `${type} is a log-only type; only surface types (system/message, user/message, assistant/message, tool/result) carry surfaceOp and sourceEventSeqs`,
         );
       }
-      if (type === 'model/request') checkRequestSurface(this.nodes(), (event.data as unknown as ModelRequestData).surfaceSeqs, seq);
+      const undoRequest = type === 'model/request' ? this.applyRequest(event) : undefined;
       const metered = known ? this.registry.shadowedSeqsOf(type, event.data) : undefined;
       if (metered !== undefined) {
         this.meters.checkRange(seq, type, metered, this);
         undo = this.meters.record(seq, type, metered);
       } else {
-        undo = () => {};
+        undo = undoRequest ?? (() => {});
       }
     } else {
       const op = parseSurfaceOp(event.surfaceOp, seq);
@@ -164,13 +183,28 @@ export class SurfaceFold {
       this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) | (1 << (seq & 7));
     }
     const previousHash = this.headHash;
+    const previousVersion = this.version;
     this.applied = seq + 1;
     this.headHash = event.hash;
+    this.version = version;
     return () => {
       undo();
+      this.version = previousVersion;
       if (isSurfaceType(type)) this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) & ~(1 << (seq & 7));
       this.applied = seq;
       this.headHash = previousHash;
+    };
+  }
+
+  /** Checks a model/request's surface against the current one and makes it the latest request; returns the undo. */
+  private applyRequest(event: LogEvent): () => void {
+    const data = dataOf(event, 'model/request');
+    const seqs = this.requestSurfaceSeqs(data, event.seq);
+    checkRequestSurface(this.nodes(), seqs, event.seq, data.surfaceSeqs === undefined ? 'data.surfaceChange' : 'data.surfaceSeqs');
+    const previous = this.lastRequest;
+    this.lastRequest = { seq: event.seq, seqs };
+    return () => {
+      this.lastRequest = previous;
     };
   }
 
@@ -189,7 +223,7 @@ export class SurfaceFold {
     else this.last.next = node;
     this.last = node;
     this.bySeq.set(seq, node);
-    const result = type === 'tool/result' ? this.calls.get((event.data as unknown as ToolResultData).callId) : undefined;
+    const result = type === 'tool/result' ? this.calls.get(dataOf(event, 'tool/result').callId) : undefined;
     if (result !== undefined) result.resultNode = node;
     for (const callId of newCalls) this.calls.set(callId, { callNode: node, resultNode: undefined });
     return () => {
@@ -205,7 +239,7 @@ export class SurfaceFold {
   /** The tool calls an appended node opens; throws when it breaks a call/result pair. */
   private checkToolPairingOfAppend(node: LinkedNode): string[] {
     if (node.type === 'tool/result') {
-      const callId = (node.event.data as unknown as ToolResultData).callId;
+      const callId = dataOf(node.event, 'tool/result').callId;
       const state = this.calls.get(callId);
       if (state === undefined) {
         throw new SurfaceOpError(
@@ -228,7 +262,7 @@ export class SurfaceFold {
   }
 
   private checkNewCallIds(node: LinkedNode): string[] {
-    const callIds = (node.event.data as unknown as AssistantMessageData).toolCalls.map((call) => call.callId);
+    const callIds = dataOf(node.event, 'assistant/message').toolCalls.map((call) => call.callId);
     const seen = new Set<string>();
     for (const callId of callIds) {
       if (seen.has(callId) || this.calls.has(callId)) {
@@ -292,12 +326,12 @@ export class SurfaceFold {
     const removedCalls: Array<[string, ToolCallState]> = [];
     let redirected: ToolCallState | undefined;
     if (type === 'tool/result') {
-      redirected = this.calls.get((event.data as unknown as ToolResultData).callId);
+      redirected = this.calls.get(dataOf(event, 'tool/result').callId);
       if (redirected !== undefined) redirected.resultNode = replacement;
     } else {
       for (const node of shadowed) {
         if (node.type !== 'assistant/message') continue;
-        for (const call of (node.event.data as unknown as AssistantMessageData).toolCalls) {
+        for (const call of dataOf(node.event, 'assistant/message').toolCalls) {
           const state = this.calls.get(call.callId);
           if (state !== undefined && state.callNode === node) {
             removedCalls.push([call.callId, state]);
@@ -393,6 +427,12 @@ export class SurfaceFold {
     }
     return { sources: sources as readonly SessionSeq[], meters };
   }
+}
+
+/** The format version a session/start names: validated first, so that a newer version is refused before anything else is read. */
+function formatVersionOfStart(registry: EventTypeRegistry, event: LogEvent): FormatVersion {
+  registry.validateData('session/start', event.data, 0, FORMAT_VERSION);
+  return formatVersionOf(dataOf(event, 'session/start'));
 }
 
 function ensureCapacity(bits: Uint8Array, seq: number): Uint8Array {
