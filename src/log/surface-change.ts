@@ -32,19 +32,27 @@ export interface RequestSurfaceList {
 
 /**
  * The shorter encoding of `seqs` for a model/request written after `previous` (the session's
- * previous model/request, if any): the change from it, or the plain list when that is no longer
- * (always for a session's first call). O(length) time; a map is built only past the first
- * difference, which for a surface that only grew is never.
+ * previous model/request, if any): the change from it, or the plain list when that is no shorter
+ * in JSON (always for a session's first call). O(length) time; a map is built only past the
+ * first difference, which for a surface that only grew is never.
  */
 export function encodeRequestSurface(
   previous: RequestSurfaceList | undefined,
   seqs: readonly number[],
 ): { surfaceSeqs: number[] } | { surfaceChange: SurfaceChange } {
-  if (previous === undefined) return { surfaceSeqs: [...seqs] };
+  const plain = { surfaceSeqs: [...seqs] };
+  if (previous === undefined) return plain;
   const splices = spliceList(previous.seqs, seqs);
-  const changeSize = 3 + splices.reduce((sum, splice) => sum + splice.length, 0);
-  if (changeSize >= seqs.length) return { surfaceSeqs: [...seqs] };
-  return { surfaceChange: { base: previous.seq as SessionSeq, length: seqs.length, splices } };
+  const change = { surfaceChange: { base: previous.seq as SessionSeq, length: seqs.length, splices } };
+  return JSON.stringify(change).length < '{"surfaceSeqs":}'.length + jsonLengthOf(seqs) ? change : plain;
+}
+
+/** The length of the JSON of a list of non-negative integers, without writing it. */
+function jsonLengthOf(seqs: readonly number[]): number {
+  let length = 2 + Math.max(0, seqs.length - 1);
+  for (const seq of seqs)
+    length += seq < 10 ? 1 : seq < 100 ? 2 : seq < 1000 ? 3 : seq < 10_000 ? 4 : seq < 100_000 ? 5 : String(seq).length;
+  return length;
 }
 
 function spliceList(previous: readonly number[], next: readonly number[]): SurfaceSplice[] {
