@@ -151,7 +151,12 @@ const requestCommon = { turn: isPositiveInteger, step: isPositiveInteger, provid
 const sentRequest = { params: isObject, requestDigest: digest, estimatedTokens: isCount, rendererVersion: isString };
 const optionalRequest = { params: isObject, estimatedTokens: isCount, rendererVersion: isString, contextWindow: isPositiveInteger };
 
-const modelRequestV1 = objectWith({ ...requestCommon, surfaceSeqs: arrayOf(isSeq), ...sentRequest }, { contextWindow: isPositiveInteger });
+// Every version-1 call was sent by shadowlog; a provenance would make a version-2 reader treat it otherwise.
+const formatTwoOnly = absent('format 2 only; every call of a version-1 session was sent by shadowlog');
+const modelRequestV1 = objectWith(
+  { ...requestCommon, surfaceSeqs: arrayOf(isSeq), ...sentRequest },
+  { contextWindow: isPositiveInteger, provenance: formatTwoOnly, requestBody: formatTwoOnly },
+);
 
 const modelRequestV2: Checker = (value, field, seq) => {
   objectWith(requestCommon, { provenance: oneOf(['imported', 'proxied']), surfaceSeqs: arrayOf(isSeq), surfaceChange })(value, field, seq);

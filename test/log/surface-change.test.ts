@@ -166,7 +166,10 @@ describe('the fold holds a surfaceChange to the surface at its position', () => 
     expect(() =>
       prepareAppend(
         fold,
-        [drafts.user('hi'), moreDrafts.modelRequestOf(1, 2, { surfaceChange: { base: 2, length: 2, splices: [[1, 0, 3]] } as unknown as SurfaceChange })],
+        [
+          drafts.user('hi'),
+          moreDrafts.modelRequestOf(1, 2, { surfaceChange: { base: 2, length: 2, splices: [[1, 0, 3]] } as unknown as SurfaceChange }),
+        ],
         fixedNow,
       ),
     ).toThrow(/data\.surfaceSeqs must be present/);
