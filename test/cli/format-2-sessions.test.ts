@@ -208,6 +208,15 @@ describe('show, stats, sessions and export of format-2 sessions', () => {
     expect(shown.stdout).toMatch(/model calls not sent by shadowlog: 1 imported, 1 proxied; 2 lines of the source kept as foreign events/);
   });
 
+  it('compact works on calls shadowlog did not send, which have no params', async () => {
+    const copy = ['--store', `sqlite:${join(workspace.cwd, 'compact.db')}`];
+    expect((await workspace.run([...store, 'export', MAIN, '-o', 'main-for-compact.jsonl'])).code).toBe(0);
+    expect((await workspace.run([...copy, 'import', 'main-for-compact.jsonl'])).code).toBe(0);
+    const compacted = await workspace.run([...copy, 'compact', MAIN, '--window', '200000']);
+    expect(compacted.stderr).not.toMatch(/TypeError|Cannot read properties/);
+    expect(compacted.code, compacted.stderr).toBe(0);
+  });
+
   it('export and import keep every event, and both copies verify', async () => {
     const exported = await workspace.run([...store, 'export', MAIN, '-o', 'main.jsonl']);
     expect(exported.code, exported.stderr).toBe(0);

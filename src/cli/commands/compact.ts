@@ -7,6 +7,7 @@ import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
 import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import type { ModelRequestData } from '../../log/event.js';
+import { dataOf } from '../../log/event-data.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { LanguageModel } from '../../providers/language-model.js';
 import { createHarness } from '../../spine/harness.js';
@@ -76,16 +77,17 @@ function describeOutcome(sessionId: string, outcome: ManualOutcome): string {
 async function lastModel(store: LogStore, sessionId: string, window: number | undefined): Promise<LanguageModel> {
   let latest: ModelRequestData | undefined;
   for await (const page of store.read(sessionId)) {
-    for (const event of page) if (event.type === 'model/request') latest = event.data as unknown as ModelRequestData;
+    for (const event of page) if (event.type === 'model/request') latest = dataOf(event, 'model/request');
   }
   if (latest === undefined)
     throw new UsageError(
       `session ${sessionId} has no model calls, so its model and window are unknown; there is nothing a compaction could save yet`,
     );
-  const contextWindow = window ?? (latest as { contextWindow?: number }).contextWindow;
+  const contextWindow = window ?? latest.contextWindow;
   if (contextWindow === undefined)
     throw new UsageError(`the log does not record the context window of ${latest.provider}/${latest.model}; pass --window TOKENS`);
   const renderer = rendererFor(latest.provider, latest.model);
-  const reserve = Number((latest.params as { maxOutputTokens?: number }).maxOutputTokens ?? 1);
+  // An imported call may have no params: its reserve is then unknown, and 1 is the least.
+  const reserve = Number((latest.params as { maxOutputTokens?: number } | undefined)?.maxOutputTokens ?? 1);
   return Object.assign(Object.create(renderer) as LanguageModel, { limits: { contextWindow, defaultMaxOutputTokens: reserve } });
 }

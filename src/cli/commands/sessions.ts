@@ -29,7 +29,8 @@ export async function sessionsCommand(context: CommandContext): Promise<number> 
   }
   const printTree = (session: ListedSession, depth: number, seen: Set<string>) => {
     const name = `${'  '.repeat(depth)}${depth > 0 ? '└ ' : ''}${session.id}`;
-    const orphan = session.parent !== undefined && !listed.has(session.parent.sessionId) ? `  (sub-session of ${session.parent.sessionId})` : '';
+    const orphan =
+      session.parent !== undefined && !listed.has(session.parent.sessionId) ? `  (sub-session of ${session.parent.sessionId})` : '';
     context.print(
       `${name.padEnd(width)}  ${String(session.events).padStart(8)}  ${session.createdAt.padEnd(24)}  ${session.updatedAt}${orphan}`,
     );
