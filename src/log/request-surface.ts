@@ -20,6 +20,30 @@ export function requestSurfaceLength(data: ModelRequestData): number {
 }
 
 /**
+ * The fold's record of the latest model/request: each new one is decoded against it, checked
+ * against the surface where it stands, and becomes the latest (undoably, for atomic batches).
+ */
+export class RequestSurfaces {
+  latest: RequestSurfaceList | undefined;
+
+  decode(data: ModelRequestData, seq: number): readonly number[] {
+    return requestSurfaceOf(this.latest, data, seq);
+  }
+
+  /** Checks the model/request `event` against `surface` (the nodes where it stands); returns the undo. */
+  apply(event: LogEvent, surface: Iterable<{ readonly seq: number }>): () => void {
+    const data = dataOf(event, 'model/request');
+    const seqs = this.decode(data, event.seq);
+    checkRequestSurface(surface, seqs, event.seq, data.surfaceSeqs === undefined ? 'data.surfaceChange' : 'data.surfaceSeqs');
+    const previous = this.latest;
+    this.latest = { seq: event.seq, seqs };
+    return () => {
+      this.latest = previous;
+    };
+  }
+}
+
+/**
  * Decodes the surfaces of a session's model/requests for a reader that does not fold the log
  * (stats, the compaction meter's anchor): hand it every model/request in seq order.
  */

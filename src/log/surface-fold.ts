@@ -9,11 +9,11 @@ import { dataOf } from './event-data.js';
 import { EventTypeRegistry } from './event-types.js';
 import { checkForeignEvent, isForeignType } from './foreign-event.js';
 import { GENESIS_HASH } from './hash.js';
-import { type MeteringEvent, MeteringLedger } from './metering-ledger.js';
+import { MeteringLedger } from './metering-ledger.js';
 import { checkReplacementRules } from './replacement-rules.js';
-import { checkRequestSurface, requestSurfaceOf } from './request-surface.js';
+import { checkSources } from './replacement-sources.js';
+import { RequestSurfaces } from './request-surface.js';
 import type { SessionSeq } from './seq.js';
-import { isSessionSeq } from './seq.js';
 import type { RequestSurfaceList } from './surface-change.js';
 import { isReplaceOp, parseSurfaceOp } from './surface-op.js';
 
@@ -57,7 +57,7 @@ export class SurfaceFold {
   private applied = 0;
   private headHash = GENESIS_HASH;
   private version: FormatVersion = FORMAT_VERSION;
-  private lastRequest: RequestSurfaceList | undefined;
+  private readonly requests = new RequestSurfaces();
 
   constructor(options: SurfaceFoldOptions = {}) {
     this.registry = options.registry ?? new EventTypeRegistry();
@@ -80,7 +80,7 @@ export class SurfaceFold {
 
   /** The latest model/request applied, with the seqs of the surface it rendered (decoded). */
   get lastRequestSurface(): RequestSurfaceList | undefined {
-    return this.lastRequest;
+    return this.requests.latest;
   }
 
   /**
@@ -88,7 +88,7 @@ export class SurfaceFold {
    * (replay reads a call before applying it). Throws InvalidEventError when they cannot be decoded.
    */
   requestSurfaceSeqs(data: ModelRequestData, seq: number): readonly number[] {
-    return requestSurfaceOf(this.lastRequest, data, seq);
+    return this.requests.decode(data, seq);
   }
 
   /** The number of nodes on the surface. */
@@ -168,7 +168,7 @@ export class SurfaceFold {
           `${type} is a log-only type; only surface types (system/message, user/message, assistant/message, tool/result) carry surfaceOp and sourceEventSeqs`,
         );
       }
-      const undoRequest = type === 'model/request' ? this.applyRequest(event) : undefined;
+      const undoRequest = type === 'model/request' ? this.requests.apply(event, this.nodes()) : undefined;
       const metered = known ? this.registry.shadowedSeqsOf(type, event.data) : undefined;
       if (metered !== undefined) {
         this.meters.checkRange(seq, type, metered, this);
@@ -193,18 +193,6 @@ export class SurfaceFold {
       if (isSurfaceType(type)) this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) & ~(1 << (seq & 7));
       this.applied = seq;
       this.headHash = previousHash;
-    };
-  }
-
-  /** Checks a model/request's surface against the current one and makes it the latest request; returns the undo. */
-  private applyRequest(event: LogEvent): () => void {
-    const data = dataOf(event, 'model/request');
-    const seqs = this.requestSurfaceSeqs(data, event.seq);
-    checkRequestSurface(this.nodes(), seqs, event.seq, data.surfaceSeqs === undefined ? 'data.surfaceChange' : 'data.surfaceSeqs');
-    const previous = this.lastRequest;
-    this.lastRequest = { seq: event.seq, seqs };
-    return () => {
-      this.lastRequest = previous;
     };
   }
 
@@ -308,7 +296,7 @@ export class SurfaceFold {
       shadowed.push(node);
       if (node === end) break;
     }
-    const { sources, meters } = this.checkSources(event, shadowed);
+    const { sources, meters } = checkSources(event, shadowed, this.meters, (source) => this.isSurfaceEvent(source));
     checkReplacementRules(event, type, shadowed, start === this.first, {
       resultOf: (callId) => this.calls.get(callId)?.resultNode,
       callOf: (callId) => this.calls.get(callId)?.callNode,
@@ -351,81 +339,6 @@ export class SurfaceFold {
       if (redirected !== undefined) redirected.resultNode = shadowed[0];
       for (const [callId, state] of removedCalls) this.calls.set(callId, state);
     };
-  }
-
-  /**
-   * sourceEventSeqs: non-empty, unique, earlier, every shadowed node, and otherwise only log-only
-   * events; returns them with the metering events among them, which must describe this replace.
-   */
-  private checkSources(event: LogEvent, shadowed: readonly LinkedNode[]): { sources: readonly SessionSeq[]; meters: MeteringEvent[] } {
-    const seq = event.seq;
-    const sources = event.sourceEventSeqs;
-    if (!Array.isArray(sources) || sources.length === 0) {
-      throw new SurfaceOpError('sources-malformed', seq, 'a replace must list the events it shadows in a non-empty sourceEventSeqs array');
-    }
-    const listed = new Set<SessionSeq>();
-    for (const source of sources as readonly unknown[]) {
-      if (!isSessionSeq(source)) {
-        throw new SurfaceOpError(
-          'sources-malformed',
-          seq,
-          `sourceEventSeqs must hold seqs (whole numbers from 0), found ${JSON.stringify(source) ?? String(source)}`,
-        );
-      }
-      if (source >= seq) {
-        throw new SurfaceOpError(
-          'sources-malformed',
-          seq,
-          `sourceEventSeqs must hold seqs of earlier events, smaller than the replace's own seq ${seq}; found ${source}`,
-        );
-      }
-      if (listed.has(source)) throw new SurfaceOpError('sources-malformed', seq, `sourceEventSeqs lists seq ${source} twice`);
-      listed.add(source);
-    }
-    const missing = shadowed.filter((node) => !listed.has(node.seq)).map((node) => node.seq);
-    if (missing.length > 0) {
-      throw new SurfaceOpError(
-        'sources-missing',
-        seq,
-        `sourceEventSeqs must list every shadowed surface node; missing ${missing.join(', ')}`,
-        missing,
-      );
-    }
-    const meters: MeteringEvent[] = [];
-    if (listed.size > shadowed.length) {
-      // Extra sources are the replacement's own log-only events (its metering event), so they
-      // were written after everything it shadows.
-      const inRange = new Set(shadowed.map((node) => node.seq));
-      const lastShadowed = Math.max(...inRange);
-      for (const source of listed) {
-        if (inRange.has(source)) continue;
-        const meter = this.meters.get(source);
-        if (meter !== undefined) {
-          this.meters.checkClaim(
-            meter,
-            seq,
-            shadowed.map((node) => node.seq),
-          );
-          meters.push(meter);
-          continue;
-        }
-        if (this.isSurfaceEvent(source)) {
-          throw new SurfaceOpError(
-            'sources-foreign',
-            seq,
-            `sourceEventSeqs lists seq ${source}, a surface event this replace does not shadow; besides the shadowed nodes it may list only log-only events of the replacement`,
-          );
-        }
-        if (source < lastShadowed) {
-          throw new SurfaceOpError(
-            'sources-foreign',
-            seq,
-            `sourceEventSeqs lists log-only event ${source}, which is older than the shadowed node ${lastShadowed}; besides the shadowed nodes it may list only the replacement's own log-only events, written after what it shadows`,
-          );
-        }
-      }
-    }
-    return { sources: sources as readonly SessionSeq[], meters };
   }
 }
 
