@@ -13,6 +13,7 @@ import { createCompaction } from '../src/compaction/compaction-capability.js';
 import { COMPACTION_END, COMPACTION_OVER_THRESHOLD, COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../src/compaction/event-types.js';
 import { createExtractiveSummarizer, type Summarizer } from '../src/compaction/summarizer.js';
 import { createToolResultPruner } from '../src/compaction/tool-result-pruner.js';
+import { blockPlaceholder } from '../src/log/content-block.js';
 import type { ContentBlock } from '../src/log/event.js';
 import { SurfaceMeter } from '../src/meter/measure.js';
 import { scriptAwareEstimator } from '../src/meter/script-aware.js';
@@ -81,7 +82,7 @@ function countingExtractiveSummarizer(figures: SummarizerFigures): Summarizer {
 }
 
 function textOf(content: readonly ContentBlock[]): string {
-  return content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`)).join('\n');
+  return content.map((block) => blockPlaceholder(block)).join('\n');
 }
 
 interface LogFigures {

@@ -11,6 +11,7 @@ import { createCompaction } from '../src/compaction/compaction-capability.js';
 import { COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../src/compaction/event-types.js';
 import { createToolResultPruner, type ToolResultPruner } from '../src/compaction/tool-result-pruner.js';
 import { canonicalJson } from '../src/log/canonical-json.js';
+import { RequestSurfaceDecoder } from '../src/log/request-surface.js';
 import { SurfaceMeter } from '../src/meter/measure.js';
 import { scriptAwareEstimator } from '../src/meter/script-aware.js';
 import type { ModelLimits } from '../src/providers/language-model.js';
@@ -112,9 +113,10 @@ async function readLogFigures(store: LogStore, sessionId: string): Promise<LogFi
   const sent = new Set<number>();
   const pruned: number[] = [];
   let compactions = 0;
+  const requests = new RequestSurfaceDecoder();
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
-      if (event.type === 'model/request') for (const seq of event.data.surfaceSeqs as number[]) sent.add(seq);
+      if (event.type === 'model/request') for (const seq of requests.decode(event)) sent.add(seq);
       else if (event.type === COMPACTION_PRUNE) pruned.push((event.data.shadowedSeqs as number[])[0] as number);
       else if (event.type === COMPACTION_SUMMARY) compactions++;
     }

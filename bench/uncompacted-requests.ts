@@ -31,7 +31,7 @@ export function computeCallsWithout(script: CodingAgentScript, turns: number): C
   let jsonLength = 0;
   let meterTokens = 0;
   const add = (type: SurfaceType, data: Record<string, unknown>) => {
-    const node = { seq: 0 as SessionSeq, type, sourceEventSeqs: [], event: { data } as unknown as LogEvent } as SurfaceNode;
+    const node = { seq: 0 as SessionSeq, type, sourceEventSeqs: [], event: { seq: 0, type, data } as unknown as LogEvent } as SurfaceNode;
     jsonLength += canonicalJson(renderSurface([node])[0]).length;
     meterTokens += meter.priceOfData(type, data);
     nodes++;
@@ -49,11 +49,12 @@ export function computeCallsWithout(script: CodingAgentScript, turns: number): C
       add('assistant/message', {
         content: text(call.note),
         toolCalls: [{ callId: call.callId, name: call.name, arguments: call.arguments }],
+        model: 'scripted',
       });
       add('tool/result', { callId: call.callId, content: text(call.output) });
     }
     calls.push({ turn, usageTokens: usage(), meterTokens });
-    add('assistant/message', { content: text(plan.answer), toolCalls: [] });
+    add('assistant/message', { content: text(plan.answer), toolCalls: [], model: 'scripted' });
   }
   return calls;
 }

@@ -3,8 +3,8 @@
 // a model said is missing from the record.
 
 import { InvalidEventError, type ShadowlogError, SurfaceOpError } from '../log/errors.js';
-import type { EventDraft, RawAnswer, ToolCall } from '../log/event.js';
-import type { ModelResult } from '../providers/language-model.js';
+import type { EventDraft, RawAnswer, ToolCall, Usage } from '../log/event.js';
+import type { ModelResult, ModelUsage } from '../providers/language-model.js';
 import { TooLargeToRecordError } from './spine-errors.js';
 
 export function assistantMessageDraft(result: ModelResult, toolCalls: readonly ToolCall[], modelId: string): EventDraft {
@@ -14,9 +14,21 @@ export function assistantMessageDraft(result: ModelResult, toolCalls: readonly T
       content: result.content,
       toolCalls,
       model: result.responseModel ?? modelId,
-      ...(result.usage === undefined ? {} : { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens } }),
+      ...(result.usage === undefined ? {} : { usage: usageOf(result.usage) }),
     },
     surfaceOp: 'append',
+  };
+}
+
+/** The counts the log's usage holds, those the provider gave and no others (absent, never null). */
+function usageOf(usage: ModelUsage): Usage {
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens } = usage;
+  return {
+    inputTokens,
+    outputTokens,
+    ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
+    ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
+    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
   };
 }
 

@@ -11,7 +11,7 @@ import { createCompaction } from '../../../src/compaction/compaction-capability.
 import type { CompactionSummaryData } from '../../../src/compaction/event-types.js';
 import { recordedSummaryRequest } from '../../../src/compaction/replay-summary.js';
 import { canonicalJson } from '../../../src/log/canonical-json.js';
-import type { LogEvent, ModelRequestData } from '../../../src/log/event.js';
+import type { LogEvent, SentModelRequestData } from '../../../src/log/event.js';
 import { SurfaceFold } from '../../../src/log/surface-fold.js';
 import type { ModelParams } from '../../../src/providers/language-model.js';
 import { type ScriptedCall, ScriptedModel } from '../../../src/providers/scripted-model.js';
@@ -67,7 +67,7 @@ function surfaceBefore(events: readonly LogEvent[], seq: number) {
 /** The digest of the model/request at `seq`, recomputed over `events` as they are now. */
 export function redigestRequest(events: readonly LogEvent[], seq: number): string {
   const request = events[seq] as LogEvent;
-  const data = request.data as unknown as ModelRequestData;
+  const data = request.data as unknown as SentModelRequestData;
   const messages = renderSurface(surfaceBefore(events, seq).toArray(), SURFACE_RENDERER_VERSION);
   const [, modelVersion] = data.rendererVersion.split(' ');
   const rendered = rendererFor(data.provider, data.model).render({ messages, params: data.params as unknown as ModelParams }, modelVersion);
