@@ -112,14 +112,24 @@ async function readLogFigures(store: LogStore, sessionId: string): Promise<LogFi
   const sent = new Set<number>();
   const pruned: number[] = [];
   let compactions = 0;
+  const markedUnseen = new Set<number>();
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
       if (event.type === 'model/request') for (const seq of event.data.surfaceSeqs as number[]) sent.add(seq);
-      else if (event.type === COMPACTION_PRUNE) pruned.push((event.data.shadowedSeqs as number[])[0] as number);
-      else if (event.type === COMPACTION_SUMMARY) compactions++;
+      else if (event.type === COMPACTION_PRUNE) {
+        const seq = (event.data.shadowedSeqs as number[])[0] as number;
+        pruned.push(seq);
+        if (event.data.unseen === true) markedUnseen.add(seq);
+      } else if (event.type === COMPACTION_SUMMARY) compactions++;
     }
   }
-  return { prunes: pruned.length, compactions, prunedBeforeSent: pruned.filter((seq) => !sent.has(seq)).length };
+  const beforeSent = pruned.filter((seq) => !sent.has(seq));
+  // The record must say which results were cut before their first send: the same set as the requests show.
+  if (beforeSent.length !== markedUnseen.size || beforeSent.some((seq) => !markedUnseen.has(seq)))
+    throw new Error(
+      `prompt-cache: ${beforeSent.length} results were pruned before any request carried them, but ${markedUnseen.size} compaction/prune events say unseen`,
+    );
+  return { prunes: pruned.length, compactions, prunedBeforeSent: beforeSent.length };
 }
 
 interface VariantResult {
@@ -177,7 +187,8 @@ async function run(context: BenchContext): Promise<BenchReport> {
     notes: [
       'Prefix share: the longest common prefix, in characters, of the canonical JSON of two consecutive requests’ message lists, divided by the length of the later one; mean and median over every call but the first. Weighted: the sum of the prefixes over the sum of the lengths.',
       'A prefix break is a call whose request does not begin with the whole previous request: something already sent changed (a prune or a compaction), so a prompt cache misses from that point on.',
-      '“Pruned before sent”: tool results that were pruned before any request carried them whole, so the model only ever saw their head and tail.',
+      '“Pruned before sent”: tool results that were pruned before any request carried them whole, so the model only ever saw their head and tail (checked against the compaction/prune events marked unseen: the same results). Share: of all prunes.',
+      'The production pruner prunes the results the model has been sent and cuts one it has not seen only while the surface is still over the threshold (largest first); the every-step pruner prunes every long result as soon as it lands.',
       'Every row mounts compaction (headroom 0, extractive summarizer, 1,000 tokens reserved for the answer); the pruner is createToolResultPruner() at its defaults. The script is the coding agent of the compaction-session benchmark, the same turns in every row.',
       ...windows.map((window, index) => {
         const results = byWindow[index] as VariantResult[];
@@ -219,6 +230,7 @@ function table(window: WindowRun, results: readonly VariantResult[]) {
       'prefix breaks',
       'prunes',
       'pruned before sent',
+      'share of prunes',
       'compactions',
       'wall time',
     ],
@@ -231,6 +243,7 @@ function table(window: WindowRun, results: readonly VariantResult[]) {
       formatCount(result.breaks),
       formatCount(result.log.prunes),
       formatCount(result.log.prunedBeforeSent),
+      result.log.prunes === 0 ? '–' : percent(result.log.prunedBeforeSent / result.log.prunes),
       formatCount(result.log.compactions),
       formatMs(result.wallMs),
     ]),
