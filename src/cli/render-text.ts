@@ -112,7 +112,7 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       return `#${event.seq} ── compaction ${shortId(data.compactionId)} (${String(data.trigger ?? 'unknown trigger')}): surface ${String(data.tokensBefore ?? '?')} → ${String(data.tokensAfter ?? '?')} tokens; ${(data.shadowedSeqs as unknown[]).length} nodes (${String(data.shadowedTokenCount)} tokens) summarized by ${String(data.provider)}/${String(data.model)} (${String(data.summarizer ?? 'model')}, ${cost}, ${String(data.durationMs ?? '?')} ms)`;
     }
     case 'compaction/prune':
-      return `#${event.seq} ── pruned tool result #${String((data.shadowedSeqs as unknown[])[0])}: ${String(data.charsBefore)} → ${String(data.charsAfter)} characters (${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount ?? '?')} tokens)`;
+      return `#${event.seq} ── pruned tool result #${String((data.shadowedSeqs as unknown[])[0])}: ${String(data.charsBefore)} → ${String(data.charsAfter)} characters (${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount ?? '?')} tokens)${data.unseen === true ? '; before its first send: the model never saw it whole' : ''}`;
     case 'compaction/end':
       return data.error === undefined
         ? `#${event.seq} ── compaction ${shortId(data.compactionId)} ends; the lock is released`

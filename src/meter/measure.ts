@@ -177,10 +177,12 @@ export class SurfaceMeter {
 
   private priceOfBlocks(blocks: readonly ContentBlock[]): number {
     let tokens = 0;
-    for (const block of blocks) {
-      tokens += BLOCK_OVERHEAD_TOKENS;
-      tokens += block.type === 'image' ? imageTokens(block.data?.length ?? 0) : this.estimator.countText(pricedText(block));
-    }
+    for (const block of blocks) tokens += priceOfBlock(block, this.estimator);
     return tokens;
   }
+}
+
+/** The price of one content block: its overhead, and its text (an image by its size). */
+export function priceOfBlock(block: ContentBlock, estimator: TokenEstimator): number {
+  return BLOCK_OVERHEAD_TOKENS + (block.type === 'image' ? imageTokens(block.data?.length ?? 0) : estimator.countText(pricedText(block)));
 }

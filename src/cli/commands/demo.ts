@@ -25,7 +25,9 @@ import { describeReplay } from './replay.js';
 import { showCommand } from './show.js';
 
 export const SAMPLE_PROJECT = fileURLToPath(new URL('../../../examples/sample-project/', import.meta.url));
-const DEMO_LIMITS = { contextWindow: 3_000, defaultMaxOutputTokens: 512 };
+// The scripted model refuses a request whose messages, tool definitions (the file tools: about
+// 230 tokens) and 512 reserved answer tokens exceed the window, as a real server does.
+const DEMO_LIMITS = { contextWindow: 3_200, defaultMaxOutputTokens: 512 };
 const SYSTEM_PROMPT = 'You are a coding agent. Use the file tools to look at the project in the working directory before you answer.';
 
 export interface DemoOptions {

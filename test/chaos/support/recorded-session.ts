@@ -20,8 +20,9 @@ import { renderSurface, SURFACE_RENDERER_VERSION } from '../../../src/spine/rend
 import { defineTool } from '../../../src/spine/tool.js';
 import type { LogStore } from '../../../src/store/log-store.js';
 import { nodeSha256Hex } from '../../../src/store/node-sha256.js';
+import { SELF_SUMMARIZING_LIMITS, SELF_SUMMARIZING_POLICY } from '../../support/self-summarizing-session.js';
 
-const LIMITS = { contextWindow: 3_000, defaultMaxOutputTokens: 300 };
+const LIMITS = SELF_SUMMARIZING_LIMITS;
 
 const lookup = defineTool({
   name: 'lookup',
@@ -43,7 +44,7 @@ function replies(call: ScriptedCall) {
 /** Records `turns` turns of a session that compacts with a model summarizer; returns its events. */
 export async function recordSession(store: LogStore, sessionId: string, turns = 14): Promise<LogEvent[]> {
   const model = new ScriptedModel({ replies, limits: LIMITS });
-  const compaction = createCompaction({ config: { headroomTokens: 0, summarizer: { kind: 'session-model' } } });
+  const compaction = createCompaction({ config: { ...SELF_SUMMARIZING_POLICY, summarizer: { kind: 'session-model' } } });
   const harness = createHarness({ store, model, tools: [lookup], capabilities: [compaction] });
   const session = await harness.createSession(sessionId);
   for (let turn = 1; turn <= turns; turn++) await session.send(`Tell me about thing ${turn}.`);
