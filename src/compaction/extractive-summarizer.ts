@@ -16,6 +16,7 @@ import { mergeSummaries } from './merge-summaries.js';
 import { parseSummaryText } from './parse-summary.js';
 import { renderSections, type SectionName, summaryInside } from './render-summary.js';
 import { emptySections, lineCount, type SummarySections } from './summary-sections.js';
+import { SUMMARY_TARGET } from './summary-target.js';
 
 export { EXTRACTIVE_LABEL };
 
@@ -150,6 +151,7 @@ export function summarizeExtractively(messages: readonly ModelMessage[], options
   const fitted = fitSections(merged, {
     budget: Math.min(ceiling, target),
     ceiling,
+    ...(options.targetTokens === undefined ? {} : { mergedLimit: Math.min(ceiling, SUMMARY_TARGET.mergedCap) }),
     countTokens,
     label: EXTRACTIVE_LABEL,
     isInner: (section, key) => innerKeys.has(`${section}\u0000${key}`),

@@ -9,6 +9,12 @@ export const SUMMARY_TARGET = {
   share: 0.05,
   floor: 256,
   cap: 1_536,
+  /**
+   * Where a summary that merges earlier ones stops growing: two pages. Past it the earlier
+   * summaries' least useful lines go (files and identifiers last), so that on a long session a
+   * summary stays far below maxSummaryTokens instead of filling it.
+   */
+  mergedCap: 3_072,
 } as const;
 
 /** min(maxSummaryTokens, clamp(round(newInputTokens × share), floor, cap)). */

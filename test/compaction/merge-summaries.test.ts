@@ -8,6 +8,7 @@ import { EXTRACTIVE_LABEL, summarizeExtractively } from '../../src/compaction/ex
 import { mergeSummaries } from '../../src/compaction/merge-summaries.js';
 import { renderSections, replacementText } from '../../src/compaction/render-summary.js';
 import { emptySections, type SummarySections } from '../../src/compaction/summary-sections.js';
+import { SUMMARY_TARGET } from '../../src/compaction/summary-target.js';
 import type { ToolCall } from '../../src/log/event.js';
 import { scriptAwareEstimator } from '../../src/meter/script-aware.js';
 import type { ModelMessage } from '../../src/providers/language-model.js';
@@ -205,6 +206,41 @@ describe('the ceiling', () => {
       expect(dropped).toBeGreaterThanOrEqual(601 - requests.length);
     });
   }
+
+  it('stops a merged summary growing on a long session: at most mergedCap tokens, the first request, files and identifiers kept longest', () => {
+    const countTokens = (text: string) => scriptAwareEstimator.countText(text);
+    let earlier: SummarySections | undefined;
+    const sizes: number[] = [];
+    for (let level = 0; level < 40; level++) {
+      const messages: ModelMessage[] = earlier === undefined ? [] : [summaryNode(earlier)];
+      for (let turn = 0; turn < 10; turn++) {
+        const n = level * 10 + turn;
+        messages.push(user(`Request ${n + 1}: look at how module${n} handles empty fields, and report the figures.`));
+        messages.push(assistant('Reading it.', [{ callId: `c${n}`, name: 'read_file', arguments: { path: `src/module${n}.ts` } }]));
+        messages.push(tool(`c${n}`, `export function parseModule${n}(text: string) {\n  return text.split(',');\n}\n`.repeat(20)));
+        messages.push(assistant(`module${n} keeps ${n % 7} of ${(n % 11) + 7} fields; parseModule${n}() splits on commas in ${n} ms.`));
+      }
+      const summary = summarizeExtractively(messages, {
+        maxTokens: 8_192,
+        countTokens,
+        targetTokens: (tokens) => Math.min(1_536, Math.max(256, Math.round(tokens * 0.05))),
+        ...(earlier === undefined ? {} : { earlierSummaries: [{ messageIndex: 0, sections: earlier }] }),
+      });
+      if (summary === undefined) expect.unreachable(`expected a summary at level ${level}`);
+      sizes.push(summary.outputTokens);
+      expect(summary.outputTokens, `level ${level}`).toBeLessThanOrEqual(SUMMARY_TARGET.mergedCap);
+      expect(summary.sections.requests[0]?.text, `level ${level}`).toMatch(/^Request 1:/);
+      earlier = summary.sections;
+    }
+    const last = earlier as SummarySections;
+    // Files outlast requests long done: the first level's file is still there at the end.
+    expect(last.files.map((file) => file.path)).toContain('src/module0.ts');
+    expect(last.requests.at(-1)?.text).toMatch(/^Request 400:/);
+    expect(last.notes.some((note) => /earlier summaries dropped to keep the summary within 3072 tokens$/.test(note))).toBe(true);
+    // It grows at first, then stays put below the cap instead of filling maxSummaryTokens.
+    expect(Math.max(...sizes.slice(-10))).toBeLessThanOrEqual(SUMMARY_TARGET.mergedCap);
+    expect(Math.max(...sizes)).toBeLessThan(8_192 / 2);
+  });
 
   it('keeps a request said twice as two lines', () => {
     const again = mergeSummaries(inner, {

@@ -10,7 +10,7 @@ const chars4 = (text: string): number => Math.ceil(text.length / 4);
 
 describe('summaryTargetTokens', () => {
   it('is 5 % of the new text, at least 256 and at most 1,536, and never above maxSummaryTokens', () => {
-    expect(SUMMARY_TARGET).toEqual({ share: 0.05, floor: 256, cap: 1_536 });
+    expect(SUMMARY_TARGET).toEqual({ share: 0.05, floor: 256, cap: 1_536, mergedCap: 3_072 });
     expect(summaryTargetTokens(1_000, 8_192)).toBe(256);
     expect(summaryTargetTokens(20_000, 8_192)).toBe(1_000);
     expect(summaryTargetTokens(100_000, 8_192)).toBe(1_536);

@@ -12,6 +12,12 @@ export interface FitOptions {
   readonly budget: number;
   /** The hard limit (maxSummaryTokens): lines from an earlier summary are dropped only to fit it. */
   readonly ceiling: number;
+  /**
+   * Where a merged summary stops growing (at most the ceiling): past it, the earlier summaries'
+   * least useful lines go first — old tool calls and figures, then requests long done — while
+   * files and identifiers stay longest. Absent: the ceiling.
+   */
+  readonly mergedLimit?: number;
   readonly countTokens: CountTokens;
   readonly label: string;
   /** True for a line kept from an earlier summary. */
@@ -90,6 +96,7 @@ function without(sections: SummarySections, dropped: readonly LineRef[]): Summar
   const kept = (section: SectionName) => (key: string) => !gone.has(`${section}\u0000${key}`);
   return {
     ...sections,
+    requests: sections.requests.filter((line) => kept('requests')(line.text)),
     files: sections.files.filter((line) => kept('files')(line.path)),
     identifiers: sections.identifiers.filter(kept('identifiers')),
     decisions: sections.decisions.filter(kept('decisions')),
@@ -143,7 +150,7 @@ export function fitSections(sections: SummarySections, options: FitOptions): Sum
   // What must stay (every request, an earlier summary's lines) may fill the budget: the other lines still get room beyond it.
   const budget = Math.min(options.ceiling, Math.max(options.budget, kept + Math.floor(options.budget * ROOM_BEYOND_KEPT)));
   const withinBudget = fewestDrops(trimmed, newer, budget, measure);
-  if (withinBudget !== undefined) return withinBudget;
+  if (withinBudget !== undefined) return withinMergedLimit(withinBudget, options, measure);
   const inner = order.filter((ref) => !isNew(ref));
   const withinCeiling = fewestDrops(allNewDropped, inner, options.ceiling, (candidate) => measure(withNote(candidate, allNewDropped)));
   if (withinCeiling !== undefined) return withNote(withinCeiling, allNewDropped);
@@ -163,6 +170,53 @@ export function fitSections(sections: SummarySections, options: FitOptions): Sum
     if (cut.requests.length > 0 && measure(cut) <= options.ceiling) return cut;
   }
   return undefined;
+}
+
+/** Requests of an earlier summary that stay however long the session grows: the first (the task) and the newest few. */
+const NEWEST_REQUESTS_KEPT = 6;
+
+/**
+ * An earlier summary's lines, in the order they go when a merged summary outgrows its limit:
+ * tool calls, older figures, decisions and fixed errors, requests long done (never the first
+ * or the newest few, never an open one), notes, then mentioned files and identifiers (oldest
+ * first), and read files last.
+ */
+function mergedDropOrder(sections: SummarySections, isInner: FitOptions['isInner']): LineRef[] {
+  const refs = (section: ListSection, keys: readonly string[]) =>
+    keys.filter((key) => isInner(section, key)).map((key) => ({ section, key }));
+  const older = (section: 'errors' | 'decisions' | 'progress') => keysOf(sections, section).slice(0, -LATEST_KEPT);
+  const doneRequests = sections.requests
+    .slice(1, Math.max(1, sections.requests.length - NEWEST_REQUESTS_KEPT))
+    .filter((request) => request.status === 'done')
+    .map((request) => request.text);
+  const files = (action: string) => sections.files.filter((file) => file.action === action).map((file) => file.path);
+  return [
+    ...refs('toolCalls', keysOf(sections, 'toolCalls')),
+    ...refs('progress', older('progress')),
+    ...refs('decisions', older('decisions')),
+    ...refs(
+      'errors',
+      sections.errors.filter((line) => line.fix !== null).map((line) => line.error),
+    ),
+    ...refs('requests', doneRequests),
+    ...refs('notes', keysOf(sections, 'notes')),
+    ...refs('earlier', keysOf(sections, 'earlier').slice(0, -1)),
+    ...refs('unstructured', keysOf(sections, 'unstructured').slice(0, -1)),
+    ...refs('files', files('mentioned')),
+    ...refs('identifiers', [...sections.identifiers]),
+    ...refs('files', files('read')),
+  ];
+}
+
+/** `fitted`, or when it is past the merged limit, with the earlier summaries' least useful lines dropped to it (and a note). */
+function withinMergedLimit(fitted: SummarySections, options: FitOptions, measure: (sections: SummarySections) => number): SummarySections {
+  const limit = Math.min(options.ceiling, options.mergedLimit ?? options.ceiling);
+  if (measure(fitted) <= limit) return fitted;
+  const order = mergedDropOrder(fitted, options.isInner);
+  // As many drops as it takes, from the front of the order; if even all of them leave it over, all of them.
+  const why = `to keep the summary within ${limit} tokens`;
+  const dropped = fewestDrops(fitted, order, limit, (candidate) => measure(withNote(candidate, fitted, why))) ?? without(fitted, order);
+  return withNote(dropped, fitted, why);
 }
 
 /**
@@ -205,11 +259,8 @@ function cutRequests(sections: SummarySections, allowance: number, countTokens: 
   return { ...sections, requests };
 }
 
-function withNote(fitted: SummarySections, original: SummarySections): SummarySections {
+function withNote(fitted: SummarySections, original: SummarySections, why = 'to fit maxSummaryTokens'): SummarySections {
   const dropped = lineCount(original) - lineCount(fitted);
   if (dropped <= 0) return fitted;
-  return {
-    ...fitted,
-    notes: [...fitted.notes, `${dropped} line${dropped === 1 ? '' : 's'} of earlier summaries dropped to fit maxSummaryTokens`],
-  };
+  return { ...fitted, notes: [...fitted.notes, `${dropped} line${dropped === 1 ? '' : 's'} of earlier summaries dropped ${why}`] };
 }
