@@ -87,7 +87,10 @@ async function showSurface(context: CommandContext, sessionId: string, atSeq: nu
       sessionId,
       atSeq,
       ...(parent === undefined ? {} : { parent }),
-      nodes: nodes.map((node) => ({ seq: node.seq, type: node.type, sourceEventSeqs: node.sourceEventSeqs })),
+      nodes: nodes.map((node) => {
+        const copyOf = (node.event.data as { copyOf?: unknown }).copyOf;
+        return { seq: node.seq, type: node.type, sourceEventSeqs: node.sourceEventSeqs, ...(typeof copyOf === 'number' ? { copyOf } : {}) };
+      }),
     });
     return 0;
   }
