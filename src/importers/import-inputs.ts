@@ -3,25 +3,25 @@
 // whole and told apart by content.
 
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { FileError, inputFileError } from '../store/file-errors.js';
 
 export interface ImportInput {
-  /** The path as the user gave it or as the walk found it ('-' for standard input). */
+  /** The path as the user gave it, or under a directory they gave ('-' for standard input). */
   readonly path: string;
   readonly bytes: Buffer;
 }
 
 /** The files under `paths`, in the order given and, within a directory, sorted by path; each read once. */
 export async function readImportInputs(paths: readonly string[], cwd: string): Promise<ImportInput[]> {
-  const files: string[] = [];
+  const files: Array<{ shown: string; absolute: string }> = [];
   for (const path of paths) {
     const absolute = resolve(cwd, path);
     const info = await stat(absolute).catch((error: unknown) => {
       throw inputFileError(error, path) ?? error;
     });
     if (!info.isDirectory()) {
-      files.push(absolute);
+      files.push({ shown: path, absolute });
       continue;
     }
     const found = await jsonlFilesUnder(absolute);
@@ -32,17 +32,17 @@ export async function readImportInputs(paths: readonly string[], cwd: string): P
         `${path} is a directory with no .jsonl files in it; give session files, or a directory that holds some`,
       );
     }
-    files.push(...found);
+    files.push(...found.map((file) => ({ shown: join(path, relative(absolute, file)), absolute: file })));
   }
   const inputs: ImportInput[] = [];
   const seen = new Set<string>();
-  for (const file of files) {
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const bytes = await readFile(file).catch((error: unknown) => {
-      throw inputFileError(error, file) ?? error;
+  for (const { shown, absolute } of files) {
+    if (seen.has(absolute)) continue;
+    seen.add(absolute);
+    const bytes = await readFile(absolute).catch((error: unknown) => {
+      throw inputFileError(error, shown) ?? error;
     });
-    inputs.push({ path: file, bytes });
+    inputs.push({ path: shown, bytes });
   }
   return inputs;
 }
