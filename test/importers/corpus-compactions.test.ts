@@ -89,7 +89,7 @@ describe('the compactions of the corpus sessions, mapped', () => {
     const events = await eventsOf(sqlite, ids.claudeMain);
     const [{ replacement } = { replacement: undefined }] = compactionsOf(events);
     const source = rowsOf(corpusFile(CORPUS_FILES.claudeMain)).find((row) => row.isCompactSummary === true);
-    expect(replacement?.data.content).toEqual([{ type: 'text', text: (source?.message as { content: string }).content }]);
+    expect(replacement?.data.content).toEqual([{ type: 'text', text: (source?.message as { content: string } | undefined)?.content }]);
   });
 
   it('origins of each mapped summary returns exactly the originals it replaced', async () => {
@@ -115,7 +115,8 @@ describe('the compactions of the corpus sessions, mapped', () => {
     const [compaction] = compactionsOf(events);
     const { summary, replacement } = compaction as { summary: LogEvent; replacement: LogEvent };
     const source = rowsOf(corpusFile(CORPUS_FILES.codexCompacted)).find((row) => row.type === 'compacted');
-    const history = (source?.payload as { replacement_history: Array<{ type: string; role?: string }> }).replacement_history;
+    const history =
+      (source?.payload as { replacement_history: Array<{ type: string; role?: string }> } | undefined)?.replacement_history ?? [];
     const surface = await json<{ nodes: Array<{ seq: number; type: string; copyOf?: number }> }>([
       'show',
       ids.codexCompacted,

@@ -43,7 +43,7 @@ describe('the content of the corpus sessions, mapped', () => {
     const thinking = rowsOf(corpusFile(CORPUS_FILES.claudeMain))
       .filter((row) => row.type === 'assistant')
       .flatMap((row) =>
-        (row.message?.content as Array<{ type: string; thinking?: string; signature?: string }>).filter(
+        ((row.message?.content ?? []) as Array<{ type: string; thinking?: string; signature?: string }>).filter(
           (block) => block.type === 'thinking',
         ),
       );
