@@ -80,14 +80,16 @@ export class ImportInputError extends ShadowlogError {
 /** A line whose mapping shadowlog's own log rules refuse: a gap in an importer, named by file and line. */
 export class ImportMappingError extends ShadowlogError {
   readonly path: string;
-  readonly line: number | undefined;
-  constructor(path: string, line: number | undefined, cause: ShadowlogError) {
+  /** The lines being mapped: one record's, or the lines of one answer. */
+  readonly lines: readonly number[];
+  constructor(path: string, lines: readonly number[], cause: ShadowlogError) {
+    const where = lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.join(', ')} (one answer)`;
     super(
       'IMPORT_REFUSED',
-      `${path}${line === undefined ? '' : ` line ${line}`}: what the line maps to breaks a rule of the log (${cause.message}); nothing was imported. The importer does not know this shape of record yet: please report the line`,
+      `${path} ${where}: what it maps to breaks a rule of the log (${cause.message}); nothing was imported. The importer does not know this shape of record yet: please report the line`,
       { cause },
     );
     this.path = path;
-    this.line = line;
+    this.lines = lines;
   }
 }

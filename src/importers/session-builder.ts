@@ -51,7 +51,7 @@ export class SessionBuilder {
   private step = 0;
   private inTurn = false;
   private outcome: TurnEndReason = 'completed';
-  private line: number | undefined;
+  private lines: readonly number[] = [];
 
   constructor(options: SessionBuilderOptions) {
     this.sessionId = options.sessionId;
@@ -72,15 +72,13 @@ export class SessionBuilder {
     ]);
   }
 
-  /** The source line being mapped, for an error that must name it. */
-  get currentLine(): number | undefined {
-    return this.line;
-  }
-
-  /** Starts mapping `record`: its line is the one an error names, and its time the time of what it becomes. */
-  reading(record: SourceRecord): void {
-    this.line = record.line;
-    this.at(timeOfRecord(record));
+  /**
+   * Starts mapping `records` (one record, or the lines of one answer): their lines are the ones
+   * an error names, and the first one's time is the time of what they become.
+   */
+  reading(...records: readonly SourceRecord[]): void {
+    this.lines = records.map((record) => record.line);
+    if (records[0] !== undefined) this.at(timeOfRecord(records[0]));
   }
 
   /**
@@ -92,7 +90,7 @@ export class SessionBuilder {
       map();
     } catch (error) {
       if (!ShadowlogError.isInstance(error) || error instanceof ImportMappingError) throw error;
-      throw new ImportMappingError(this.sourcePath, this.line ?? record.line, error);
+      throw new ImportMappingError(this.sourcePath, this.lines.length === 0 ? [record.line] : this.lines, error);
     }
   }
 

@@ -133,6 +133,19 @@ describe('import as a transaction', () => {
     expect(JSON.parse(recorded.stdout)).toMatchObject({ status: 'compacted' });
   });
 
+  it('refuses a line whose mapping the log cannot hold, naming the file and line, and writes nothing', async () => {
+    const lines = corpusLines(CORPUS_FILES.claudeSmall);
+    // A number JSON reads as Infinity in a tool call's input: canonical JSON cannot hold it.
+    lines[3] = (lines[3] as string).replace('"input":{', '"input":{"limit":1e400,');
+    write('huge-number.jsonl', `${lines.join('\n')}\n`);
+    const result = await workspace.run(['import', 'huge-number.jsonl']);
+    expect(expectCleanRefusal(result, 'import huge-number.jsonl', [1])).toBe('IMPORT_REFUSED');
+    expect(result.stderr).toMatch(
+      /^shadowlog: IMPORT_REFUSED: huge-number\.jsonl lines 3, 4 \(one answer\): what it maps to breaks a rule of the log \(.*a finite number.*\); nothing was imported/,
+    );
+    expect(await sessions()).toEqual([]);
+  });
+
   it('prints, per file, what it detected and each session it wrote with its figures', async () => {
     const result = await workspace.run(['import', corpusFile(CORPUS_FILES.codexOld)]);
     expect(result.stdout).toBe(

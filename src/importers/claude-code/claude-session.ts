@@ -101,7 +101,7 @@ export class ClaudeSessionMapper {
     const last = lines[lines.length - 1] as SourceRecord;
     const message = objectOf(first.value.message) ?? {};
     const model = stringOf(message.model) ?? 'unknown';
-    this.builder.reading(first);
+    this.builder.reading(...lines);
     if (model === '<synthetic>') {
       this.mapSynthetic(lines);
       return;

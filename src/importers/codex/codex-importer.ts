@@ -137,7 +137,7 @@ class CodexMapper {
 
   private mapCall(call: CodexCall, start: number): void {
     const builder = this.builder;
-    builder.reading(this.records[start] as SourceRecord);
+    builder.reading(...call.items.map((index) => this.records[index] as SourceRecord));
     const content: ContentBlock[] = [];
     const toolCalls: SourceToolCall[] = [];
     const messages: SourceObject[] = [];
