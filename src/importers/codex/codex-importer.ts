@@ -4,7 +4,7 @@
 // model of the turn_context in force; `compacted` is a replacement (codex-replacement.ts);
 // event messages, turn contexts and snapshots are kept whole as foreign lines.
 
-import type { ContentBlock } from '../../log/event.js';
+import type { ContentBlock, SessionParent } from '../../log/event.js';
 import { importedSessionId } from '../derived-ids.js';
 import type { SourceToolCall } from '../imported-call.js';
 import type { ImportOptions } from '../importer-options.js';
@@ -20,16 +20,27 @@ export function importCodex(file: SourceFile, options: ImportOptions = {}): Sess
   const meta = records.find((record) => record.value.type === 'session_meta');
   const metaPayload = objectOf(meta?.value.payload);
   const sessionId = options.sessionId ?? importedSessionId('codex', stringOf(metaPayload?.id) ?? 'session');
+  const parent = options.parent ?? spawnedBy(metaPayload);
   const builder = new SessionBuilder({
     sessionId,
     sourcePath: file.path,
     source: 'codex',
     time: firstTimeOf(records),
-    ...(options.parent === undefined ? {} : { parent: options.parent }),
+    ...(parent === undefined ? {} : { parent }),
     ...(options.window === undefined ? {} : { window: options.window }),
   });
   new CodexMapper(builder, records, stringOf(metaPayload?.model_provider) ?? 'openai').map();
   return [builder];
+}
+
+/**
+ * The thread that spawned a Codex sub-agent: its session_meta names it in
+ * `source.subagent.thread_spawn.parent_thread_id` (and, in some versions, `parent_thread_id`).
+ */
+function spawnedBy(meta: SourceObject | undefined): SessionParent | undefined {
+  const spawn = objectOf(objectOf(objectOf(meta?.source)?.subagent)?.thread_spawn);
+  const parentThread = stringOf(spawn?.parent_thread_id) ?? stringOf(meta?.parent_thread_id);
+  return parentThread === undefined ? undefined : { sessionId: importedSessionId('codex', parentThread) };
 }
 
 class CodexMapper {
