@@ -11,6 +11,8 @@ import { isReplaceOp } from '../log/surface-op.js';
 export interface RenderOptions {
   /** Longest text shown per message before it is cut with a note (0 = no limit). */
   readonly maxChars: number;
+  /** The sub-session a tool call spawned, by call id, for a session that has sub-sessions. */
+  readonly subSessionOf?: (callId: string) => string | undefined;
 }
 
 const ROLE: Record<string, string> = {
@@ -52,7 +54,8 @@ export function renderMessage(event: LogEvent, options: RenderOptions, note = ''
       const args = call.argumentsText ?? JSON.stringify(call.arguments);
       const ids =
         call.providerCallId === undefined ? call.callId : `${call.callId}, sent by the provider as ${JSON.stringify(call.providerCallId)}`;
-      lines.push(indent(`→ calls ${call.name}(${args}) [${ids}]`));
+      const spawned = options.subSessionOf?.(call.callId);
+      lines.push(indent(`→ calls ${call.name}(${args}) [${ids}]${spawned === undefined ? '' : `, which ran as sub-session ${spawned}`}`));
     }
   }
   return lines.join('\n');

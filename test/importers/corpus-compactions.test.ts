@@ -157,6 +157,18 @@ describe('the compactions of the corpus sessions, mapped', () => {
     expect(shown.stdout).toMatch(/#\d+ assistant {2}\[copy of #\d+\]/);
   });
 
+  it('links sub-sessions in show: the parent names them, and the Task call that spawned one says so', async () => {
+    const shown = await workspace.run([...store, 'show', ids.claudeSmall, '--record']);
+    expect(shown.stdout).toContain(
+      `sub-sessions: ${ids.claudeSmall}.sidechain-6340ddef (spawned by call toolu_014YF9TXhDRR7BnpasNJ7gjC), ${ids.claudeSmall}.sidechain-83e2917c (spawned by call toolu_01LKfUwrsnof18CpWZQcJH44)`,
+    );
+    expect(shown.stdout).toMatch(/→ calls Task\(.*\) \[toolu_014YF9TXhDRR7BnpasNJ7gjC\], which ran as sub-session .*\.sidechain-6340ddef/);
+    const sub = await workspace.run([...store, 'show', `${ids.claudeSmall}.sidechain-6340ddef`]);
+    expect(sub.stdout).toContain(`a sub-session of ${ids.claudeSmall}, spawned by its tool call toolu_014YF9TXhDRR7BnpasNJ7gjC`);
+    const main = await json<{ subSessions: Array<{ sessionId: string }> }>(['show', ids.claudeMain, '--surface']);
+    expect(main.subSessions).toEqual([{ sessionId: ids.claudeSummarizer }]);
+  });
+
   it('replays an imported call as reconstructed, and refuses to call an imported compaction verified', async () => {
     const call = await json<{ verified: boolean; provenance: string; requestDigest: null }>(['replay', ids.claudeMain, '--turn', '1']);
     expect(call).toMatchObject({ verified: false, provenance: 'imported', requestDigest: null });
