@@ -51,6 +51,8 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
   }
   if (options.sessionId !== undefined) assertSessionId(options.sessionId);
   const classified = inputs.map((input) => classifyInput(input, options.format));
+  const [only] = classified;
+  if (classified.length === 1 && only?.kind === 'shadowlog') return importOneExport(store, only, options);
   const foreign = classified.filter((input): input is ForeignInput => input.kind === 'foreign');
   const mappingOptions = {
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
@@ -88,6 +90,24 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
   return { files: classified.map((input) => fileReport(input, staged, present, exports.get(input.input))) };
 }
 
+/**
+ * A single shadowlog export goes straight into the store's transaction, checked as it is read
+ * (store/jsonl.ts), as `import` always did: there is nothing else to check it against first.
+ */
+async function importOneExport(
+  store: LogStore,
+  input: Extract<ClassifiedInput, { kind: 'shadowlog' }>,
+  options: ImportFilesOptions,
+): Promise<ImportSummary> {
+  const result = await importSession(store, Readable.from([input.input.bytes]), {
+    registry: options.registry,
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+  });
+  const staged = await stagedExport(store, input.input.path, result.sessionId);
+  const present = new Set(result.alreadyPresent ? [result.sessionId] : []);
+  return { files: [fileReport(input, [staged], present, result)] };
+}
+
 /** The sessions that are already in the store, event for event; throws, writing nothing, when one is there with other events. */
 async function checkAgainstStore(store: LogStore, staged: readonly StagedSession[]): Promise<Set<string>> {
   const present = new Set<string>();
@@ -123,7 +143,7 @@ function refuseDuplicates(staged: readonly StagedSession[]): void {
   }
 }
 
-async function stagedExport(staging: MemoryLogStore, path: string, sessionId: string): Promise<StagedSession> {
+async function stagedExport(staging: LogStore, path: string, sessionId: string): Promise<StagedSession> {
   const events: LogEvent[] = [];
   for await (const page of staging.read(sessionId)) events.push(...page);
   let modelCalls = 0;
