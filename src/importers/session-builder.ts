@@ -6,7 +6,7 @@
 
 import { COMPACTION_EVENT_TYPES } from '../compaction/event-types.js';
 import { ShadowlogError } from '../log/errors.js';
-import type { EventDraft, LogEvent, SessionParent, TurnEndReason } from '../log/event.js';
+import type { EventDraft, LogEvent, SessionParent, TurnEndReason, Usage } from '../log/event.js';
 import { FORMAT_VERSION } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
 import { type ForeignSource, foreignEventDraft } from '../log/foreign-event.js';
@@ -143,6 +143,7 @@ export class SessionBuilder {
    */
   call(answer: ImportedAnswer): number {
     this.beginStep();
+    const usage = this.checkedUsage(answer.usage, answer.sourceLines);
     const toolCalls = answer.toolCalls.map((call) => this.callIds.open(call));
     const [, message] = this.append([
       this.requestDraft(answer.provider, answer.model, answer.contextWindow),
@@ -152,7 +153,7 @@ export class SessionBuilder {
           content: answer.content,
           toolCalls,
           model: answer.model,
-          ...(answer.usage === undefined ? {} : { usage: answer.usage }),
+          ...(usage === undefined ? {} : { usage }),
           ...(answer.extra ?? {}),
           sourceLines: answer.sourceLines,
         },
@@ -208,6 +209,21 @@ export class SessionBuilder {
   /** Ends the open turn, if any. */
   finish(): void {
     if (this.inTurn) this.endTurn();
+  }
+
+  /**
+   * Usage whose parts do not fit in its wholes (more cached than input, more reasoning than
+   * output) is a source's glitch: the wholes are kept, the parts left out and reported.
+   */
+  private checkedUsage(usage: Usage | undefined, lines: readonly SourceLineRef[]): Usage | undefined {
+    if (usage === undefined) return undefined;
+    const cached = (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0);
+    if (cached <= usage.inputTokens && (usage.reasoningTokens ?? 0) <= usage.outputTokens) return usage;
+    this.note(
+      lines[lines.length - 1]?.line ?? 0,
+      `the usage's parts do not fit in its wholes (${JSON.stringify(usage)}); only its input and output counts are kept`,
+    );
+    return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
   }
 
   private requestDraft(provider: string, model: string, contextWindow: number | undefined): EventDraft {

@@ -146,6 +146,24 @@ describe('import as a transaction', () => {
     expect(await sessions()).toEqual([]);
   });
 
+  it('keeps the whole input and output of a count whose parts do not fit in them, and reports the line', async () => {
+    const lines = corpusLines(CORPUS_FILES.codexOld);
+    const count = JSON.parse(lines[8] as string) as { payload: { info: { last_token_usage: Record<string, number> } } };
+    count.payload.info.last_token_usage.cached_input_tokens = 99_999;
+    lines[8] = JSON.stringify(count);
+    write('glitch.jsonl', `${lines.join('\n')}\n`);
+    const imported = JSON.parse((await workspace.run(['--json', 'import', 'glitch.jsonl'])).stdout) as { files: FileReport[] };
+    expect(imported.files[0]?.sessions[0]?.unmapped).toEqual([
+      {
+        line: 11,
+        reason: expect.stringMatching(
+          /^the usage's parts do not fit in its wholes \(.*"cacheReadTokens":99999.*\); only its input and output counts are kept$/,
+        ),
+      },
+    ]);
+    expect((await workspace.run(['verify', 'codex-019a93b9-f380-7600-98ff-940e6b99603c'])).code).toBe(0);
+  });
+
   it('prints, per file, what it detected and each session it wrote with its figures', async () => {
     const result = await workspace.run(['import', corpusFile(CORPUS_FILES.codexOld)]);
     expect(result.stdout).toBe(
