@@ -19,7 +19,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   compaction: ['compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   importers: ['importers', 'compaction', 'log', 'store', 'meter', 'providers'],
   cli: ['cli', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
-  '.': ['.', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  '.': ['.', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
 };
 
 function sourceFiles(directory: string): string[] {
