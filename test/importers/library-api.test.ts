@@ -2,7 +2,15 @@
 // into any store.
 
 import { describe, expect, it } from 'vitest';
-import { COMPACTION_EVENT_TYPES, EventTypeRegistry, importFiles, MemoryLogStore, origins, readImportInputs } from '../../src/index.js';
+import {
+  asSessionSeq,
+  COMPACTION_EVENT_TYPES,
+  EventTypeRegistry,
+  importFiles,
+  MemoryLogStore,
+  origins,
+  readImportInputs,
+} from '../../src/index.js';
 import { CORPUS_FILES, corpusFile } from '../support/corpus-sessions.js';
 
 describe('importFiles', () => {
@@ -18,7 +26,7 @@ describe('importFiles', () => {
     let summarySeq = -1;
     for await (const page of store.read(sessionId))
       for (const event of page) if (event.type === 'compaction/summary') summarySeq = event.seq;
-    const replaced = await origins(summarySeq + 1, (seq) => store.readEvent(sessionId, seq));
+    const replaced = await origins(asSessionSeq(summarySeq + 1), (seq) => store.readEvent(sessionId, seq));
     expect(replaced.length).toBeGreaterThan(100);
     const again = await importFiles(store, inputs, { format: 'auto', registry: new EventTypeRegistry(COMPACTION_EVENT_TYPES) });
     expect(again.files.flatMap((file) => file.sessions.map((session) => session.status))).toEqual(['already-present', 'already-present']);
