@@ -85,7 +85,7 @@ describe('pi compaction entries', () => {
       replacements[0]?.seq,
       ...messageLines(secondKept).filter((seq) => !messageLines(firstKept).includes(seq)),
     ]);
-    expect(replacements[1]?.sourceEventSeqs).toEqual([...(summaries[1]?.data.shadowedSeqs as number[]), summaries[1]?.seq]);
+    expect(replacements[1]?.sourceEventSeqs).toEqual([...((summaries[1]?.data.shadowedSeqs ?? []) as number[]), summaries[1]?.seq]);
     expect(replacements.map((replacement) => replacement.data.content)).toEqual([
       [{ type: 'text', text: `${PREFIX}first summary\n</summary>` }],
       [{ type: 'text', text: `${PREFIX}second summary, over the first\n</summary>` }],
