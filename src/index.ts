@@ -14,9 +14,22 @@ export {
 } from './compaction/summarizer.js';
 export { createToolResultPruner, ToolResultPruner } from './compaction/tool-result-pruner.js';
 export type { CompactionFailure, CompactionOutcome } from './compaction/transaction.js';
+export {
+  IMPORT_FORMATS,
+  type ImportConflict,
+  ImportConflictError,
+  type ImportFormat,
+  ImportFormatMismatchError,
+  ImportMappingError,
+  UnknownImportFormatError,
+} from './importers/import-errors.js';
+export { type ImportFilesOptions, importFiles } from './importers/import-files.js';
+export { type ImportInput, readImportInputs } from './importers/import-inputs.js';
+export type { FileReport, ImportSummary, SessionReport, UnmappedPart } from './importers/import-report.js';
 export { canonicalJson } from './log/canonical-json.js';
 export { attachCleanupFailure, cleanupFailuresOf, runCleanupAfter, withCleanup } from './log/cleanup.js';
 export { blockPlaceholder, imageBlockFromUrl, parseBase64DataUrl, readableText } from './log/content-block.js';
+export { copyOfSeq } from './log/copy-of.js';
 export {
   ConcurrencyError,
   ConfigError,

@@ -1,4 +1,5 @@
-// Keeps the arrows of CONVENTIONS.md true: cli → compaction → spine → log, store → log,
+// Keeps the arrows of CONVENTIONS.md true: cli → compaction → spine → log (cli → importers →
+// compaction, store, log for the importers of other harnesses), store → log,
 // meter → log; log imports nothing from Node or the rest of the project; the spine never
 // imports compaction. Providers may use the meter: the scripted model counts a request's
 // tokens against its window, as a server does.
@@ -17,8 +18,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   providers: ['providers', 'log', 'meter'],
   spine: ['spine', 'log', 'store', 'meter', 'providers'],
   compaction: ['compaction', 'spine', 'log', 'store', 'meter', 'providers'],
-  cli: ['cli', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
-  '.': ['.', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  importers: ['importers', 'compaction', 'log', 'store', 'meter', 'providers'],
+  cli: ['cli', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  '.': ['.', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
 };
 
 function sourceFiles(directory: string): string[] {

@@ -12,7 +12,7 @@ import { chatCommand } from './commands/chat.js';
 import { compactCommand } from './commands/compact.js';
 import { copyCommand } from './commands/copy.js';
 import { demoCommand } from './commands/demo.js';
-import { exportCommand, importCommand } from './commands/export-import.js';
+import { exportCommand, type ImportCommandOptions, importCommand } from './commands/export-import.js';
 import { meterCommand } from './commands/meter.js';
 import { originsCommand } from './commands/origins.js';
 import { type PolicyCommandOptions, type PolicyFlags, policyCommand } from './commands/policy.js';
@@ -274,10 +274,30 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .action((id: string, options: { output?: string }) => run('read', (ctx) => exportCommand(ctx, id, options.output))());
 
   program
-    .command('import <file>')
-    .description('store a JSONL export as a session (- reads standard input); the hash chain and every replacement are checked first')
-    .option('--as <id>', 'store it under this session id instead of the one in the file')
-    .action((file: string, options: { as?: string }) => run('write', (ctx) => importCommand(ctx, file, options.as))());
+    .command('import <files...>')
+    .description(
+      'store sessions: shadowlog JSONL exports, and Claude Code, Codex CLI and pi sessions with their compactions mapped (a directory imports every .jsonl file under it, subagents linked; - reads standard input); everything is read and checked before anything is stored, and importing a file again writes nothing',
+    )
+    .addOption(
+      new Option('--format <format>', 'the format of the files; auto tells each by its content')
+        .choices(['auto', 'claude-code', 'codex', 'pi', 'shadowlog'])
+        .default('auto'),
+    )
+    .option('--as <id>', 'store the one file given under this session id instead of the one it gives (its sub-sessions are named after it)')
+    .option(
+      '--window <tokens>',
+      "the model's context window to record on imported calls whose source states none (else the model table's)",
+      (value) => integerArgument(value, 'tokens', 1),
+    )
+    .action((files: string[], options: { format: ImportCommandOptions['format']; as?: string; window?: number }) =>
+      run('write', (ctx) =>
+        importCommand(ctx, files, {
+          format: options.format,
+          ...(options.as === undefined ? {} : { as: options.as }),
+          ...(options.window === undefined ? {} : { window: options.window }),
+        }),
+      )(),
+    );
 
   program
     .command('copy [ids...]')

@@ -11,6 +11,8 @@ import { isReplaceOp } from '../log/surface-op.js';
 export interface RenderOptions {
   /** Longest text shown per message before it is cut with a note (0 = no limit). */
   readonly maxChars: number;
+  /** The sub-session a tool call spawned, by call id, for a session that has sub-sessions. */
+  readonly subSessionOf?: (callId: string) => string | undefined;
 }
 
 const ROLE: Record<string, string> = {
@@ -40,6 +42,8 @@ export function renderMessage(event: LogEvent, options: RenderOptions, note = ''
     const { callId, error } = dataOf(event, 'tool/result');
     heading += ` (${callId})${error === undefined ? '' : error === true ? ' error' : ` error: ${error.message}`}`;
   }
+  const copyOf = (event.data as { copyOf?: unknown }).copyOf;
+  if (typeof copyOf === 'number') heading += `  [copy of #${copyOf}]`;
   if (note !== '') heading += `  ${note}`;
   const lines = [heading];
   const body = contentText(messageContent(event), options);
@@ -50,7 +54,8 @@ export function renderMessage(event: LogEvent, options: RenderOptions, note = ''
       const args = call.argumentsText ?? JSON.stringify(call.arguments);
       const ids =
         call.providerCallId === undefined ? call.callId : `${call.callId}, sent by the provider as ${JSON.stringify(call.providerCallId)}`;
-      lines.push(indent(`→ calls ${call.name}(${args}) [${ids}]`));
+      const spawned = options.subSessionOf?.(call.callId);
+      lines.push(indent(`→ calls ${call.name}(${args}) [${ids}]${spawned === undefined ? '' : `, which ran as sub-session ${spawned}`}`));
     }
   }
   return lines.join('\n');
@@ -103,10 +108,12 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       return `#${event.seq} !! answer kept as it arrived, turn ${answer.turn} step ${answer.step} (it could not be recorded as a message): ${answer.code}: ${answer.message}; ${answer.raw.text.length} characters of ${answer.raw.format} below\n    ${answer.raw.text.slice(0, 600)}`;
     }
     case 'compaction/start':
+      if (data.provenance === 'imported') return describeImportedStart(event.seq, data);
       return `#${event.seq} ── compaction ${shortId(data.compactionId)} starts (trigger: ${String(data.trigger)}${data.turn === null ? '' : `, turn ${String(data.turn)}`}${data.policySeq === undefined ? '' : `, policy #${String(data.policySeq)}`}); the lock is taken`;
     case 'compaction/policy':
       return `#${event.seq} ── compaction policy for ${String(data.provider)}/${String(data.model)}: ${describePolicy(data)}`;
     case 'compaction/summary': {
+      if (data.provenance === 'imported') return describeImportedSummary(event.seq, data);
       const usage = data.usage as { inputTokens: number; outputTokens: number } | null | undefined;
       const cost = usage === null || usage === undefined ? 'no model call' : `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
       return `#${event.seq} ── compaction ${shortId(data.compactionId)} (${String(data.trigger ?? 'unknown trigger')}): surface ${String(data.tokensBefore ?? '?')} → ${String(data.tokensAfter ?? '?')} tokens; ${(data.shadowedSeqs as unknown[]).length} nodes (${String(data.shadowedTokenCount)} tokens) summarized by ${String(data.provider)}/${String(data.model)} (${String(data.summarizer ?? 'model')}, ${cost}, ${String(data.durationMs ?? '?')} ms)`;
@@ -123,6 +130,25 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       if (isForeignType(event.type) && typeof data.text === 'string') return renderForeignEvent(event, data.text, data.line);
       return `#${event.seq} ·· ${event.type} ${JSON.stringify(event.data).slice(0, 160)}`;
   }
+}
+
+/** The start of a compaction another harness made, as the import recorded it. */
+function describeImportedStart(seq: number, data: Record<string, unknown>): string {
+  const trigger =
+    data.sourceTrigger === null || data.sourceTrigger === undefined
+      ? 'not recorded by the source'
+      : `${String(data.sourceTrigger)} in the source`;
+  return `#${seq} ── compaction ${shortId(data.compactionId)} imported (trigger: ${String(data.trigger)}, ${trigger}${data.turn === null ? '' : `, turn ${String(data.turn)}`})`;
+}
+
+/** A compaction another harness made: who summarized, what the source counted, and that nothing of it can be byte-verified. */
+function describeImportedSummary(seq: number, data: Record<string, unknown>): string {
+  const usage = data.usage as { inputTokens: number; outputTokens: number } | null | undefined;
+  const cost =
+    usage === null || usage === undefined ? 'its cost not recorded' : `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
+  const counted = typeof data.sourceTokensBefore === 'number' ? `; the source counted ${data.sourceTokensBefore} tokens before it` : '';
+  const transcript = typeof data.summarizerSessionId === 'string' ? `; its transcript is sub-session ${data.summarizerSessionId}` : '';
+  return `#${seq} ── compaction ${shortId(data.compactionId)} imported from ${String(data.source ?? 'another harness')}: ${(data.shadowedSeqs as unknown[]).length} nodes (${String(data.shadowedTokenCount)} tokens by shadowlog's meter) → ${String(data.summaryTokens ?? '?')} tokens${counted}; summarized by ${String(data.provider)}/${String(data.model)} in that harness (${cost})${transcript}; not byte-verifiable, no request of it went through shadowlog`;
 }
 
 function describeRequest(request: ModelRequestData): string {

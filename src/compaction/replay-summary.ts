@@ -127,6 +127,7 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
   const { event, broken } = found;
   const data = event.data as unknown as CompactionSummaryData & { maxTokens?: number };
   const call = `the summarizer call of compaction ${data.compactionId} (event #${event.seq})`;
+  if ((data as { provenance?: unknown }).provenance === 'imported') throw importedSummary(sessionId, event.seq, data);
   if (data.requestDigest === null || data.rendererVersion === null) {
     throw new ReplayError(
       'no-such-call',
@@ -173,6 +174,21 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
     messages: request.messages,
     policy: found.policy,
   };
+}
+
+/** A compaction another harness made: there is no request of shadowlog's to rebuild, so nothing to verify. */
+function importedSummary(
+  sessionId: string,
+  seq: number,
+  data: CompactionSummaryData & { source?: unknown; summarizerSessionId?: unknown },
+) {
+  const source = typeof data.source === 'string' ? data.source : 'another harness';
+  const transcript =
+    typeof data.summarizerSessionId === 'string' ? `; sub-session ${data.summarizerSessionId} holds the summarizer's transcript` : '';
+  return new ReplayError(
+    'no-such-call',
+    `compaction ${data.compactionId} (event #${seq}) was imported from ${source}: ${data.provider}/${data.model} wrote its summary inside that harness, and no request of it went through shadowlog, so it cannot be byte-verified: there is no recorded request to rebuild. \`shadowlog origins ${sessionId} ${seq + 1}\` shows what it replaced${transcript}`,
+  );
 }
 
 /**

@@ -1,15 +1,20 @@
-// `shadowlog export <id>` and `shadowlog import <file>`: JSONL out and in.
+// `shadowlog export <id>` and `shadowlog import <file…|dir>`: JSONL out; shadowlog exports and
+// other harnesses' sessions (Claude Code, Codex CLI, pi) in.
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import { type ImportFormat, ImportInputError } from '../../importers/import-errors.js';
+import { importFiles } from '../../importers/import-files.js';
+import { type ImportInput, readImportInputs } from '../../importers/import-inputs.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import { assertSessionId } from '../../log/session-id.js';
 import { exportSessionToFile } from '../../store/export-file.js';
-import { exportSession, importSession, importSessionFile } from '../../store/jsonl.js';
+import { exportSession } from '../../store/jsonl.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
+import { importJson, printImport } from './import-report-text.js';
 
 export async function exportCommand(context: CommandContext, sessionId: string, outputPath: string | undefined): Promise<number> {
   assertSessionId(sessionId);
@@ -26,35 +31,43 @@ export async function exportCommand(context: CommandContext, sessionId: string, 
   return 0;
 }
 
-export async function importCommand(context: CommandContext, path: string, as: string | undefined): Promise<number> {
+export interface ImportCommandOptions {
+  readonly format: ImportFormat | 'auto';
+  /** The session id for the one file given. */
+  readonly as?: string;
+  /** The context window to record on imported calls whose source states none. */
+  readonly window?: number;
+}
+
+export async function importCommand(context: CommandContext, paths: readonly string[], options: ImportCommandOptions): Promise<number> {
+  if (options.as !== undefined) assertSessionId(options.as);
+  for (const path of paths) {
+    if (path !== '-' && !existsSync(resolve(context.io.cwd, path))) {
+      throw new UsageError(
+        `no file ${path}; give session files or directories (shadowlog exports, Claude Code, Codex or pi sessions), or - for standard input`,
+      );
+    }
+  }
+  if (paths.filter((path) => path === '-').length > 1) throw new ImportInputError('- (standard input) can be given once');
+  const inputs: ImportInput[] = [];
+  for (const path of paths) {
+    if (path === '-') inputs.push({ path: '-', bytes: await readAll(context.io.stdin) });
+    else inputs.push(...(await readImportInputs([path], context.io.cwd)));
+  }
   const store = await context.store();
-  const options = { registry: createCliRegistry(), ...(as === undefined ? {} : { sessionId: assertSessionId(as) }) };
-  let result: Awaited<ReturnType<typeof importSession>>;
-  if (path === '-') {
-    result = await importSession(store, context.io.stdin as Readable & AsyncIterable<Buffer>, options);
-  } else {
-    const file = resolve(context.io.cwd, path);
-    if (!existsSync(file)) throw new UsageError(`no file ${path}; give the path of a JSONL export, or - for standard input`);
-    result = await importSessionFile(store, file, options);
-  }
-  if (context.json) {
-    context.printJson(result);
-    return 0;
-  }
-  if (result.tornLine !== null) {
-    context.io.stderr.write(
-      `shadowlog: warning: line ${result.tornLine.line} (the last, ${result.tornLine.bytes} bytes) was cut short and was skipped; every event before it was imported\n`,
-    );
-  }
-  if (result.trailer === 'missing') {
-    context.io.stderr.write(
-      'shadowlog: warning: no trailer: completeness cannot be checked (a version 1 export, written before exports counted their events)\n',
-    );
-  }
-  context.print(
-    result.alreadyPresent
-      ? `${result.sessionId} is already in ${store.location} with the same ${result.events} events; nothing written`
-      : `imported ${result.events} events as ${result.sessionId} into ${store.location}; hash chain and surface verified${result.trailer === 'ok' ? ', trailer matched' : ''}`,
-  );
+  const summary = await importFiles(store, inputs, {
+    format: options.format,
+    registry: createCliRegistry(),
+    ...(options.as === undefined ? {} : { sessionId: options.as }),
+    ...(options.window === undefined ? {} : { window: options.window }),
+  });
+  if (context.json) context.printJson(importJson(summary));
+  else printImport(context, summary, store.location);
   return 0;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
 }

@@ -12,6 +12,7 @@ import { SessionLog } from '../../store/session-log.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { describeRange, type RenderOptions, renderMessage, renderRecordEvent } from '../render-text.js';
+import { type SubSession, subSessionsOf } from '../sub-sessions.js';
 import { UsageError } from '../usage-error.js';
 import { type FollowCommandOptions, followCommand } from './follow.js';
 
@@ -62,13 +63,23 @@ export async function showCommand(context: CommandContext, sessionId: string, op
   if (head === undefined) throw new SessionNotFoundError(sessionId);
   if (options.at !== undefined && options.at >= head.nextSeq) throw new SeqOutOfRangeError(options.at, head.nextSeq);
   const atSeq = options.at ?? head.nextSeq - 1;
-  const render: RenderOptions = { maxChars: options.full === true ? 0 : 600 };
-  return options.view === 'surface' ? showSurface(context, sessionId, atSeq, render) : showRecord(context, sessionId, atSeq, render);
+  const subSessions = await subSessionsOf(store, sessionId);
+  const spawnedBy = new Map(subSessions.flatMap((sub) => (sub.callId === undefined ? [] : [[sub.callId, sub.sessionId] as const])));
+  const render: RenderOptions = { maxChars: options.full === true ? 0 : 600, subSessionOf: (callId) => spawnedBy.get(callId) };
+  return options.view === 'surface'
+    ? showSurface(context, sessionId, atSeq, render, subSessions)
+    : showRecord(context, sessionId, atSeq, render, subSessions);
 }
 
 /** The session's parent, for a sub-session (format 2). */
 async function parentOf(store: LogStore, sessionId: string): Promise<SessionParent | undefined> {
   return dataOf(await store.readEvent(sessionId, 0), 'session/start').parent;
+}
+
+/** The header line that names a session's sub-sessions. */
+function subSessionsLine(subSessions: readonly SubSession[]): string {
+  const named = subSessions.map((sub) => (sub.callId === undefined ? sub.sessionId : `${sub.sessionId} (spawned by call ${sub.callId})`));
+  return `sub-sessions: ${named.join(', ')}; \`shadowlog show ID\` shows one`;
 }
 
 /** The header line that links a sub-session to its parent. */
@@ -77,7 +88,13 @@ function parentLine(parent: SessionParent): string {
   return `a sub-session of ${parent.sessionId}${call}; \`shadowlog show ${parent.sessionId}\` shows the parent`;
 }
 
-async function showSurface(context: CommandContext, sessionId: string, atSeq: number, render: RenderOptions): Promise<number> {
+async function showSurface(
+  context: CommandContext,
+  sessionId: string,
+  atSeq: number,
+  render: RenderOptions,
+  subSessions: readonly SubSession[],
+): Promise<number> {
   const store = await context.store();
   const log = await SessionLog.open(store, sessionId, { toSeq: atSeq + 1, registry: createCliRegistry() });
   const nodes = log.fold.toArray();
@@ -87,12 +104,17 @@ async function showSurface(context: CommandContext, sessionId: string, atSeq: nu
       sessionId,
       atSeq,
       ...(parent === undefined ? {} : { parent }),
-      nodes: nodes.map((node) => ({ seq: node.seq, type: node.type, sourceEventSeqs: node.sourceEventSeqs })),
+      ...(subSessions.length === 0 ? {} : { subSessions }),
+      nodes: nodes.map((node) => {
+        const copyOf = (node.event.data as { copyOf?: unknown }).copyOf;
+        return { seq: node.seq, type: node.type, sourceEventSeqs: node.sourceEventSeqs, ...(typeof copyOf === 'number' ? { copyOf } : {}) };
+      }),
     });
     return 0;
   }
   context.print(`surface of ${sessionId} after event #${atSeq}: ${nodes.length} nodes, what the model is shown`);
   if (parent !== undefined) context.print(parentLine(parent));
+  if (subSessions.length > 0) context.print(subSessionsLine(subSessions));
   for (const node of nodes) {
     const note = isReplaceOp(node.event.surfaceOp) ? `[REPLACEMENT: ${describeRange(node.event)}]` : '';
     context.print(renderMessage(node.event, render, note));
@@ -100,7 +122,13 @@ async function showSurface(context: CommandContext, sessionId: string, atSeq: nu
   return 0;
 }
 
-async function showRecord(context: CommandContext, sessionId: string, atSeq: number, render: RenderOptions): Promise<number> {
+async function showRecord(
+  context: CommandContext,
+  sessionId: string,
+  atSeq: number,
+  render: RenderOptions,
+  subSessions: readonly SubSession[],
+): Promise<number> {
   const store = await context.store();
   const range = { toSeq: atSeq + 1 };
   if (context.json) {
@@ -132,6 +160,7 @@ async function showRecord(context: CommandContext, sessionId: string, atSeq: num
   context.print(`record of ${sessionId} up to event #${atSeq}: everything that happened, originals included`);
   const parent = await parentOf(store, sessionId);
   if (parent !== undefined) context.print(parentLine(parent));
+  if (subSessions.length > 0) context.print(subSessionsLine(subSessions));
   for await (const page of store.read(sessionId, range)) {
     for (const event of page) context.print(renderRecordEvent(event, render, shadowedBy.get(event.seq)));
   }

@@ -1,0 +1,86 @@
+// What `shadowlog import` prints: per file, the format and how it was told, each session it
+// became with its figures, and every part that could not be mapped, by line; warnings (a torn
+// last line, joined records, a missing trailer) on stderr. With --json, one document whose top
+// level keeps the fields of a single-file import ({sessionId, events, tornFinalLine, …}) and
+// whose `files` hold every report.
+
+import type { FileReport, ImportSummary, SessionReport } from '../../importers/import-report.js';
+import type { CommandContext } from '../context.js';
+
+const UNMAPPED_SHOWN = 20;
+
+export function importJson(summary: ImportSummary): Record<string, unknown> {
+  const file = summary.files[0];
+  const session = file?.sessions[0];
+  return {
+    sessionId: session?.sessionId ?? null,
+    events: session?.events ?? 0,
+    tornFinalLine: file?.tornLine !== null && file?.tornLine !== undefined,
+    tornLine: file?.tornLine ?? null,
+    alreadyPresent: session?.status === 'already-present',
+    ...(file?.trailer === undefined ? {} : { trailer: file.trailer }),
+    format: file?.format ?? null,
+    files: summary.files,
+  };
+}
+
+export function printImport(context: CommandContext, summary: ImportSummary, location: string): void {
+  for (const file of summary.files) {
+    warn(context, file);
+    if (file.format === 'shadowlog') printExport(context, file, location);
+    else printForeign(context, file, location);
+  }
+}
+
+function warn(context: CommandContext, file: FileReport): void {
+  const where = file.format === 'shadowlog' ? '' : `${file.path} `;
+  if (file.tornLine !== null) {
+    const records = file.format === 'shadowlog' ? 'event' : 'record';
+    context.io.stderr.write(
+      `shadowlog: warning: ${where}line ${file.tornLine.line} (the last, ${file.tornLine.bytes} bytes) was cut short and was skipped; every ${records} before it was imported\n`,
+    );
+  }
+  for (const joined of file.joinedLines) {
+    context.io.stderr.write(
+      `shadowlog: warning: ${where}line ${joined.line} held ${joined.records} records written onto one line (a defect of the program that wrote it); each was imported on its own\n`,
+    );
+  }
+  if (file.trailer === 'missing') {
+    context.io.stderr.write(
+      'shadowlog: warning: no trailer: completeness cannot be checked (a version 1 export, written before exports counted their events)\n',
+    );
+  }
+}
+
+function printExport(context: CommandContext, file: FileReport, location: string): void {
+  for (const session of file.sessions) {
+    context.print(
+      session.status === 'already-present'
+        ? `${session.sessionId} is already in ${location} with the same ${session.events} events; nothing written`
+        : `imported ${session.events} events as ${session.sessionId} into ${location}; hash chain and surface verified${file.trailer === 'ok' ? ', trailer matched' : ''}`,
+    );
+  }
+}
+
+function printForeign(context: CommandContext, file: FileReport, location: string): void {
+  const how = file.detected === null ? 'as given with --format' : `detected: ${file.detected}`;
+  context.print(`${file.path}: ${file.format} (${how}), ${file.lines} lines, ${file.sourceBytes} bytes`);
+  for (const session of file.sessions) {
+    context.print(`  ${describeSession(session, location)}`);
+    for (const part of session.unmapped.slice(0, UNMAPPED_SHOWN)) context.print(`    line ${part.line}: ${part.reason}`);
+    if (session.unmapped.length > UNMAPPED_SHOWN) {
+      context.print(`    … and ${session.unmapped.length - UNMAPPED_SHOWN} more not mapped (--json lists all)`);
+    }
+  }
+}
+
+function describeSession(session: SessionReport, location: string): string {
+  const parent =
+    session.parent === undefined
+      ? ''
+      : ` (a sub-session of ${session.parent.sessionId}${session.parent.callId === undefined ? '' : `, spawned by its call ${session.parent.callId}`})`;
+  const figures = `${session.events} events, ${session.modelCalls} model calls, ${session.compactions} compactions mapped, ${session.foreignLines} lines kept as foreign events, ${session.unmapped.length} parts not mapped`;
+  if (session.status === 'already-present')
+    return `${session.sessionId}${parent} is already in ${location} with the same events (${figures}); nothing written`;
+  return `imported ${session.sessionId}${parent} into ${location}: ${figures}; hash chain and surface verified`;
+}
