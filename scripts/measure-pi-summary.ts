@@ -4,7 +4,7 @@
 // request is 177,604 tokens), so the range is pi's policy applied at that largest request:
 // everything before a kept tail of about 20,000 tokens (pi's keepRecentTokens).
 //
-//   npx tsx scripts/measure-pi-summary.ts [../shared/corpus/sessions/pi/large-session.jsonl]
+//   npx tsx scripts/measure-pi-summary.ts [test/fixtures/corpus/sessions/pi/large-session.jsonl]
 
 import { readFileSync } from 'node:fs';
 import { summarizeExtractively } from '../src/compaction/extractive-summarizer.js';
@@ -31,7 +31,7 @@ interface PiMessage {
   usage?: { input?: number; cacheRead?: number; cacheWrite?: number };
 }
 
-const file = process.argv[2] ?? new URL('../../shared/corpus/sessions/pi/large-session.jsonl', import.meta.url).pathname;
+const file = process.argv[2] ?? new URL('../test/fixtures/corpus/sessions/pi/large-session.jsonl', import.meta.url).pathname;
 const entries = readFileSync(file, 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')

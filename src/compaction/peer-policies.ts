@@ -75,7 +75,7 @@ export const PEER_POLICIES: readonly PeerPolicy[] = [
     description:
       'Claude Code (observed): compacts automatically near 84 % of the window and keeps nothing of the conversation verbatim; one summary replaces it all.',
     source:
-      'the Claude Code 2.1.39 session in shared/corpus/sessions/claude-code (marot/spotter fixture): its compact_boundary reports preTokens 170,251 of a 200,000-token window (85 %), and its last request before the cut carried 164,831 (82 %); commonly described as W − 20,000 (output) − 13,000 (buffer) = 83.5 %',
+      'the Claude Code 2.1.39 session in the shared corpus (test/fixtures/corpus/sessions/claude-code) (marot/spotter fixture): its compact_boundary reports preTokens 170,251 of a 200,000-token window (85 %), and its last request before the cut carried 164,831 (82 %); commonly described as W − 20,000 (output) − 13,000 (buffer) = 83.5 %',
     plan: (window) => compactionPlan(window, { thresholdRatio: CLAUDE_CODE_THRESHOLD_RATIO, headroomTokens: 0, retainTokens: 0 }),
   },
   {

@@ -1,25 +1,10 @@
-// The real agent sessions of the shared corpus (../shared/corpus/sessions beside the repository;
-// its README says what each file holds). The repository may be checked out one level deeper
-// (a worktree beside the others), so the directories above it are searched in turn; a machine
-// without the corpus fails the tests that need it, loudly, rather than skipping them.
+// The real agent sessions of the shared corpus, copied byte for byte into
+// test/fixtures/corpus/sessions (its README says what each file holds and where it comes from),
+// so that a clean clone tests against them with nothing outside the repository.
 
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
-const REPOSITORY = resolve(import.meta.dirname, '../..');
-
-function findCorpus(): string {
-  const tried: string[] = [];
-  for (let directory = dirname(REPOSITORY); ; directory = dirname(directory)) {
-    const candidate = join(directory, 'shared/corpus/sessions');
-    tried.push(candidate);
-    if (existsSync(candidate)) return candidate;
-    if (dirname(directory) === directory) break;
-  }
-  throw new Error(`the shared session corpus is not beside this repository; looked in ${tried.join(', ')}`);
-}
-
-export const CORPUS_SESSIONS = findCorpus();
+export const CORPUS_SESSIONS = resolve(import.meta.dirname, '../fixtures/corpus/sessions');
 
 /** A corpus file by its path under sessions/ (claude-code/…, codex/…, pi/…). */
 export function corpusFile(path: string): string {
