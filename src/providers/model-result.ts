@@ -11,6 +11,7 @@ export interface CollectedResult {
   readonly finishReason: FinishReason;
   readonly usage: ModelUsage | undefined;
   readonly responseModel: string | undefined;
+  readonly responseId?: string | undefined;
 }
 
 export function createModelResult(collected: CollectedResult): ModelResult {
@@ -21,5 +22,6 @@ export function createModelResult(collected: CollectedResult): ModelResult {
     finishReason: collected.finishReason,
     ...(collected.usage === undefined ? {} : { usage: collected.usage }),
     ...(collected.responseModel === undefined ? {} : { responseModel: collected.responseModel }),
+    ...(collected.responseId === undefined ? {} : { responseId: collected.responseId }),
   };
 }

@@ -11,6 +11,7 @@ import { SurfaceMeter } from '../meter/measure.js';
 import { scriptAwareEstimator } from '../meter/script-aware.js';
 import type { LanguageModel, ModelParams, ModelResult } from '../providers/language-model.js';
 import { ProviderError } from '../providers/provider-error.js';
+import { decideRetry, type RetryClock, type RetrySettings } from '../providers/retry-schedule.js';
 import { readToolArguments } from '../providers/tool-arguments.js';
 import type { Ownership } from '../store/log-store.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
@@ -36,6 +37,9 @@ export interface AgentSessionSettings {
   readonly onTextDelta?: (text: string) => void;
   /** A longer tool output is refused as an error result (see tool-results.ts). */
   readonly maxToolResultChars: number;
+  /** When a failed model call is tried again (providers/retry-schedule.ts), and the clock it waits by. */
+  readonly retries: RetrySettings;
+  readonly retryClock: RetryClock;
 }
 
 export interface SendOptions {
@@ -170,21 +174,45 @@ export class AgentSession {
 
       let result: ModelResult | undefined;
       let raw: RawAnswer | undefined;
-      for (let retries = 0; result === undefined; retries++) {
+      const { retryClock } = this.settings;
+      // Attempts of the same request, retried at the transport after a failure that may pass.
+      let attempts = { made: 0, since: retryClock.now() };
+      for (let retries = 0; result === undefined; ) {
         try {
           progress(step, '');
+          attempts.made++;
           result = await this.callModel(turn, step, signal, (answer) => {
             raw = answer;
           });
         } catch (error) {
           if (!(error instanceof ProviderError)) throw error;
-          await this.recordModelError(turn, step, error);
+          const decision =
+            error.kind === 'aborted' || signal.aborted
+              ? undefined
+              : decideRetry(
+                  error,
+                  { retries: attempts.made - 1, elapsedMs: retryClock.now() - attempts.since },
+                  this.settings.retries,
+                  retryClock.random,
+                );
+          const retryAfterMs = decision?.retry === true && step < this.settings.maxSteps ? decision.delayMs : undefined;
+          await this.recordModelError(turn, step, error, attempts.made, retryAfterMs);
           if (error.kind === 'aborted' || signal.aborted) return new TurnEnd('aborted', error);
+          if (retryAfterMs !== undefined) {
+            // Each attempt is a model call of its own, named by its own step, so that replay names every call.
+            if (!(await this.wait(retryAfterMs, signal))) return new TurnEnd('aborted', error);
+            step++;
+            continue;
+          }
+          if (decision?.retry === true) return new TurnEnd('max-steps', error);
           // How many retries a capability asks for is its own setting (compaction's
           // maxOverflowRetries); each is a step, so maxSteps bounds them all.
           if (!(await this.askForRetry({ ...context, step }, error, retries))) return new TurnEnd('error', error);
           if (step >= this.settings.maxSteps) return new TurnEnd('max-steps', error);
+          retries++;
           step++; // a retry is a model call of its own, named by its own step
+          // The capability changed the request: its attempts are counted afresh.
+          attempts = { made: 0, since: retryClock.now() };
         }
       }
       const text = textOf(result.content);
@@ -268,13 +296,40 @@ export class AgentSession {
     return total;
   }
 
-  private async recordModelError(turn: number, step: number, error: ProviderError): Promise<void> {
+  /**
+   * `attempt` counts the tries of this request (1 for the first); `retryAfterMs`, present when
+   * the spine tries again, is the wait before it does. The HTTP status and the provider's request
+   * id are kept when the provider gave them.
+   */
+  private async recordModelError(turn: number, step: number, error: ProviderError, attempt: number, retryAfterMs?: number): Promise<void> {
     await this.log.append([
       {
         type: 'model/error',
-        data: { turn, step, code: error.code, message: error.message, retryable: error.retryable, contextOverflow: error.contextOverflow },
+        data: {
+          turn,
+          step,
+          code: error.code,
+          message: error.message,
+          retryable: error.retryable,
+          contextOverflow: error.contextOverflow,
+          attempt,
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+          ...(error.status === undefined ? {} : { status: error.status }),
+          ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
+        },
       },
     ]);
+  }
+
+  /** Waits before a retry; false when the turn was aborted meanwhile. */
+  private async wait(ms: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.settings.retryClock.sleep(ms, signal);
+      return !signal.aborted;
+    } catch (error) {
+      if (signal.aborted) return false;
+      throw error;
+    }
   }
 
   /** Runs the calls in order and appends their results. False when the turn was aborted. */

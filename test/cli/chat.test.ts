@@ -85,11 +85,14 @@ describe('shadowlog chat', () => {
   });
 
   it('reports a failed turn and goes on', async () => {
-    server.enqueue({
+    // The first attempt and its two retries, each asked to wait a millisecond.
+    const limited = {
       type: 'error',
       status: 429,
+      headers: { 'retry-after-ms': '1' },
       body: { error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
-    });
+    } as const;
+    server.enqueue(limited, limited, limited);
     const result = await workspace.run(
       ['chat', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--base-url', `${server.baseUrl}/v1`],
       'Hi\n/quit\n',

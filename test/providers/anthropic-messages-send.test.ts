@@ -76,6 +76,8 @@ describe('Anthropic Messages send', () => {
       finishReason: 'stop',
       usage: { inputTokens: 12, outputTokens: 29 },
       responseModel: 'claude-sonnet-4-5-20250929',
+      responseId: 'msg_01VdEjxAP5ahtHKrrRdNBteQ',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -97,6 +99,8 @@ describe('Anthropic Messages send', () => {
         finishReason: 'stop',
         usage: { inputTokens: 12, outputTokens: 30 },
         responseModel: 'claude-sonnet-4-5-20250929',
+        responseId: 'msg_01QC4g3HwBThD4BaNtBckFDJ',
+        requestId: 'req_fake_1',
       });
       expect(deltas).toEqual([
         'Hello',
@@ -117,6 +121,8 @@ describe('Anthropic Messages send', () => {
         finishReason: 'tool-calls',
         usage: { inputTokens: 849, outputTokens: 47 },
         responseModel: 'claude-haiku-4-5-20251001',
+        responseId: 'msg_01K2JbSUMYhez5RHoK9ZCj9U',
+        requestId: 'req_fake_1',
       });
     });
 
@@ -129,6 +135,8 @@ describe('Anthropic Messages send', () => {
         finishReason: 'tool-calls',
         usage: { inputTokens: 565, outputTokens: 48 },
         responseModel: 'claude-sonnet-4-5-20250929',
+        responseId: 'msg_01GE2RKp1VYsPzdFs3sS9z5S',
+        requestId: 'req_fake_1',
       });
       expect(deltas).toEqual(["I'll update the issue list for", ' you.']);
     });
@@ -142,6 +150,8 @@ describe('Anthropic Messages send', () => {
       finishReason: 'tool-calls',
       usage: { inputTokens: 1151, outputTokens: 87 },
       responseModel: 'claude-haiku-4-5-20251001',
+      responseId: 'msg_0191iYfpERYfS27xLsdW2nbb',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -153,6 +163,8 @@ describe('Anthropic Messages send', () => {
       finishReason: 'tool-calls',
       usage: { inputTokens: 602, outputTokens: 93 },
       responseModel: 'claude-3-opus-20240229',
+      responseId: 'msg_01GCBaV8gyWAYgMVggRqZbuQ',
+      requestId: 'req_fake_1',
     });
   });
 

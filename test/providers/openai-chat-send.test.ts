@@ -137,6 +137,8 @@ describe('OpenAI chat send', () => {
       finishReason: 'tool-calls',
       usage: { inputTokens: 80, outputTokens: 40 },
       responseModel: 'gpt-4.1-nano-2025-04-14',
+      responseId: 'chatcmpl-1',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -174,6 +176,7 @@ describe('OpenAI chat send', () => {
       ],
       finishReason: 'tool-calls',
       responseModel: 'deepseek-chat',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -244,6 +247,8 @@ describe('OpenAI chat send', () => {
       toolCalls: [],
       finishReason: 'stop',
       responseModel: 'gpt-4.1-nano-2025-04-14',
+      responseId: 'chatcmpl-1',
+      requestId: 'req_fake_1',
     });
   });
 

@@ -69,9 +69,9 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
         timeouts,
         signal: sendOptions.signal,
         onRawAnswer: sendOptions.onRawAnswer,
-        rejection: (status, bodyText, retryAfter) => mapAnthropicHttpError(service, status, bodyText, retryAfter),
-        parseJson: (body, text) => parseAnthropicResponse(service, body, text),
-        parseStream: (events) => readAnthropicStream(service, events, sendOptions.onTextDelta),
+        rejection: (status, bodyText, headers) => mapAnthropicHttpError(service, status, bodyText, headers),
+        parseJson: (body, text, requestId) => parseAnthropicResponse(service, body, text, requestId),
+        parseStream: (events, requestId) => readAnthropicStream(service, events, sendOptions.onTextDelta, requestId),
       });
     },
   };

@@ -19,9 +19,9 @@ export function anthropicMalformed(service: string, found: string): ProviderErro
 }
 
 /** `text` is the body as it arrived, where inputs JSON.parse could not keep exactly are read from. */
-export function parseAnthropicResponse(service: string, body: unknown, text = ''): ModelResult {
+export function parseAnthropicResponse(service: string, body: unknown, text = '', requestId?: string): ModelResult {
   if (!isRecord(body)) throw anthropicMalformed(service, `a JSON value that is not an object: ${excerpt(JSON.stringify(body) ?? '')}`);
-  if (body.type === 'error') throw mapAnthropicStreamError(service, JSON.stringify(body));
+  if (body.type === 'error') throw mapAnthropicStreamError(service, JSON.stringify(body), requestId);
   const blocks = readArray(body, 'content');
   if (blocks === undefined) throw anthropicMalformed(service, `no content array in ${excerpt(JSON.stringify(body))}`);
   const texts: string[] = [];
@@ -45,6 +45,7 @@ export function parseAnthropicResponse(service: string, body: unknown, text = ''
     finishReason: mapAnthropicStopReason(readString(body, 'stop_reason')),
     usage: anthropicUsage(readRecord(body, 'usage')),
     responseModel: readString(body, 'model'),
+    responseId: readString(body, 'id'),
   });
 }
 

@@ -24,7 +24,9 @@ export async function readAnthropicStream(
   service: string,
   events: AsyncIterable<ServerSentEvent>,
   onTextDelta: ((text: string) => void) | undefined,
+  requestId?: string,
 ): Promise<ModelResult> {
+  let responseId: string | undefined;
   const blocks = new Map<number, Block>();
   const usage: Record<string, unknown> = {};
   let stopReason: string | undefined;
@@ -39,6 +41,7 @@ export async function readAnthropicStream(
       case 'message_start': {
         const message = readRecord(payload, 'message');
         responseModel = message === undefined ? undefined : readString(message, 'model');
+        responseId = message === undefined ? undefined : readString(message, 'id');
         mergeUsage(usage, message === undefined ? undefined : readRecord(message, 'usage'));
         break;
       }
@@ -63,7 +66,7 @@ export async function readAnthropicStream(
         sawStop = true;
         break;
       case 'error':
-        throw mapAnthropicStreamError(service, event.data);
+        throw mapAnthropicStreamError(service, event.data, requestId);
       // ping, content_block_stop, and event types added after this adapter was written.
     }
     if (sawStop) break;
@@ -79,6 +82,7 @@ export async function readAnthropicStream(
     finishReason: mapAnthropicStopReason(stopReason),
     usage: anthropicUsage(usage),
     responseModel,
+    responseId,
   });
 }
 

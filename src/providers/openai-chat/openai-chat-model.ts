@@ -83,9 +83,9 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
         timeouts,
         signal: sendOptions.signal,
         onRawAnswer: sendOptions.onRawAnswer,
-        rejection: (status, bodyText, retryAfter) => mapOpenAIChatHttpError(service, status, bodyText, retryAfter),
+        rejection: (status, bodyText, headers) => mapOpenAIChatHttpError(service, status, bodyText, headers),
         parseJson: (body, text) => parseOpenAIChatResponse(service, body, text),
-        parseStream: (events) => readOpenAIChatStream(service, events, sendOptions.onTextDelta),
+        parseStream: (events, requestId) => readOpenAIChatStream(service, events, sendOptions.onTextDelta, requestId),
       });
     },
   };

@@ -34,6 +34,7 @@ export function parseOpenAIChatResponse(service: string, body: unknown, text = '
     finishReason: refusal === undefined ? mapOpenAIChatFinishReason(readString(choice, 'finish_reason')) : 'content-filter',
     usage: readOpenAIUsage(body),
     responseModel: readString(body, 'model'),
+    responseId: readString(body, 'id'),
   });
 }
 

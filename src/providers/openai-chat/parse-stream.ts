@@ -22,8 +22,12 @@ export async function readOpenAIChatStream(
   service: string,
   events: AsyncIterable<ServerSentEvent>,
   onTextDelta: ((text: string) => void) | undefined,
+  requestId?: string,
 ): Promise<ModelResult> {
   let text = '';
+  // A refusal streams in delta.refusal; it is the answer's text, as in a JSON response.
+  let refusal = '';
+  let responseId: string | undefined;
   const partialCalls = new Map<number, PartialToolCall>();
   let finishReason: string | undefined;
   let usage: ModelUsage | undefined;
@@ -37,8 +41,9 @@ export async function readOpenAIChatStream(
     }
     const chunk = parseJson(event.data);
     if (!isRecord(chunk)) throw openAIMalformed(service, `a stream event that is not a JSON object: ${excerpt(event.data)}`);
-    if (chunk.error !== undefined && chunk.error !== null) throw mapOpenAIChatStreamError(service, chunk.error);
+    if (chunk.error !== undefined && chunk.error !== null) throw mapOpenAIChatStreamError(service, chunk.error, requestId);
     responseModel ??= readString(chunk, 'model');
+    responseId ??= readString(chunk, 'id');
     usage = readOpenAIUsage(chunk) ?? usage;
     const choice = readArray(chunk, 'choices')?.[0];
     if (!isRecord(choice)) continue;
@@ -50,6 +55,11 @@ export async function readOpenAIChatStream(
       text += content;
       onTextDelta?.(content);
     }
+    const refused = readString(delta, 'refusal');
+    if (refused !== undefined && refused !== '') {
+      refusal += refused;
+      onTextDelta?.(refused);
+    }
     for (const toolDelta of readArray(delta, 'tool_calls') ?? []) {
       if (isRecord(toolDelta)) addToolDelta(partialCalls, toolDelta);
     }
@@ -59,7 +69,14 @@ export async function readOpenAIChatStream(
     throw openAIMalformed(service, 'a stream that ended before its last chunk (no finish_reason, no [DONE]); the answer may be cut short');
   }
   const toolCalls = [...partialCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => finishToolCall(service, call));
-  return createModelResult({ texts: [text], toolCalls, finishReason: mapOpenAIChatFinishReason(finishReason), usage, responseModel });
+  return createModelResult({
+    texts: [text, refusal],
+    toolCalls,
+    finishReason: refusal === '' ? mapOpenAIChatFinishReason(finishReason) : 'content-filter',
+    usage,
+    responseModel,
+    responseId,
+  });
 }
 
 function addToolDelta(partialCalls: Map<number, PartialToolCall>, toolDelta: Readonly<Record<string, unknown>>): void {
