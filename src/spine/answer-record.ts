@@ -15,6 +15,9 @@ export function assistantMessageDraft(result: ModelResult, toolCalls: readonly T
       toolCalls,
       model: result.responseModel ?? modelId,
       ...(result.usage === undefined ? {} : { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens } }),
+      // The provider's ids for the request and the answer, for its support and logs.
+      ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
+      ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
     },
     surfaceOp: 'append',
   };

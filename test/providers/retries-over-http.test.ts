@@ -91,6 +91,11 @@ describe('retries at the transport', () => {
     expect(result).toMatchObject({ reason: 'completed', steps: 3 });
     expect(waits).toEqual([1_000, 2_000]);
     expect(requests.map((request) => request.step)).toEqual([1, 2, 3]);
+    // The answer keeps the provider's ids for the request that succeeded and for itself.
+    expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({
+      requestId: 'req_fake_3',
+      responseId: 'msg_01QC4g3HwBThD4BaNtBckFDJ',
+    });
     // The same surface each time: the retries sent the same bytes.
     expect(new Set(requests.map((request) => request.requestDigest)).size).toBe(1);
     expect(errors).toEqual([
