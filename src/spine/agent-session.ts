@@ -16,7 +16,7 @@ import { readToolArguments } from '../providers/tool-arguments.js';
 import type { Ownership } from '../store/log-store.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
 import type { SessionLog } from '../store/session-log.js';
-import { assistantMessageDraft, rawAnswerOf, refusalOf, unrecordedAnswerDraft } from './answer-record.js';
+import { assistantMessageDraft, modelWarningDraft, rawAnswerOf, refusalOf, unrecordedAnswerDraft } from './answer-record.js';
 import type { Capability, SessionContext, StepContext } from './capability.js';
 import { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
 import { TurnInProgressError, UnrecordedAnswerError } from './spine-errors.js';
@@ -238,6 +238,9 @@ export class AgentSession {
     const toolCalls = this.callIds.assign(result.toolCalls, this.log.nextSeq);
     try {
       await this.log.append([assistantMessageDraft(result, toolCalls, this.settings.model.modelId)]);
+      if (result.warnings !== undefined && result.warnings.length > 0) {
+        await this.log.append(result.warnings.map((warning) => modelWarningDraft(turn, step, warning)));
+      }
       return { ok: true, toolCalls };
     } catch (error) {
       const refusal = refusalOf(error, `the answer of turn ${turn} step ${step}`);
@@ -263,6 +266,7 @@ export class AgentSession {
     const rendered = model.render({ messages, params });
     // Written once: these bytes are hashed for the log and are what the adapter sends.
     const wireText = writeRequest(rendered.body, model.provider, turn, step);
+    const estimatedTokens = this.estimate(nodes);
     await this.log.append([
       {
         type: 'model/request',
@@ -274,7 +278,7 @@ export class AgentSession {
           params: params as unknown as JsonObject,
           surfaceSeqs: nodes.map((node) => node.seq),
           requestDigest: nodeSha256Hex(wireText),
-          estimatedTokens: this.estimate(nodes),
+          estimatedTokens,
           // Not needed to rebuild the request; recorded so that tools reading the log later
           // (a manual compaction, an audit) know the window the call was made against.
           contextWindow: model.limits.contextWindow,
@@ -284,7 +288,12 @@ export class AgentSession {
     ]);
     return model.send(
       { ...rendered, wireText },
-      { signal, onRawAnswer, ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }) },
+      {
+        signal,
+        onRawAnswer,
+        estimatedInputTokens: estimatedTokens,
+        ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }),
+      },
     );
   }
 

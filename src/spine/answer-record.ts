@@ -4,7 +4,7 @@
 
 import { InvalidEventError, type ShadowlogError, SurfaceOpError } from '../log/errors.js';
 import type { EventDraft, RawAnswer, ToolCall } from '../log/event.js';
-import type { ModelResult } from '../providers/language-model.js';
+import type { ModelResult, ModelWarning } from '../providers/language-model.js';
 import { TooLargeToRecordError } from './spine-errors.js';
 
 export function assistantMessageDraft(result: ModelResult, toolCalls: readonly ToolCall[], modelId: string): EventDraft {
@@ -21,6 +21,14 @@ export function assistantMessageDraft(result: ModelResult, toolCalls: readonly T
     },
     surfaceOp: 'append',
   };
+}
+
+/**
+ * Something about an answer a reader should know (the provider may have cut the input): marked
+ * ignorable, so that readers that do not know the type still rebuild and replay the session.
+ */
+export function modelWarningDraft(turn: number, step: number, warning: ModelWarning): EventDraft {
+  return { type: 'model/warning', data: { turn, step, code: warning.code, message: warning.message }, ignorable: true };
 }
 
 /**

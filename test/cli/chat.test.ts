@@ -101,6 +101,64 @@ describe('shadowlog chat', () => {
     expect(result.stdout).toMatch(/\(turn 1 ended: error — .*Rate limit reached/);
   });
 
+  it('chats with a local model the table does not know, its limits given on the command line, and replays its calls', async () => {
+    server.enqueue({ type: 'sse', payloads: readFixtureChunks('openai-text') });
+    const args = ['--provider', 'openai', '--base-url', `${server.baseUrl}/v1`, '--model', 'qwen3-coder-local'];
+    const limits = ['--context-window', '32768', '--max-output-tokens', '4096'];
+    const result = await workspace.run(['chat', ...args, ...limits, '--session', 'local'], 'Hello\n/replay 1\n/quit\n');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('chatting with openai/qwen3-coder-local in session local');
+    expect(result.stdout).toContain('model limits: context window 32768, output 4096 tokens, from the model options');
+    // The default compaction policy needs a larger window; this one gets a headroom that fits, and says so.
+    expect(result.stdout).toContain(
+      'compaction: the default headroom (65,536 tokens) leaves no room in a 32768-token window, so this chat uses headroomTokens 7168',
+    );
+    expect(result.stdout).toMatch(/turn 1, step 1 \(event #\d+\): openai\/qwen3-coder-local/);
+    // The output flag is the model's budget and the reserve of each request.
+    expect(JSON.parse(server.requests[0]?.body ?? '{}')).toMatchObject({ model: 'qwen3-coder-local', max_tokens: 4096 });
+    expect((await workspace.run(['verify', 'local'])).code).toBe(0);
+
+    // Without them it is refused, saying which flags and which file would do.
+    const refused = await workspace.run(['chat', ...args], '');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /INVALID_CONFIG: no built-in limits for model "qwen3-coder-local".*--context-window and --max-output-tokens.*--model-limits FILE or SHADOWLOG_MODEL_LIMITS/,
+    );
+  });
+
+  it('reads model limits from a file named by --model-limits or SHADOWLOG_MODEL_LIMITS, and says which entry it used', async () => {
+    writeFileSync(
+      join(workspace.cwd, 'limits.json'),
+      JSON.stringify({ 'qwen3-coder': { contextWindow: 40_960, defaultMaxOutputTokens: 8_192 } }),
+    );
+    const args = ['chat', '--provider', 'openai', '--base-url', `${server.baseUrl}/v1`, '--model', 'qwen3-coder:30b'];
+    server.enqueue({ type: 'sse', payloads: readFixtureChunks('openai-text') });
+    const flagged = await workspace.run([...args, '--model-limits', 'limits.json'], 'Hi\n/quit\n');
+    expect(flagged.stderr).toBe('');
+    expect(flagged.stdout).toContain(
+      'model limits: context window 40960, output 8192 tokens, from entry "qwen3-coder" of limits.json (matched by prefix)',
+    );
+    const saved = process.env.SHADOWLOG_MODEL_LIMITS;
+    process.env.SHADOWLOG_MODEL_LIMITS = 'limits.json';
+    try {
+      server.enqueue({ type: 'sse', payloads: readFixtureChunks('openai-text') });
+      const fromEnv = await workspace.run(args, 'Hi\n/quit\n');
+      expect(fromEnv.stdout).toContain('from entry "qwen3-coder" of limits.json (matched by prefix)');
+      process.env.SHADOWLOG_MODEL_LIMITS = 'missing.json';
+      const missing = await workspace.run(args, '');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/^shadowlog: USAGE: cannot read the model limits file missing\.json \(SHADOWLOG_MODEL_LIMITS\)/);
+    } finally {
+      if (saved === undefined) delete process.env.SHADOWLOG_MODEL_LIMITS;
+      else process.env.SHADOWLOG_MODEL_LIMITS = saved;
+    }
+    writeFileSync(join(workspace.cwd, 'bad.json'), '{"qwen3": {"contextWindow": 0}}');
+    const bad = await workspace.run([...args, '--model-limits', 'bad.json'], '');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/INVALID_CONFIG: bad\.json: entry "qwen3": contextWindow must be a positive integer of tokens, found 0/);
+  });
+
   it('says which variable to set when the API key is missing, and what a bad provider is', async () => {
     const missing = await workspace.run(['chat', '--provider', 'openai', '--model', 'gpt-4.1'], '');
     expect(missing.code).toBe(1);

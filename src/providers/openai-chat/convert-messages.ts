@@ -3,21 +3,25 @@
 
 import { canonicalJson } from '../../log/canonical-json.js';
 import type { ContentBlock, JsonObject, JsonValue, ToolCall } from '../../log/event.js';
-import type { ModelMessage, ModelRequest } from '../language-model.js';
+import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
 
+/** The settings a renderer version names (see renderer-versions.ts). */
 export interface OpenAIChatRenderSettings {
   /**
-   * OpenAI wants `max_completion_tokens` (its reasoning models refuse `max_tokens`); some
-   * older OpenAI-compatible servers know only `max_tokens`.
+   * OpenAI wants `max_completion_tokens` (its reasoning models refuse `max_tokens`); DeepSeek,
+   * Ollama and some older OpenAI-compatible servers know only `max_tokens`.
    */
   readonly maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /**
-   * Version 2 sends a call's arguments as the text the provider wrote (`argumentsText`, when the
-   * log kept it); version 1 wrote canonical JSON of the value, and still does for replay.
+   * How a call's arguments go back: 'canonical' (version 1), canonical JSON of the value;
+   * 'verbatim' (version 2), the text the provider wrote (`argumentsText`, when the log kept it);
+   * 'object', that text when it is a JSON object, else {}, for servers that parse it.
    */
-  readonly providerArgumentsText: boolean;
+  readonly toolArguments: 'canonical' | 'verbatim' | 'object';
+  /** Whose reasoning goes back as reasoning_content on tool-calling messages, and whether one without gets "". */
+  readonly reasoning?: { readonly provider: string; readonly fill: boolean };
 }
 
 export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, settings: OpenAIChatRenderSettings): JsonObject {
@@ -28,15 +32,23 @@ export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, 
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
+    // Both are refused without tools, and mean nothing then.
+    if (params.toolChoice !== undefined) body.tool_choice = toolChoiceOf(params.toolChoice);
+    if (params.parallelToolCalls !== undefined) body.parallel_tool_calls = params.parallelToolCalls;
   }
   if (params.maxOutputTokens !== undefined) body[settings.maxTokensField] = params.maxOutputTokens;
   if (params.temperature !== undefined) body.temperature = params.temperature;
+  if (params.reasoning?.effort !== undefined) body.reasoning_effort = params.reasoning.effort;
   if (params.stream) {
     body.stream = true;
     // Without this a stream carries no token usage.
     body.stream_options = { include_usage: true };
   }
   return body;
+}
+
+function toolChoiceOf(choice: ToolChoice): JsonValue {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.tool } };
 }
 
 function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChatRenderSettings): JsonObject[] {
@@ -82,10 +94,26 @@ function assistantMessage(texts: string[], toolCalls: readonly ToolCall[], setti
     message.tool_calls = toolCalls.map((call) => ({
       id: call.callId,
       type: 'function',
-      function: { name: call.name, arguments: settings.providerArgumentsText ? argumentsTextOf(call) : serializeArguments(call.arguments) },
+      function: { name: call.name, arguments: argumentsFor(call, settings.toolArguments) },
     }));
   }
   return message;
+}
+
+function argumentsFor(call: ToolCall, rendering: OpenAIChatRenderSettings['toolArguments']): string {
+  if (rendering === 'canonical') return serializeArguments(call.arguments);
+  const text = argumentsTextOf(call);
+  return rendering === 'verbatim' || isJsonObjectText(text) ? text : '{}';
+}
+
+/** True when the text parses as a JSON object (the only arguments Ollama and vLLM take back). */
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 /**
