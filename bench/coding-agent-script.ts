@@ -5,6 +5,7 @@
 // whatever compaction did to the surface: the agent follows its plan, not what it is shown.
 
 import { z } from 'zod';
+import type { JsonObject } from '../src/log/event.js';
 import type { ModelLimits } from '../src/providers/language-model.js';
 import { type ScriptedCall, ScriptedModel, type ScriptedReply } from '../src/providers/scripted-model.js';
 import type { Capability } from '../src/spine/capability.js';
@@ -161,6 +162,20 @@ export interface AgentRunOptions {
   readonly onRequest?: (call: ScriptedCall) => void;
   /** Called after each turn with its number, for progress. */
   readonly onTurn?: (turn: number) => void;
+  /**
+   * End the run at the first turn that does not complete (a request the window refuses, say)
+   * and report it in AgentRun.failure; by default such a turn is an error of the benchmark.
+   */
+  readonly untilFailure?: boolean;
+}
+
+/** The turn a run ended at, when it did not complete (AgentRunOptions.untilFailure). */
+export interface RunFailure {
+  readonly turn: number;
+  readonly reason: string;
+  readonly error: Error | undefined;
+  /** The body of the last request the model was sent: the one it refused, when it refused one. */
+  readonly lastBody: JsonObject | undefined;
 }
 
 export interface AgentRun {
@@ -171,6 +186,7 @@ export interface AgentRun {
   /** The wall time of each turn, in order. */
   readonly turnMs: readonly number[];
   readonly modelCalls: number;
+  readonly failure?: RunFailure;
 }
 
 /** Runs `turns` turns of the script through the real spine with a scripted model on the small window. */
@@ -197,6 +213,7 @@ export async function runAgentSession(options: AgentRunOptions): Promise<AgentRu
   const turnMs: number[] = [];
   const start = clock();
   const session = await harness.createSession(sessionId);
+  let failure: RunFailure | undefined;
   try {
     for (let turn = 1; turn <= options.turns; turn++) {
       const plan = options.script.turn(turn);
@@ -204,7 +221,11 @@ export async function runAgentSession(options: AgentRunOptions): Promise<AgentRu
       const turnStart = clock();
       const result = await session.send(plan.prompt);
       turnMs.push(elapsedMs(turnStart));
-      if (result.reason !== 'completed') throw new Error(`coding agent script: turn ${turn} ended ${result.reason}`);
+      if (result.reason !== 'completed') {
+        if (options.untilFailure !== true) throw new Error(`coding agent script: turn ${turn} ended ${result.reason}`);
+        failure = { turn, reason: result.reason, error: result.error, lastBody: model.calls.at(-1) };
+        break;
+      }
       // The scripted model keeps every body it was sent; a long run would hold them all.
       model.calls.length = 0;
       options.onTurn?.(turn);
@@ -212,5 +233,6 @@ export async function runAgentSession(options: AgentRunOptions): Promise<AgentRu
   } finally {
     await session.close();
   }
-  return { store, sessionId, harness, wallMs: elapsedMs(start), turnMs, modelCalls: agent.calls };
+  const run = { store, sessionId, harness, wallMs: elapsedMs(start), turnMs, modelCalls: agent.calls };
+  return failure === undefined ? run : { ...run, failure };
 }

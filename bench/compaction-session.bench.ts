@@ -1,68 +1,102 @@
-// Benchmark: a long scripted coding-agent session on a small window (16,000 tokens, headroom
-// 0) with compaction mounted (extractive summarizer, tool-result pruner) against the same
-// script with no capability: the tokens sent to the model over every call, compactions and
-// prunes, what the summarizer read, and wall time. Without compaction every request carries
-// the whole history, so that run is quadratic: it is measured over its first turns, and its
-// totals for the whole script are computed exactly from the same script (checked call by call
-// against the measured turns); its wall time for the whole script is extrapolated.
+// Benchmark: compaction policies compared on the same scripted coding-agent session and the
+// same window. The scripted model keeps its window like a server (it refuses a request whose
+// input and reserved answer exceed it), so a policy that lets a request overflow is seen to.
+// Rows: shadowlog's policy (its defaults resolved for the window), the same without the
+// pruner, dropping the oldest turns to fit, pi's policy, Claude Code's observed policy, and no
+// compaction, which is infeasible from the turn where its request no longer fits. Every
+// compaction is summarized by the same extractive summarizer, so what differs is the cut.
 //
 //   npm run bench -- compaction-session
 //   npx tsx bench/compaction-session.bench.ts [--quick]
 
 import { createCompaction } from '../src/compaction/compaction-capability.js';
 import { COMPACTION_END, COMPACTION_OVER_THRESHOLD, COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../src/compaction/event-types.js';
+import { type PeerPlan, type PolicyWindow, peerPolicy } from '../src/compaction/peer-policies.js';
+import { COMPACTION_DEFAULTS, type CompactionConfig, parseCompactionConfig, resolvePolicy } from '../src/compaction/policy.js';
 import { createExtractiveSummarizer, type Summarizer } from '../src/compaction/summarizer.js';
 import { createToolResultPruner } from '../src/compaction/tool-result-pruner.js';
-import type { ContentBlock } from '../src/log/event.js';
-import { SurfaceMeter } from '../src/meter/measure.js';
+import { canonicalJson } from '../src/log/canonical-json.js';
+import { blockPlaceholder } from '../src/log/content-block.js';
+import type { ContentBlock, JsonObject } from '../src/log/event.js';
 import { scriptAwareEstimator } from '../src/meter/script-aware.js';
-import type { Capability, StepContext } from '../src/spine/capability.js';
+import type { ModelLimits } from '../src/providers/language-model.js';
+import { countScriptedRequest } from '../src/providers/scripted-window.js';
+import type { Capability } from '../src/spine/capability.js';
 import type { LogStore } from '../src/store/log-store.js';
-import { type AgentRun, CodingAgentScript, runAgentSession, SMALL_WINDOW } from './coding-agent-script.js';
-import {
-  type BenchContext,
-  type Benchmark,
-  type BenchReport,
-  clock,
-  elapsedMs,
-  formatCount,
-  formatMs,
-  formatRatio,
-  runIfMain,
-} from './support.js';
-import { type CallFigures, checkComputed, computeCallsWithout, extrapolateWallMs } from './uncompacted-requests.js';
+import { CodingAgent, CodingAgentScript, type RunFailure, runAgentSession } from './coding-agent-script.js';
+import { DropOldestTurns } from './drop-oldest-turns.js';
+import { PrefixRecorder } from './prefix-recorder.js';
+import { type BenchContext, type Benchmark, type BenchReport, clock, elapsedMs, formatCount, formatMs, runIfMain } from './support.js';
 
-interface Sizes {
-  readonly turns: number;
-  /** Turns of the run without compaction that are really run (it is quadratic). */
-  readonly measuredTurnsWithout: number;
+/** A window every policy here can work in (pi reserves 16,384 below it and keeps 20,000). */
+const LIMITS: ModelLimits = { contextWindow: 64_000, defaultMaxOutputTokens: 4_096 };
+const WINDOW: PolicyWindow = { contextWindow: LIMITS.contextWindow, reserve: LIMITS.defaultMaxOutputTokens };
+const FULL = { turns: 1_000 };
+const QUICK = { turns: 120 };
+
+/**
+ * shadowlog's defaults for this window. The default headroom (65,536) is larger than the whole
+ * window, so it leaves no pressure budget and the configuration is refused; the headroom here
+ * is the largest at which the ratio still decides, W − reserve − W × 0.8. Any headroom from 0 to
+ * it gives the same threshold (W × 0.8), as the defaults do on windows past their crossover.
+ */
+function shadowlogConfig(window: PolicyWindow): CompactionConfig {
+  const ratioTerm = Math.floor(window.contextWindow * COMPACTION_DEFAULTS.thresholdRatio);
+  return { headroomTokens: Math.max(0, window.contextWindow - window.reserve - ratioTerm) };
 }
 
-const FULL: Sizes = { turns: 2_000, measuredTurnsWithout: 200 };
-const QUICK: Sizes = { turns: 200, measuredTurnsWithout: 40 };
-const COMPACTION_CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' } };
+interface PolicyCase {
+  readonly label: string;
+  readonly plan: PeerPlan;
+  readonly pruner: boolean;
+  /** The policy's trigger and tail, as the table states them. */
+  readonly trigger: string;
+  readonly tail: string;
+}
 
-/** Measures the surface with the script-aware meter before each call; mounted last, so it sees what is rendered. */
-class RequestMeterProbe implements Capability {
-  readonly name = 'bench-request-meter';
-  readonly meter = new SurfaceMeter(scriptAwareEstimator);
-  readonly counts: number[] = [];
-  readonly turns: number[] = [];
+function shadowlogPlan(): PeerPlan {
+  const config = shadowlogConfig(WINDOW);
+  return { kind: 'compaction', config, resolved: resolvePolicy(parseCompactionConfig(config), WINDOW) };
+}
 
-  async beforeStep(context: StepContext): Promise<void> {
-    this.counts.push(this.meter.measure(context.log.fold.nodes()).estimate);
-    this.turns.push(context.turn);
-  }
+function peerPlan(name: string): PeerPlan {
+  const policy = peerPolicy(name);
+  if (policy === undefined) throw new Error(`compaction-session: no peer policy ${name}`);
+  return policy.plan(WINDOW);
+}
+
+function cases(): PolicyCase[] {
+  const compaction = (label: string, plan: PeerPlan, pruner: boolean): PolicyCase => {
+    if (plan.kind !== 'compaction') throw new Error(`compaction-session: ${label} is not a compaction plan`);
+    const { threshold, retain } = plan.resolved;
+    return { label, plan, pruner, trigger: `${formatCount(threshold)} (${share(threshold)})`, tail: formatCount(retain) };
+  };
+  return [
+    compaction('shadowlog (defaults for the window, pruner)', shadowlogPlan(), true),
+    compaction('shadowlog, no pruner', shadowlogPlan(), false),
+    {
+      label: 'drop the oldest turns to fit',
+      plan: peerPlan('drop-oldest'),
+      pruner: false,
+      trigger: 'over W − reserve',
+      tail: 'newest turns that fit',
+    },
+    compaction('pi', peerPlan('pi'), false),
+    compaction('Claude Code (observed)', peerPlan('claude-code'), false),
+    { label: 'no compaction', plan: peerPlan('none'), pruner: false, trigger: '–', tail: 'all' },
+  ];
 }
 
 interface SummarizerFigures {
   calls: number;
-  /** Tokens of the text handed to it (script-aware), counted as createExtractiveSummarizer counts them. */
+  /** Tokens of the text handed to it (script-aware): an extractive summarizer reads, a model would be sent, this much. */
   inputTokens: number;
+  /** Tokens of the summaries it wrote (script-aware). */
+  outputTokens: number;
   ms: number;
 }
 
-/** The extractive summarizer, counting what it is given: it makes no model call, so what it reads is its whole cost in tokens. */
+/** The extractive summarizer, counting what it reads and writes. */
 function countingExtractiveSummarizer(figures: SummarizerFigures): Summarizer {
   const countTokens = (text: string) => scriptAwareEstimator.countText(text);
   const inner = createExtractiveSummarizer(countTokens);
@@ -72,7 +106,9 @@ function countingExtractiveSummarizer(figures: SummarizerFigures): Summarizer {
       figures.inputTokens += request.messages.reduce((sum, message) => sum + countTokens(textOf(message.content)), 0);
       const start = clock();
       try {
-        return await inner.summarize(request);
+        const result = await inner.summarize(request);
+        figures.outputTokens += countTokens(result.text);
+        return result;
       } finally {
         figures.ms += elapsedMs(start);
       }
@@ -81,41 +117,30 @@ function countingExtractiveSummarizer(figures: SummarizerFigures): Summarizer {
 }
 
 function textOf(content: readonly ContentBlock[]): string {
-  return content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`)).join('\n');
+  return content.map((block) => blockPlaceholder(block)).join('\n');
 }
 
+/** What a run's log says. */
 interface LogFigures {
-  readonly events: number;
-  readonly usageByCall: number[];
+  /** The input tokens of each answered call, as the scripted model counted and reported them. */
+  readonly inputTokens: number[];
+  /** Requests the model refused as over its window. */
+  readonly overWindow: number;
   readonly compactions: number;
   readonly failedCompactions: number;
   readonly prunes: number;
   readonly overThreshold: number;
-  readonly shadowedTokens: number;
-  readonly summaryTokens: number;
 }
 
 async function readLogFigures(store: LogStore, sessionId: string): Promise<LogFigures> {
-  const figures = {
-    events: 0,
-    usageByCall: [] as number[],
-    compactions: 0,
-    failedCompactions: 0,
-    prunes: 0,
-    overThreshold: 0,
-    shadowedTokens: 0,
-    summaryTokens: 0,
-  };
+  const figures = { inputTokens: [] as number[], overWindow: 0, compactions: 0, failedCompactions: 0, prunes: 0, overThreshold: 0 };
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
-      figures.events++;
       const data = event.data;
-      if (event.type === 'assistant/message') figures.usageByCall.push((data.usage as { inputTokens: number }).inputTokens);
-      else if (event.type === COMPACTION_SUMMARY) {
-        figures.compactions++;
-        figures.shadowedTokens += data.shadowedTokenCount as number;
-        figures.summaryTokens += data.summaryTokens as number;
-      } else if (event.type === COMPACTION_END && data.error !== undefined) figures.failedCompactions++;
+      if (event.type === 'assistant/message') figures.inputTokens.push((data.usage as { inputTokens: number }).inputTokens);
+      else if (event.type === 'model/error' && data.contextOverflow === true) figures.overWindow++;
+      else if (event.type === COMPACTION_SUMMARY) figures.compactions++;
+      else if (event.type === COMPACTION_END && data.error !== undefined) figures.failedCompactions++;
       else if (event.type === COMPACTION_PRUNE) figures.prunes++;
       else if (event.type === COMPACTION_OVER_THRESHOLD) figures.overThreshold++;
     }
@@ -123,246 +148,221 @@ async function readLogFigures(store: LogStore, sessionId: string): Promise<LogFi
   return figures;
 }
 
-interface RunResult {
-  readonly run: AgentRun;
+interface PolicyResult {
+  readonly policy: PolicyCase;
   readonly log: LogFigures;
-  readonly calls: readonly CallFigures[];
   readonly summarizer: SummarizerFigures;
-  /** The threshold and retained tail compaction resolved for the window (undefined without compaction). */
-  readonly policy: { readonly threshold: number; readonly retain: number } | undefined;
+  readonly prefix: PrefixRecorder;
+  readonly drops: number;
+  readonly failure: RunFailure | undefined;
+  /** What the refused request of a failed run asked for: its input and reserve, as the model counted them. */
+  readonly refused: { readonly inputTokens: number; readonly reservedTokens: number } | undefined;
+  readonly turnsRun: number;
+  readonly wallMs: number;
 }
 
-async function runSession(
-  script: CodingAgentScript,
-  turns: number,
-  compaction: boolean,
-  progress?: (message: string) => void,
-): Promise<RunResult> {
-  const summarizer: SummarizerFigures = { calls: 0, inputTokens: 0, ms: 0 };
-  const probe = new RequestMeterProbe();
-  const capability = compaction
-    ? createCompaction({
-        config: COMPACTION_CONFIG,
+/** The tool definitions every request carries, as the scripted model counts them. */
+function fixedTokens(): number {
+  const tools = new CodingAgent().tools().map((tool) => tool.definition);
+  return countScriptedRequest({ messages: [], tools: JSON.parse(canonicalJson(tools)) }, LIMITS).toolTokens;
+}
+
+async function runPolicy(script: CodingAgentScript, turns: number, policy: PolicyCase, progress?: (message: string) => void) {
+  const summarizer: SummarizerFigures = { calls: 0, inputTokens: 0, outputTokens: 0, ms: 0 };
+  const prefix = new PrefixRecorder();
+  const capabilities: Capability[] = [];
+  let dropper: DropOldestTurns | undefined;
+  if (policy.plan.kind === 'compaction') {
+    capabilities.push(
+      createCompaction({
+        config: { ...policy.plan.config, summarizer: { kind: 'extractive' } },
         summarizer: countingExtractiveSummarizer(summarizer),
-        pruner: createToolResultPruner(),
-      })
-    : undefined;
-  const capabilities: Capability[] = capability === undefined ? [probe] : [capability, probe];
-  const label = compaction ? 'with compaction' : 'without compaction';
+        ...(policy.pruner ? { pruner: createToolResultPruner() } : {}),
+      }),
+    );
+  } else if (policy.plan.kind === 'drop-oldest') {
+    dropper = new DropOldestTurns(WINDOW, fixedTokens());
+    capabilities.push(dropper);
+  }
   const every = Math.max(1, Math.round(turns / 4));
   const run = await runAgentSession({
     script,
     turns,
+    limits: LIMITS,
     capabilities,
+    untilFailure: true,
+    onRequest: (call) => prefix.record(canonicalJson(call.messages)),
     onTurn: (turn) => {
       if (turn % every === 0 && turn < turns)
-        progress?.(`compaction-session: ${label}, turn ${formatCount(turn)} of ${formatCount(turns)}`);
+        progress?.(`compaction-session: ${policy.label}, turn ${formatCount(turn)} of ${formatCount(turns)}`);
     },
   });
   const log = await readLogFigures(run.store, run.sessionId);
-  if (log.usageByCall.length !== probe.counts.length)
-    throw new Error(`compaction-session: ${log.usageByCall.length} assistant messages but ${probe.counts.length} model calls`);
-  const calls = log.usageByCall.map((usageTokens, index) => ({
-    turn: probe.turns[index] as number,
-    usageTokens,
-    meterTokens: probe.counts[index] as number,
-  }));
-  const policy = capability === undefined ? undefined : { threshold: capability.policy.threshold, retain: capability.policy.retain };
-  return { run, log, calls, summarizer, policy };
+  const refusedBody = run.failure?.lastBody;
+  const refused = refusedBody === undefined ? undefined : refusedCount(refusedBody);
+  return {
+    policy,
+    log,
+    summarizer,
+    prefix,
+    drops: dropper?.drops ?? 0,
+    failure: run.failure,
+    refused,
+    turnsRun: run.turnMs.length,
+    wallMs: run.wallMs,
+  } satisfies PolicyResult;
 }
 
-interface Totals {
-  readonly calls: number;
-  readonly usageTokens: number;
-  readonly meterTokens: number;
-  readonly maxUsageTokens: number;
-  readonly maxMeterTokens: number;
+function refusedCount(body: JsonObject) {
+  const count = countScriptedRequest(body, LIMITS);
+  return { inputTokens: count.inputTokens, reservedTokens: count.reservedTokens };
 }
 
-function totals(calls: readonly CallFigures[], throughTurn = Number.POSITIVE_INFINITY): Totals {
-  let usageTokens = 0;
-  let meterTokens = 0;
-  let maxUsageTokens = 0;
-  let maxMeterTokens = 0;
-  let count = 0;
-  for (const call of calls) {
-    if (call.turn > throughTurn) break;
-    count++;
-    usageTokens += call.usageTokens;
-    meterTokens += call.meterTokens;
-    maxUsageTokens = Math.max(maxUsageTokens, call.usageTokens);
-    maxMeterTokens = Math.max(maxMeterTokens, call.meterTokens);
+const share = (tokens: number) => `${((100 * tokens) / WINDOW.contextWindow).toFixed(1)} %`;
+const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+
+function feasible(result: PolicyResult): boolean {
+  return result.failure === undefined && result.log.overWindow === 0;
+}
+
+function row(result: PolicyResult, baselineTokens: number): string[] {
+  const { policy, log, summarizer } = result;
+  const cuts = policy.plan.kind === 'drop-oldest' ? `${formatCount(result.drops)} drops` : formatCount(log.compactions);
+  if (result.failure !== undefined) {
+    const refused = result.refused;
+    const asked =
+      refused === undefined
+        ? ''
+        : `: ${formatCount(refused.inputTokens)} + ${formatCount(refused.reservedTokens)} > ${formatCount(WINDOW.contextWindow)}`;
+    return [
+      policy.label,
+      policy.trigger,
+      policy.tail,
+      `infeasible from turn ${formatCount(result.failure.turn)}${asked}`,
+      '–',
+      '–',
+      '–',
+      cuts,
+      '–',
+      '–',
+      '–',
+      formatCount(log.overWindow),
+    ];
   }
-  return { calls: count, usageTokens, meterTokens, maxUsageTokens, maxMeterTokens };
-}
-
-function sumMs(values: readonly number[], count = values.length): number {
-  let total = 0;
-  for (let index = 0; index < count; index++) total += values[index] as number;
-  return total;
-}
-
-/** The mean time per turn in each tenth of the run: flat when the cost per turn is bounded. */
-function tenthsMs(turnMs: readonly number[]): number[] {
-  return Array.from({ length: 10 }, (_, tenth) => {
-    const from = Math.floor((tenth * turnMs.length) / 10);
-    const to = Math.floor(((tenth + 1) * turnMs.length) / 10);
-    return to > from ? sumMs(turnMs.slice(from, to)) / (to - from) : 0;
-  });
+  const total = sum(log.inputTokens);
+  return [
+    policy.label,
+    policy.trigger,
+    policy.tail,
+    formatCount(total),
+    `${(total / baselineTokens).toFixed(2)}×`,
+    share(total / log.inputTokens.length),
+    share(Math.max(...log.inputTokens)),
+    cuts,
+    formatCount(summarizer.inputTokens),
+    formatCount(summarizer.outputTokens),
+    percent(result.prefix.meanShare),
+    formatCount(log.overWindow),
+  ];
 }
 
 async function run(context: BenchContext): Promise<BenchReport> {
-  const sizes = context.quick ? QUICK : FULL;
+  const { turns } = context.quick ? QUICK : FULL;
   const script = new CodingAgentScript();
-  context.progress(`compaction-session: warm-up, ${Math.min(20, sizes.measuredTurnsWithout)} turns each way`);
-  await runSession(script, Math.min(20, sizes.measuredTurnsWithout), true);
-  await runSession(script, Math.min(20, sizes.measuredTurnsWithout), false);
-
-  context.progress(`compaction-session: ${formatCount(sizes.turns)} turns with compaction`);
-  const withCompaction = await runSession(script, sizes.turns, true, context.progress);
-  context.progress(`compaction-session: the first ${formatCount(sizes.measuredTurnsWithout)} turns without compaction (quadratic)`);
-  const without = await runSession(script, sizes.measuredTurnsWithout, false, context.progress);
-  context.progress(`compaction-session: computing the ${formatCount(sizes.turns)}-turn requests without compaction`);
-  const computed = computeCallsWithout(script, sizes.turns);
-  checkComputed(without.calls, computed);
-
-  const prefix = sizes.measuredTurnsWithout;
-  const withAll = totals(withCompaction.calls);
-  const withPrefix = totals(withCompaction.calls, prefix);
-  const withoutPrefix = totals(without.calls);
-  const withoutAll = totals(computed);
-  const withPrefixMs = sumMs(withCompaction.run.turnMs, prefix);
-  const extrapolated = extrapolateWallMs(without.run.turnMs, computed, sizes.turns);
-  const { log, summarizer } = withCompaction;
-  const policy = withCompaction.policy ?? { threshold: Number.NaN, retain: Number.NaN };
-
-  const tokensTable = {
-    title: `Tokens sent to the model, summed over every call (window ${formatCount(SMALL_WINDOW.contextWindow)}, threshold ${formatCount(policy.threshold)})`,
+  const results: PolicyResult[] = [];
+  for (const policy of cases()) {
+    context.progress(`compaction-session: ${policy.label}, ${formatCount(turns)} turns`);
+    results.push(await runPolicy(script, turns, policy, context.progress));
+  }
+  const baseline = results.find((result) => result.policy.plan.kind === 'drop-oldest');
+  const baselineTokens = baseline === undefined ? Number.NaN : sum(baseline.log.inputTokens);
+  for (const result of results) {
+    if (result.policy.plan.kind !== 'none' && !feasible(result))
+      throw new Error(`compaction-session: ${result.policy.label} sent ${result.log.overWindow} requests over the window`);
+  }
+  const none = results.find((result) => result.policy.plan.kind === 'none');
+  const table = {
+    title: `Compaction policies on the same ${formatCount(turns)}-turn scripted coding-agent session, window ${formatCount(WINDOW.contextWindow)} tokens, ${formatCount(WINDOW.reserve)} reserved for each answer`,
     columns: [
-      'run',
-      'turns',
-      'model calls',
-      'tokens sent (reported)',
-      'tokens sent (meter)',
-      'largest request (reported)',
-      'largest (meter)',
-      'with ÷ without',
+      'policy',
+      'compacts at',
+      'tail kept',
+      'input tokens sent',
+      '÷ drop-oldest',
+      'per call, mean (of W)',
+      'per call, max',
+      'compactions',
+      'summarizer in',
+      'summarizer out',
+      'prefix share',
+      'calls over W',
     ],
-    rows: [
-      row('with compaction', sizes.turns, withAll, smallRatio(withAll.usageTokens / withoutAll.usageTokens)),
-      row('without (computed exactly)', sizes.turns, withoutAll, '1.00×'),
-      row('with compaction, its first turns', prefix, withPrefix, smallRatio(withPrefix.usageTokens / withoutPrefix.usageTokens)),
-      row('without (measured)', prefix, withoutPrefix, '1.00×'),
-    ],
+    rows: results.map((result) => row(result, baselineTokens)),
   };
-  const compactionTable = {
-    title: `What compaction did over ${formatCount(sizes.turns)} turns`,
-    columns: ['figure', 'value'],
-    rows: [
-      ['compactions (compaction/summary)', formatCount(log.compactions)],
-      ['failed compactions (compaction/end with an error)', formatCount(log.failedCompactions)],
-      ['prunes (compaction/prune)', formatCount(log.prunes)],
-      ['steps still over the threshold after compacting', formatCount(log.overThreshold)],
-      ['summarizer calls (extractive: no model call)', formatCount(summarizer.calls)],
-      ['summarizer input tokens read (script-aware)', formatCount(summarizer.inputTokens)],
-      ['summaries written, tokens (meter)', formatCount(log.summaryTokens)],
-      ['tokens shadowed by summaries (meter)', formatCount(log.shadowedTokens)],
-      ['summarizer time', formatMs(summarizer.ms)],
-      ['events in the log', formatCount(log.events)],
-    ],
-  };
-  const timeTable = {
-    title: 'Wall time (scripted model: no network, no model latency)',
-    columns: ['run', 'turns', 'wall time', 'per turn', 'vs without, same turns'],
-    rows: [
-      [
-        'with compaction',
-        formatCount(sizes.turns),
-        formatMs(withCompaction.run.wallMs),
-        formatMs(withCompaction.run.wallMs / sizes.turns),
-        `≈ ${smallRatio(withCompaction.run.wallMs / extrapolated.ms)}`,
-      ],
-      [
-        'without (extrapolated)',
-        formatCount(sizes.turns),
-        `≈ ${formatMs(extrapolated.ms)}${extrapolated.ms >= 120_000 ? ` (${(extrapolated.ms / 60_000).toFixed(0)} min)` : ''}`,
-        `≈ ${formatMs(extrapolated.ms / sizes.turns)}`,
-        '1.00×',
-      ],
-      [
-        'with compaction, its first turns',
-        formatCount(prefix),
-        formatMs(withPrefixMs),
-        formatMs(withPrefixMs / prefix),
-        formatRatio(withPrefixMs / sumMs(without.run.turnMs)),
-      ],
-      ['without (measured)', formatCount(prefix), formatMs(without.run.wallMs), formatMs(without.run.wallMs / prefix), '1.00×'],
-    ],
-  };
-  const withTenths = tenthsMs(withCompaction.run.turnMs);
-  const withoutTenths = tenthsMs(without.run.turnMs);
+  const fixed = fixedTokens();
   return {
-    tables: [tokensTable, compactionTable, timeTable],
+    tables: [table],
     notes: [
-      'The script is a coding agent: each turn a request, 1–3 tool calls (one per step) with results of varied sizes (about 1 in 8 is 12k–48k characters), and an answer; seeded, so both runs get the same turns.',
-      'Reported tokens: the input tokens the scripted model reports, ceil(characters of the canonical JSON of the message list / 4). Meter tokens: the script-aware meter’s price of the surface just before each call (a probe capability mounted after compaction). Neither counts the tool definitions.',
-      `Compaction: createCompaction({headroomTokens: 0, extractive summarizer}) with createToolResultPruner() at its defaults; reserve ${formatCount(SMALL_WINDOW.defaultMaxOutputTokens)}, so threshold ${formatCount(policy.threshold)} and a retained tail of ${formatCount(policy.retain)} tokens.`,
-      'The extractive summarizer makes no model call: its token cost is what it reads (the shadowed messages’ text, priced as createExtractiveSummarizer prices it), not tokens sent to a model; those are not in the tokens-sent totals.',
-      `Without compaction the surface only grows, so the run is quadratic; only its first ${formatCount(prefix)} turns are run. Its ${formatCount(sizes.turns)}-turn tokens are computed from the script with the spine’s renderSurface and the same meter, checked call by call (all ${formatCount(withoutPrefix.calls)} calls equal) against the measured turns. Its wall time is extrapolated from a least-squares fit of turn time = ${extrapolated.a.toFixed(2)} ms + ${(extrapolated.b * 1e6).toFixed(1)} ms per million request tokens, over the measured turns.`,
-      `Mean time per turn in each tenth of the run with compaction (flat if bounded): ${withTenths.map(formatMs).join(', ')}; without, over its ${formatCount(prefix)} turns: ${withoutTenths.map(formatMs).join(', ')}.`,
+      'The script is a coding agent (bench/coding-agent-script.ts): each turn a request, 1–3 tool calls (one per step) with results of varied sizes (about 1 in 8 is 12k–48k characters), and an answer; seeded, so every policy gets the same turns.',
+      `Tokens are what the scripted model counts and reports as input (script-aware estimator): the messages plus the tool definitions (${formatCount(fixed)} tokens on every call). It refuses a request whose input plus the ${formatCount(WINDOW.reserve)} reserved answer tokens exceed ${formatCount(WINDOW.contextWindow)}, with the context-overflow error a real server sends.`,
+      `shadowlog: its defaults (threshold ratio 0.8, retained tail 0.16 of W − reserve) with headroom ${formatCount(shadowlogConfig(WINDOW).headroomTokens ?? 0)}: the default 65,536 is more than this whole window (no pressure budget: refused); ${formatCount(shadowlogConfig(WINDOW).headroomTokens ?? 0)} = W − reserve − 0.8 W is the largest headroom at which the ratio still decides, and any headroom from 0 to it gives the same threshold. The pruner is createToolResultPruner() at its defaults.`,
+      ...(['pi', 'claude-code', 'drop-oldest'] as const).map((name) => {
+        const policy = peerPolicy(name);
+        return `${name}: ${policy?.description} Source: ${policy?.source}.`;
+      }),
+      'pi and Claude Code run as shadowlog’s transaction with their trigger and tail (pi: thresholdRatio 1 and a headroom that puts the threshold at W − 16,384, retainTokens 20,000; Claude Code: thresholdRatio 0.84, retainTokens 0), measured before each step, without the pruner.',
+      `Drop-oldest shadows the turns it leaves out with a one-line marker ("${'[N earlier messages were left out to fit the context window]'}", about 20 tokens) so that the log records what was sent; it makes no summary, so its summarizer columns are 0 and "÷ drop-oldest" compares with a harness that fills the window on every call.`,
+      'Summarizer in: tokens of the text the extractive summarizer read (what a model summarizer would be sent, before its instruction); out: tokens of the summaries it wrote. Every policy uses the same summarizer (maxSummaryTokens 8,192).',
+      'Prefix share: the mean, over every call but the first, of the longest common prefix of the canonical JSON of two consecutive requests’ message lists divided by the length of the later one: what a prompt cache could reuse.',
+      ...results.map((result) => {
+        const extra = result.log.prunes > 0 ? `, ${formatCount(result.log.prunes)} prunes` : '';
+        const over =
+          result.log.overThreshold > 0 ? `, ${formatCount(result.log.overThreshold)} steps still over the threshold after compacting` : '';
+        const failed = result.log.failedCompactions > 0 ? `, ${formatCount(result.log.failedCompactions)} failed compactions` : '';
+        return `${result.policy.label}: ${formatCount(result.log.inputTokens.length)} answered calls over ${formatCount(result.turnsRun)} turns${extra}${failed}${over}, summarizer ${formatMs(result.summarizer.ms)}, wall time ${formatMs(result.wallMs)}.`;
+      }),
+      ...(none?.failure === undefined
+        ? []
+        : [
+            `No compaction: turn ${formatCount(none.failure.turn)} ended "${none.failure.reason}": ${none.failure.error?.message ?? 'no error'}. Its figures are not shown, and nothing is divided by it: a run that cannot finish has no total to compare.`,
+          ]),
     ],
     figures: {
-      sizes: { ...sizes },
-      window: { ...SMALL_WINDOW },
-      policy: { ...policy },
-      withCompaction: {
-        ...withAll,
-        wallMs: withCompaction.run.wallMs,
-        tenthsMsPerTurn: withTenths,
-        compactions: log.compactions,
-        failedCompactions: log.failedCompactions,
-        prunes: log.prunes,
-        overThreshold: log.overThreshold,
-        events: log.events,
-        summarizer: { ...summarizer, summaryTokens: log.summaryTokens, shadowedTokens: log.shadowedTokens },
-        firstTurns: { ...withPrefix, wallMs: withPrefixMs },
-      },
-      without: {
-        computed: { ...withoutAll, extrapolatedWallMs: extrapolated.ms, fit: { msPerTurn: extrapolated.a, msPerToken: extrapolated.b } },
-        measured: { ...withoutPrefix, turns: prefix, wallMs: without.run.wallMs, tenthsMsPerTurn: withoutTenths },
-      },
-      ratios: {
-        tokensSentReported: withAll.usageTokens / withoutAll.usageTokens,
-        tokensSentMeter: withAll.meterTokens / withoutAll.meterTokens,
-        firstTurnsTokensSentReported: withPrefix.usageTokens / withoutPrefix.usageTokens,
-        firstTurnsWallTime: withPrefixMs / sumMs(without.run.turnMs),
-        wallTimeVsExtrapolated: withCompaction.run.wallMs / extrapolated.ms,
-      },
+      turns,
+      window: { ...WINDOW },
+      toolDefinitionTokens: fixed,
+      policies: results.map((result) => ({
+        label: result.policy.label,
+        kind: result.policy.plan.kind,
+        threshold: result.policy.plan.kind === 'compaction' ? result.policy.plan.resolved.threshold : null,
+        retain: result.policy.plan.kind === 'compaction' ? result.policy.plan.resolved.retain : null,
+        feasible: feasible(result),
+        failedTurn: result.failure?.turn ?? null,
+        turnsRun: result.turnsRun,
+        calls: result.log.inputTokens.length,
+        inputTokens: sum(result.log.inputTokens),
+        meanShareOfWindow: sum(result.log.inputTokens) / result.log.inputTokens.length / WINDOW.contextWindow,
+        maxShareOfWindow: Math.max(...result.log.inputTokens) / WINDOW.contextWindow,
+        compactions: result.log.compactions,
+        failedCompactions: result.log.failedCompactions,
+        drops: result.drops,
+        prunes: result.log.prunes,
+        overThreshold: result.log.overThreshold,
+        summarizer: { ...result.summarizer },
+        prefixShare: result.prefix.meanShare,
+        prefixBreaks: result.prefix.breaks,
+        callsOverWindow: result.log.overWindow,
+        wallMs: result.wallMs,
+      })),
     },
   };
-}
-
-/** A ratio far below 1 keeps two significant digits, with its inverse. */
-function smallRatio(value: number): string {
-  return value >= 0.1 ? formatRatio(value) : `${value.toPrecision(2)}× (1/${formatCount(Math.round(1 / value))})`;
-}
-
-function row(label: string, turns: number, figures: Totals, ratio: string): string[] {
-  return [
-    label,
-    formatCount(turns),
-    formatCount(figures.calls),
-    formatCount(figures.usageTokens),
-    formatCount(figures.meterTokens),
-    formatCount(figures.maxUsageTokens),
-    formatCount(figures.maxMeterTokens),
-    ratio,
-  ];
 }
 
 export const benchmark: Benchmark = {
   name: 'compaction-session',
-  description: '2,000 scripted coding-agent turns on a 16k window with compaction and the pruner vs none: tokens sent, compactions, time',
+  description:
+    'compaction policies on one scripted coding-agent session in a 64k window: shadowlog, drop-oldest, pi, Claude Code, none; tokens sent, per call, summarizer, prompt-cache prefix',
   run,
 };
 

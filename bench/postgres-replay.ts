@@ -87,7 +87,7 @@ function operations(built: Built, late: RealCall): Operation[] {
         const result = await replay(store, SESSION_ID, { turn: late.turn, step: late.step }, { resolveRenderer, registry: built.registry });
         if (result.seq !== late.seq || !result.verified)
           throw new Error(`postgres benchmark: replayed #${result.seq}, expected #${late.seq}`);
-        return result.requestDigest;
+        return result.requestDigest ?? '';
       },
       samples: { sqlite: [], postgres: [] },
     },

@@ -1,22 +1,27 @@
 // Benchmark: how much of each request is an unchanged prefix of the one before it, which is what
 // a provider's prompt cache can reuse. The same scripted coding-agent session (a 16,000-token
-// window, then a 64,000-token one) runs with the tool-result pruner only when compaction's trigger qualifies (as in
-// production: the pruner handed to createCompaction), and with the pruner run before every
-// step by a small capability; compaction alone, with no pruner, is a reference.
+// window, then a 64,000-token one) runs with the tool-result pruner only when compaction's
+// trigger qualifies (as in production: the pruner handed to createCompaction, which prunes what
+// the model was sent first), the same pruning every long result at the trigger (as it did
+// before), and with the pruner run before every step by a small capability; compaction alone,
+// with no pruner, is a reference.
 //
 //   npm run bench -- prompt-cache
 //   npx tsx bench/prompt-cache.bench.ts [--quick]
 
 import { createCompaction } from '../src/compaction/compaction-capability.js';
 import { COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../src/compaction/event-types.js';
-import { createToolResultPruner, type ToolResultPruner } from '../src/compaction/tool-result-pruner.js';
+import { createToolResultPruner, type PruneResult, ToolResultPruner } from '../src/compaction/tool-result-pruner.js';
 import { canonicalJson } from '../src/log/canonical-json.js';
+import { RequestSurfaceDecoder } from '../src/log/request-surface.js';
 import { SurfaceMeter } from '../src/meter/measure.js';
 import { scriptAwareEstimator } from '../src/meter/script-aware.js';
 import type { ModelLimits } from '../src/providers/language-model.js';
 import type { Capability, StepContext } from '../src/spine/capability.js';
 import type { LogStore } from '../src/store/log-store.js';
+import type { SessionLog } from '../src/store/session-log.js';
 import { CodingAgentScript, runAgentSession, SMALL_WINDOW } from './coding-agent-script.js';
+import { PrefixRecorder } from './prefix-recorder.js';
 import { type BenchContext, type Benchmark, type BenchReport, formatCount, formatMs, median, runIfMain } from './support.js';
 
 interface WindowRun {
@@ -48,10 +53,21 @@ class EveryStepPruner implements Capability {
   }
 }
 
-type Variant = 'on-trigger' | 'every-step' | 'no-pruner';
+/**
+ * Prunes every long result when handed the trigger's fit, the model's sent ones or not: the
+ * pruner before it preferred sent results, kept for comparison.
+ */
+class EveryLongResultPruner extends ToolResultPruner {
+  override prune(log: SessionLog, meter: SurfaceMeter): Promise<PruneResult> {
+    return super.prune(log, meter);
+  }
+}
+
+type Variant = 'on-trigger' | 'on-trigger-every-long-result' | 'every-step' | 'no-pruner';
 
 const VARIANTS: ReadonlyArray<{ readonly variant: Variant; readonly label: string }> = [
   { variant: 'on-trigger', label: 'pruner when the trigger qualifies (production)' },
+  { variant: 'on-trigger-every-long-result', label: 'pruner when the trigger qualifies, every long result, sent or not' },
   { variant: 'every-step', label: 'pruner before every step' },
   { variant: 'no-pruner', label: 'reference: compaction alone, no pruner' },
 ];
@@ -60,6 +76,8 @@ function capabilitiesFor(variant: Variant): Capability[] {
   switch (variant) {
     case 'on-trigger':
       return [createCompaction({ config: COMPACTION_CONFIG, pruner: createToolResultPruner() })];
+    case 'on-trigger-every-long-result':
+      return [createCompaction({ config: COMPACTION_CONFIG, pruner: new EveryLongResultPruner() })];
     case 'every-step':
       // Compaction keeps its pruner too; by the time it runs, the every-step pruner has left nothing to prune.
       return [
@@ -69,36 +87,6 @@ function capabilitiesFor(variant: Variant): Capability[] {
     case 'no-pruner':
       return [createCompaction({ config: COMPACTION_CONFIG })];
   }
-}
-
-/** Consecutive requests compared as the canonical JSON of their message lists. */
-class PrefixRecorder {
-  private previous: string | undefined;
-  /** Per call after the first: the unchanged prefix, in characters, as a share of the later request. */
-  readonly shares: number[] = [];
-  prefixChars = 0;
-  totalChars = 0;
-  /** Calls whose request does not start with the whole previous request (a cache miss past the break). */
-  breaks = 0;
-
-  record(messagesJson: string): void {
-    const previous = this.previous;
-    this.previous = messagesJson;
-    if (previous === undefined) return;
-    const common = commonPrefixLength(previous, messagesJson);
-    this.shares.push(common / messagesJson.length);
-    this.prefixChars += common;
-    this.totalChars += messagesJson.length;
-    // The previous list less its closing bracket is a prefix of the next one when messages were only appended.
-    if (common < previous.length - 1) this.breaks++;
-  }
-}
-
-function commonPrefixLength(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  let index = 0;
-  while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index++;
-  return index;
 }
 
 interface LogFigures {
@@ -112,14 +100,25 @@ async function readLogFigures(store: LogStore, sessionId: string): Promise<LogFi
   const sent = new Set<number>();
   const pruned: number[] = [];
   let compactions = 0;
+  const markedUnseen = new Set<number>();
+  const requests = new RequestSurfaceDecoder();
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
-      if (event.type === 'model/request') for (const seq of event.data.surfaceSeqs as number[]) sent.add(seq);
-      else if (event.type === COMPACTION_PRUNE) pruned.push((event.data.shadowedSeqs as number[])[0] as number);
-      else if (event.type === COMPACTION_SUMMARY) compactions++;
+      if (event.type === 'model/request') for (const seq of requests.decode(event)) sent.add(seq);
+      else if (event.type === COMPACTION_PRUNE) {
+        const seq = (event.data.shadowedSeqs as number[])[0] as number;
+        pruned.push(seq);
+        if (event.data.unseen === true) markedUnseen.add(seq);
+      } else if (event.type === COMPACTION_SUMMARY) compactions++;
     }
   }
-  return { prunes: pruned.length, compactions, prunedBeforeSent: pruned.filter((seq) => !sent.has(seq)).length };
+  const beforeSent = pruned.filter((seq) => !sent.has(seq));
+  // The record must say which results were cut before their first send: the same set as the requests show.
+  if (beforeSent.length !== markedUnseen.size || beforeSent.some((seq) => !markedUnseen.has(seq)))
+    throw new Error(
+      `prompt-cache: ${beforeSent.length} results were pruned before any request carried them, but ${markedUnseen.size} compaction/prune events say unseen`,
+    );
+  return { prunes: pruned.length, compactions, prunedBeforeSent: beforeSent.length };
 }
 
 interface VariantResult {
@@ -149,7 +148,7 @@ async function runVariant(script: CodingAgentScript, window: WindowRun, variant:
     variant,
     label,
     calls: run.modelCalls,
-    meanShare: shares.reduce((sum, share) => sum + share, 0) / shares.length,
+    meanShare: recorder.meanShare,
     medianShare: median(shares),
     weightedShare: recorder.prefixChars / recorder.totalChars,
     breaks: recorder.breaks,
@@ -177,7 +176,8 @@ async function run(context: BenchContext): Promise<BenchReport> {
     notes: [
       'Prefix share: the longest common prefix, in characters, of the canonical JSON of two consecutive requests’ message lists, divided by the length of the later one; mean and median over every call but the first. Weighted: the sum of the prefixes over the sum of the lengths.',
       'A prefix break is a call whose request does not begin with the whole previous request: something already sent changed (a prune or a compaction), so a prompt cache misses from that point on.',
-      '“Pruned before sent”: tool results that were pruned before any request carried them whole, so the model only ever saw their head and tail.',
+      '“Pruned before sent”: tool results that were pruned before any request carried them whole, so the model only ever saw their head and tail (checked against the compaction/prune events marked unseen: the same results). Share: of all prunes.',
+      'The production pruner prunes the results the model has been sent and cuts one it has not seen only while the surface is still over the threshold (largest first); the every-step pruner prunes every long result as soon as it lands.',
       'Every row mounts compaction (headroom 0, extractive summarizer, 1,000 tokens reserved for the answer); the pruner is createToolResultPruner() at its defaults. The script is the coding agent of the compaction-session benchmark, the same turns in every row.',
       ...windows.map((window, index) => {
         const results = byWindow[index] as VariantResult[];
@@ -219,6 +219,7 @@ function table(window: WindowRun, results: readonly VariantResult[]) {
       'prefix breaks',
       'prunes',
       'pruned before sent',
+      'share of prunes',
       'compactions',
       'wall time',
     ],
@@ -231,6 +232,7 @@ function table(window: WindowRun, results: readonly VariantResult[]) {
       formatCount(result.breaks),
       formatCount(result.log.prunes),
       formatCount(result.log.prunedBeforeSent),
+      result.log.prunes === 0 ? '–' : percent(result.log.prunedBeforeSent / result.log.prunes),
       formatCount(result.log.compactions),
       formatMs(result.wallMs),
     ]),

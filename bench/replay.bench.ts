@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { createCompaction } from '../src/compaction/compaction-capability.js';
 import { createToolResultPruner } from '../src/compaction/tool-result-pruner.js';
 import type { LogEvent } from '../src/log/event.js';
+import { dataOf } from '../src/log/event-data.js';
+import { requestSurfaceLength } from '../src/log/request-surface.js';
 import { ScriptedModel } from '../src/providers/scripted-model.js';
 import type { AgentSession } from '../src/spine/agent-session.js';
 import { createHarness, type Harness } from '../src/spine/harness.js';
@@ -100,8 +102,8 @@ export async function build(store: LogStore, sizes: Sizes, context: BenchContext
   const realCalls: RealCall[] = [];
   const record = (event: LogEvent) => {
     if (event.type !== 'model/request') return;
-    const data = event.data as { turn: number; step: number; surfaceSeqs: number[] };
-    realCalls.push({ seq: event.seq, turn: data.turn, step: data.step, surfaceNodes: data.surfaceSeqs.length });
+    const data = dataOf(event, 'model/request');
+    realCalls.push({ seq: event.seq, turn: data.turn, step: data.step, surfaceNodes: requestSurfaceLength(data) });
   };
 
   context.progress(`replay: real turns of the spine to ${formatCount(sizes.realFirst)} events`);

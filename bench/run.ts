@@ -20,6 +20,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'spine-step': async () => (await import('./spine-step.bench.js')).benchmark,
   replay: async () => (await import('./replay.bench.js')).benchmark,
   'compaction-session': async () => (await import('./compaction-session.bench.js')).benchmark,
+  'surface-encoding': async () => (await import('./surface-encoding.bench.js')).benchmark,
   'prompt-cache': async () => (await import('./prompt-cache.bench.js')).benchmark,
   postgres: async () => (await import('./postgres.bench.js')).benchmark,
 };

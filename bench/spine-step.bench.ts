@@ -335,7 +335,7 @@ async function run(context: BenchContext): Promise<BenchReport> {
   return {
     tables: [stepTable, partsTable, allocationTable],
     notes: [
-      `The session is built through SessionLog in batches (${formatCount(memory.events)} events, no model/request events) and continued by the harness (openSession); each step is session.send() of one turn with a scripted model that answers at once with a fixed usage (so it does not serialize the request to count it), and no tools.`,
+      `The session is built through SessionLog in batches (${formatCount(memory.events)} events, no model/request events) and continued by the harness (openSession); each step is session.send() of one turn with a model that renders as the scripted model does and answers at once with a fixed reply, counting nothing (a server counts a request on its own machine), and no tools.`,
       'The render alone is renderSurface over fold.nodes() plus model.render with the params the spine sends, timed just before each step on the same surface. The scripted model’s render serializes the messages to canonical JSON and parses them back, as its body; a real adapter converts the messages instead.',
       'A step also prices the request for model/request’s estimatedTokens with the session’s script-aware meter (prices cached by seq, so a walk of the surface and a map lookup per node).',
       `Whole-surface walks through the fold, counted by wrapping fold.toArray and fold.nodes on the session: ${walks}. With no capability mounted, nothing else walks the fold.`,

@@ -4,8 +4,15 @@
 // a request, one or two tool calls with results of varied sizes, an answer.
 
 import type { EventDraft } from '../src/log/event.js';
-import type { ModelParams, RenderedRequest } from '../src/providers/language-model.js';
-import { ScriptedModel } from '../src/providers/scripted-model.js';
+import type {
+  LanguageModel,
+  ModelLimits,
+  ModelParams,
+  ModelRequest,
+  ModelResult,
+  RenderedRequest,
+} from '../src/providers/language-model.js';
+import { SCRIPTED_RENDERER_VERSION, ScriptedModel } from '../src/providers/scripted-model.js';
 import type { AgentSession } from '../src/spine/agent-session.js';
 import { createHarness } from '../src/spine/harness.js';
 import { renderSurface } from '../src/spine/render-surface.js';
@@ -75,10 +82,32 @@ export async function buildSurfaceSession(store: LogStore, sessionId: string, no
   return { events: log.nextSeq, surfaceNodes: log.fold.size, turns: turn };
 }
 
+/**
+ * Renders exactly as the scripted model does and answers at once with a fixed reply, counting
+ * nothing. The scripted model counts each request against its window, as a server does on its
+ * own machine; in process that count would be on the step's clock, and this benchmark times
+ * the spine. Its surfaces are far larger than any window, and nothing here compacts.
+ */
+class InstantModel implements LanguageModel {
+  readonly provider = 'scripted';
+  readonly modelId = 'bench-step';
+  readonly rendererVersion = SCRIPTED_RENDERER_VERSION;
+  readonly limits: ModelLimits = { contextWindow: 1_000_000_000, defaultMaxOutputTokens: 4_096 };
+  private readonly renderer = new ScriptedModel({ modelId: this.modelId, limits: this.limits, replies: [] });
+
+  render(request: ModelRequest, rendererVersion?: string): RenderedRequest {
+    return this.renderer.render(request, rendererVersion);
+  }
+
+  async send(): Promise<ModelResult> {
+    return { content: [{ type: 'text', text: 'Noted.' }], toolCalls: [], finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
+  }
+}
+
 /** A session of the spine on a built session, with a model that answers at once, and the render alone for comparison. */
 export interface StepRig {
   readonly session: AgentSession;
-  readonly model: ScriptedModel;
+  readonly model: LanguageModel;
   /** One turn of one step: turn/start + user/message, model/request, the call, assistant/message, turn/end. */
   step(): Promise<void>;
   /** What the step renders, alone: renderSurface over the fold's nodes, then model.render. */
@@ -88,11 +117,7 @@ export interface StepRig {
 }
 
 export async function openStepRig(store: LogStore, sessionId: string): Promise<StepRig> {
-  // A fixed usage, so that the scripted model does not serialize the request to count it.
-  const model = new ScriptedModel({
-    modelId: 'bench-step',
-    replies: () => ({ text: 'Noted.', usage: { inputTokens: 1, outputTokens: 1 } }),
-  });
+  const model = new InstantModel();
   const harness = createHarness({ store, model, stream: false });
   const session = await harness.openSession(sessionId, 'continued by the spine-step benchmark');
   const params: ModelParams = { tools: [], maxOutputTokens: model.limits.defaultMaxOutputTokens, stream: false };
@@ -105,8 +130,6 @@ export async function openStepRig(store: LogStore, sessionId: string): Promise<S
       const result = await session.send(`Step ${++turns}: note the state of the build.`);
       if (result.reason !== 'completed' || result.steps !== 1)
         throw new Error(`spine-step: a turn ended ${result.reason} after ${result.steps} steps`);
-      // The scripted model keeps every body it was sent; a benchmark must not.
-      model.calls.length = 0;
     },
     renderAlone: () => model.render({ messages: renderSurface(session.log.fold.nodes()), params }),
   };

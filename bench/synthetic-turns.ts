@@ -6,7 +6,8 @@
 // fails its digest check, as it should.
 
 import { COMPACTION_END, COMPACTION_START, COMPACTION_SUMMARY } from '../src/compaction/event-types.js';
-import type { EventDraft, JsonObject } from '../src/log/event.js';
+import type { EventDraft } from '../src/log/event.js';
+import { encodeRequestSurface, type RequestSurfaceList } from '../src/log/surface-change.js';
 import type { SurfaceNode } from '../src/log/surface-fold.js';
 import { SurfaceMeter } from '../src/meter/measure.js';
 import { scriptAwareEstimator } from '../src/meter/script-aware.js';
@@ -27,6 +28,8 @@ const SYNTHETIC_MAX_OUTPUT = 8_192;
 export class SyntheticTurns {
   private readonly meter = new SurfaceMeter(scriptAwareEstimator);
   private compactions = 0;
+  /** The latest model/request written (or queued in the batch being built), which the next one's surfaceChange names. */
+  private lastRequest: RequestSurfaceList | undefined;
 
   constructor(
     private readonly log: SessionLog,
@@ -42,6 +45,7 @@ export class SyntheticTurns {
     while (this.log.nextSeq < until) {
       const batch: EventDraft[] = [];
       const surface = this.log.fold.toArray().map((node) => node.seq as number);
+      this.lastRequest = this.log.fold.lastRequestSurface;
       while (sinceCompaction + batch.length < SYNTHETIC_COMPACT_EVERY && this.log.nextSeq + batch.length < until) {
         turn++;
         this.turnDrafts(this.script.turn(turn), this.log.nextSeq, batch, surface);
@@ -69,7 +73,9 @@ export class SyntheticTurns {
     push({ type: 'user/message', data: { content: text(plan.prompt) }, surfaceOp: 'append' });
     const steps = [...plan.calls, undefined];
     steps.forEach((call, index) => {
+      const requestSeq = firstSeq + batch.length;
       push({ type: 'model/request', data: this.modelRequest(plan.turn, index + 1, surface) });
+      this.lastRequest = { seq: requestSeq, seqs: [...surface] };
       const usage = { inputTokens: 500 + surface.length * 40, outputTokens: 60 };
       if (call === undefined) {
         push({
@@ -98,14 +104,15 @@ export class SyntheticTurns {
     push({ type: 'turn/end', data: { turn: plan.turn, reason: 'completed' } });
   }
 
-  private modelRequest(turn: number, step: number, surface: readonly number[]): JsonObject {
+  private modelRequest(turn: number, step: number, surface: readonly number[]): object {
     return {
       turn,
       step,
       provider: 'scripted',
       model: this.modelId,
       params: { tools: [], maxOutputTokens: SMALL_WINDOW.defaultMaxOutputTokens, stream: false },
-      surfaceSeqs: [...surface],
+      // As the spine writes it: the change from the previous call (format 2), or the plain list.
+      ...(this.log.fold.formatVersion === 1 ? { surfaceSeqs: [...surface] } : encodeRequestSurface(this.lastRequest, surface)),
       // Never sent: a placeholder digest (replaying this call would fail its check, as it should).
       requestDigest: nodeSha256Hex(`synthetic request ${turn}.${step}`),
       estimatedTokens: 500 + surface.length * 40,

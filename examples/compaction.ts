@@ -16,7 +16,7 @@ const compaction = createCompaction({
 const store = new MemoryLogStore();
 const harness = createHarness({ store, model, capabilities: [compaction] });
 const session = await harness.createSession('long-chat');
-for (let turn = 1; turn <= 20; turn++) await session.send(`Question ${turn}: explain it again, in more depth.`);
+for (let turn = 1; turn <= 30; turn++) await session.send(`Question ${turn}: explain it again, in more depth.`);
 
 let compactions = 0;
 let events = 0;
@@ -26,4 +26,4 @@ for await (const page of store.read('long-chat')) {
 }
 console.log(`threshold: ${compaction.policy.threshold} tokens of a ${model.limits.contextWindow}-token window`); // threshold: 3200 tokens of a 4000-token window
 console.log(`compactions: ${compactions > 1 ? 'several' : compactions}`); // compactions: several
-console.log(`surface: ${session.log.fold.size} nodes; the log keeps all ${events} events`); // surface: 15 nodes; the log keeps all 110 events
+console.log(`surface: ${session.log.fold.size} nodes; the log keeps all ${events} events`); // surface: 21 nodes; the log keeps all 160 events

@@ -16,6 +16,7 @@ export { createToolResultPruner, ToolResultPruner } from './compaction/tool-resu
 export type { CompactionFailure, CompactionOutcome } from './compaction/transaction.js';
 export { canonicalJson } from './log/canonical-json.js';
 export { attachCleanupFailure, cleanupFailuresOf, runCleanupAfter, withCleanup } from './log/cleanup.js';
+export { blockPlaceholder, imageBlockFromUrl, parseBase64DataUrl, readableText } from './log/content-block.js';
 export {
   ConcurrencyError,
   ConfigError,
@@ -37,7 +38,10 @@ export type {
   AssistantMessageData,
   ContentBlock,
   EventDraft,
+  FormatVersion,
   ImageBlock,
+  ImportedModelRequestData,
+  InlineImageBlock,
   JsonObject,
   JsonValue,
   LogEvent,
@@ -45,9 +49,17 @@ export type {
   ModelErrorData,
   ModelRequestData,
   ModelUnrecordedAnswerData,
+  ProxiedModelRequestData,
   RawAnswer,
+  ReasoningBlock,
+  RequestProvenance,
+  SentModelRequestData,
+  ServerToolCallBlock,
+  ServerToolResultBlock,
   SessionEndSeedData,
+  SessionParent,
   SessionStartData,
+  StoredRequestBody,
   SurfaceType,
   TextBlock,
   ToolCall,
@@ -55,15 +67,28 @@ export type {
   TurnEndData,
   TurnEndReason,
   TurnStartData,
+  UrlImageBlock,
+  Usage,
 } from './log/event.js';
 export { CORE_LOG_ONLY_TYPES, FORMAT_VERSION, isSurfaceType, SURFACE_TYPES, TURN_END_REASONS } from './log/event.js';
+export { type CoreEventData, type CoreEventType, dataOf } from './log/event-data.js';
 export { type EventTypeDefinition, EventTypeRegistry } from './log/event-types.js';
+export {
+  FOREIGN_SOURCES,
+  type ForeignEventData,
+  type ForeignSource,
+  foreignEventDraft,
+  foreignEventType,
+  isForeignType,
+} from './log/foreign-event.js';
 export { computeEventHash, envelopeJson, GENESIS_HASH } from './log/hash.js';
 export { NotASurfaceEventError, origins, type ReadEvent } from './log/origins.js';
+export { RequestSurfaceDecoder, requestSurfaceLength, requestSurfaceOf, requestSurfacesOf } from './log/request-surface.js';
 export { type PreparedAppend, prepareAppend } from './log/seal.js';
 export { asSessionSeq, isSessionSeq, type SessionSeq } from './log/seq.js';
 export { assertSessionId, isSessionId } from './log/session-id.js';
 export { sha256Hex } from './log/sha256.js';
+export { encodeRequestSurface, type RequestSurfaceList, type SurfaceChange, type SurfaceSplice } from './log/surface-change.js';
 export { SurfaceFold, type SurfaceFoldOptions, type SurfaceNode } from './log/surface-fold.js';
 export { isReplaceOp, type ReplaceOp, type SurfaceOp } from './log/surface-op.js';
 export { type VerifyProblem, type VerifyReport, verifyLog } from './log/verify.js';

@@ -1,6 +1,7 @@
 // Keeps the arrows of CONVENTIONS.md true: cli → compaction → spine → log, store → log,
 // meter → log; log imports nothing from Node or the rest of the project; the spine never
-// imports compaction.
+// imports compaction. Providers may use the meter: the scripted model counts a request's
+// tokens against its window, as a server does.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -13,7 +14,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   log: ['log'],
   meter: ['meter', 'log'],
   store: ['store', 'log'],
-  providers: ['providers', 'log'],
+  providers: ['providers', 'log', 'meter'],
   spine: ['spine', 'log', 'store', 'meter', 'providers'],
   compaction: ['compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   cli: ['cli', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],

@@ -1,7 +1,11 @@
 // Plain-text renderings of events for people: the surface, the record, single events.
 
-import type { AssistantMessageData, ContentBlock, LogEvent, ToolResultData } from '../log/event.js';
+import { type ContentBlock, readableText } from '../log/content-block.js';
+import type { LogEvent, ModelRequestData } from '../log/event.js';
 import { isSurfaceType } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
+import { isForeignType } from '../log/foreign-event.js';
+import { requestSurfaceLength } from '../log/request-surface.js';
 import { isReplaceOp } from '../log/surface-op.js';
 
 export interface RenderOptions {
@@ -17,9 +21,7 @@ const ROLE: Record<string, string> = {
 };
 
 export function contentText(blocks: readonly ContentBlock[], options: RenderOptions): string {
-  const text = blocks
-    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}, ${block.data.length} base64 chars]`))
-    .join('\n');
+  const text = blocks.map(readableText).join('\n');
   if (options.maxChars <= 0 || text.length <= options.maxChars) return text;
   return `${text.slice(0, options.maxChars)}… [${text.length - options.maxChars} more characters; --full shows all]`;
 }
@@ -33,18 +35,17 @@ function indent(text: string, prefix = '    '): string {
 
 /** A message event as a heading line and its indented text. */
 export function renderMessage(event: LogEvent, options: RenderOptions, note = ''): string {
-  const data = event.data as unknown as { content: ContentBlock[] };
   let heading = `#${event.seq} ${ROLE[event.type] ?? event.type}`;
   if (event.type === 'tool/result') {
-    const result = event.data as unknown as ToolResultData;
-    heading += ` (${result.callId})${result.error === undefined ? '' : ` error: ${result.error.message}`}`;
+    const { callId, error } = dataOf(event, 'tool/result');
+    heading += ` (${callId})${error === undefined ? '' : error === true ? ' error' : ` error: ${error.message}`}`;
   }
   if (note !== '') heading += `  ${note}`;
   const lines = [heading];
-  const body = contentText(data.content, options);
+  const body = contentText(messageContent(event), options);
   if (body !== '') lines.push(indent(body));
   if (event.type === 'assistant/message') {
-    for (const call of (event.data as unknown as AssistantMessageData).toolCalls) {
+    for (const call of dataOf(event, 'assistant/message').toolCalls) {
       // The arguments as the model wrote them, when the log kept that text (not JSON, or not canonical).
       const args = call.argumentsText ?? JSON.stringify(call.arguments);
       const ids =
@@ -55,25 +56,51 @@ export function renderMessage(event: LogEvent, options: RenderOptions, note = ''
   return lines.join('\n');
 }
 
+function messageContent(event: LogEvent): readonly ContentBlock[] {
+  switch (event.type) {
+    case 'system/message':
+    case 'user/message':
+    case 'assistant/message':
+    case 'tool/result':
+      return dataOf(event, event.type).content;
+    default:
+      return [];
+  }
+}
+
+/** The parent line of a sub-session's session/start ('' for a session that has none). */
+export function describeParent(event: LogEvent): string {
+  const parent = dataOf(event, 'session/start').parent;
+  if (parent === undefined) return '';
+  return `a sub-session of ${parent.sessionId}${parent.callId === undefined ? '' : `, spawned by its tool call ${parent.callId}`}`;
+}
+
 /** One line for an event that is not a message. */
 export function renderLogOnlyEvent(event: LogEvent): string {
   const data = event.data as Record<string, unknown>;
   switch (event.type) {
-    case 'session/start':
-      return `#${event.seq} ── session started (format ${String(data.formatVersion)}, shadowlog ${String(data.harnessVersion)}) at ${event.time}`;
+    case 'session/start': {
+      const start = dataOf(event, 'session/start');
+      const parent = describeParent(event);
+      return `#${event.seq} ── session started (format ${start.formatVersion}, shadowlog ${start.harnessVersion}) at ${event.time}${parent === '' ? '' : `; ${parent}`}`;
+    }
     case 'session/end-seed':
-      return `#${event.seq} ── new lifecycle: ${String(data.reason)}`;
+      return `#${event.seq} ── new lifecycle: ${dataOf(event, 'session/end-seed').reason}`;
     case 'turn/start':
-      return `#${event.seq} ── turn ${String(data.turn)} starts`;
-    case 'turn/end':
-      return `#${event.seq} ── turn ${String(data.turn)} ends: ${String(data.reason)}`;
+      return `#${event.seq} ── turn ${dataOf(event, 'turn/start').turn} starts`;
+    case 'turn/end': {
+      const end = dataOf(event, 'turn/end');
+      return `#${event.seq} ── turn ${end.turn} ends: ${end.reason}`;
+    }
     case 'model/request':
-      return `#${event.seq} ·· model request, turn ${String(data.turn)} step ${String(data.step)}: ${String(data.provider)}/${String(data.model)}, ${(data.surfaceSeqs as unknown[]).length} surface nodes, ~${String(data.estimatedTokens)} tokens`;
-    case 'model/error':
-      return `#${event.seq} !! model error, turn ${String(data.turn)} step ${String(data.step)}: ${String(data.code)}: ${String(data.message)}`;
+      return `#${event.seq} ·· ${describeRequest(dataOf(event, 'model/request'))}`;
+    case 'model/error': {
+      const error = dataOf(event, 'model/error');
+      return `#${event.seq} !! model error, turn ${error.turn} step ${error.step}: ${error.code}: ${error.message}`;
+    }
     case 'model/unrecorded-answer': {
-      const raw = data.raw as { format?: string; text?: string } | undefined;
-      return `#${event.seq} !! answer kept as it arrived, turn ${String(data.turn)} step ${String(data.step)} (it could not be recorded as a message): ${String(data.code)}: ${String(data.message)}; ${String(raw?.text?.length ?? 0)} characters of ${String(raw?.format ?? 'raw')} below\n    ${String(raw?.text ?? '').slice(0, 600)}`;
+      const answer = dataOf(event, 'model/unrecorded-answer');
+      return `#${event.seq} !! answer kept as it arrived, turn ${answer.turn} step ${answer.step} (it could not be recorded as a message): ${answer.code}: ${answer.message}; ${answer.raw.text.length} characters of ${answer.raw.format} below\n    ${answer.raw.text.slice(0, 600)}`;
     }
     case 'compaction/start':
       return `#${event.seq} ── compaction ${shortId(data.compactionId)} starts (trigger: ${String(data.trigger)}${data.turn === null ? '' : `, turn ${String(data.turn)}`}${data.policySeq === undefined ? '' : `, policy #${String(data.policySeq)}`}); the lock is taken`;
@@ -85,7 +112,7 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       return `#${event.seq} ── compaction ${shortId(data.compactionId)} (${String(data.trigger ?? 'unknown trigger')}): surface ${String(data.tokensBefore ?? '?')} → ${String(data.tokensAfter ?? '?')} tokens; ${(data.shadowedSeqs as unknown[]).length} nodes (${String(data.shadowedTokenCount)} tokens) summarized by ${String(data.provider)}/${String(data.model)} (${String(data.summarizer ?? 'model')}, ${cost}, ${String(data.durationMs ?? '?')} ms)`;
     }
     case 'compaction/prune':
-      return `#${event.seq} ── pruned tool result #${String((data.shadowedSeqs as unknown[])[0])}: ${String(data.charsBefore)} → ${String(data.charsAfter)} characters (${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount ?? '?')} tokens)`;
+      return `#${event.seq} ── pruned tool result #${String((data.shadowedSeqs as unknown[])[0])}: ${String(data.charsBefore)} → ${String(data.charsAfter)} characters (${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount ?? '?')} tokens)${data.unseen === true ? '; before its first send: the model never saw it whole' : ''}`;
     case 'compaction/end':
       return data.error === undefined
         ? `#${event.seq} ── compaction ${shortId(data.compactionId)} ends; the lock is released`
@@ -93,8 +120,33 @@ export function renderLogOnlyEvent(event: LogEvent): string {
     case 'compaction/over-threshold':
       return `#${event.seq} !! still over the threshold after compacting: ${String(data.tokens)} ≥ ${String(data.threshold)} tokens; the turn went on with the full surface`;
     default:
+      if (isForeignType(event.type) && typeof data.text === 'string') return renderForeignEvent(event, data.text, data.line);
       return `#${event.seq} ·· ${event.type} ${JSON.stringify(event.data).slice(0, 160)}`;
   }
+}
+
+function describeRequest(request: ModelRequestData): string {
+  const nodes = requestSurfaceLength(request);
+  const change = request.surfaceChange;
+  const changed =
+    change === undefined
+      ? ''
+      : ` (${change.splices.reduce((sum, splice) => sum + splice.length - 2, 0)} new since #${change.base}, ${change.splices.reduce((sum, splice) => sum + splice[1], 0)} gone)`;
+  const estimate = request.estimatedTokens === undefined ? '' : `, ~${request.estimatedTokens} tokens`;
+  const origin =
+    request.provenance === 'imported'
+      ? ', imported (not sent by shadowlog)'
+      : request.provenance === 'proxied'
+        ? ', received by the proxy'
+        : '';
+  return `model request, turn ${request.turn} step ${request.step}: ${request.provider}/${request.model}, ${nodes} surface nodes${changed}${estimate}${origin}`;
+}
+
+/** A foreign line, compactly: its type, where it was in the source, and its start. */
+function renderForeignEvent(event: LogEvent, text: string, line: unknown): string {
+  const where = typeof line === 'number' ? `line ${line}, ` : '';
+  const shown = text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  return `#${event.seq} ·· ${event.type} (${where}${text.length} characters, kept from the source): ${shown}`;
 }
 
 export function describeRange(event: LogEvent): string {

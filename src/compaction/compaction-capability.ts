@@ -112,7 +112,8 @@ export class CompactionCapability implements Capability {
     this.lastAutomatic.set(context.sessionId, state.surfaceAppends);
 
     if (this.options.pruner !== undefined) {
-      await this.options.pruner.prune(context.log, meter);
+      const fit = { threshold: policy.threshold, measure: () => this.measure(context.log, meter, state) };
+      await this.options.pruner.prune(context.log, meter, fit);
       if (this.measure(context.log, meter, state) < policy.threshold) return;
     }
     for (let attempt = 0; attempt <= this.config.compactionRetries; attempt++) {

@@ -78,6 +78,8 @@ export interface CompactionPruneData {
   readonly shadowedTokenCount: number;
   readonly charsBefore: number;
   readonly charsAfter: number;
+  /** True when the model had not been sent the whole result before it was pruned (absent otherwise). */
+  readonly unseen?: true;
 }
 
 /** What caused a failed compaction, when an error did: a provider's error keeps its classification. */
@@ -103,6 +105,9 @@ const turnOrNull = (value: unknown, field: string, seq: number | undefined) => {
     fail(field, 'a turn number or null', value, seq);
 };
 const seqs = arrayOf(isSeq);
+const isTrue = (value: unknown, field: string, seq: number | undefined) => {
+  if (value !== true) fail(field, 'true (or the field left out)', value, seq);
+};
 
 function definition(type: string, check: ReturnType<typeof objectWith>, metering = false): EventTypeDefinition {
   const validate = (data: Record<string, unknown>, seq: number | undefined) => check(data, 'data', seq);
@@ -123,7 +128,7 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
   ),
   definition(
     COMPACTION_PRUNE,
-    objectWith({ shadowedSeqs: seqs, shadowedTokenCount: isCount, charsBefore: isCount, charsAfter: isCount }),
+    objectWith({ shadowedSeqs: seqs, shadowedTokenCount: isCount, charsBefore: isCount, charsAfter: isCount }, { unseen: isTrue }),
     true,
   ),
   definition(COMPACTION_END, objectWith({ compactionId: isNonEmptyString }, { error: objectWith({ message: isString }) })),

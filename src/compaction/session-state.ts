@@ -3,8 +3,9 @@
 // that reported its input tokens, and the surface it was sent), and the prices recorded for
 // nodes shadowed since that anchor.
 
-import type { LogEvent, ModelRequestData } from '../log/event.js';
+import type { LogEvent } from '../log/event.js';
 import { isSurfaceType } from '../log/event.js';
+import { RequestSurfaceDecoder } from '../log/request-surface.js';
 import {
   COMPACTION_END,
   COMPACTION_POLICY,
@@ -31,6 +32,7 @@ export class CompactionSessionState {
   /** The compaction/policy recorded in this lifecycle (since the latest session/end-seed), if any. */
   policy: { readonly seq: number; readonly data: CompactionPolicyData } | undefined;
   private pendingRequest: readonly number[] | undefined;
+  private readonly requests = new RequestSurfaceDecoder();
 
   observe(event: LogEvent): void {
     const data = event.data;
@@ -51,7 +53,7 @@ export class CompactionSessionState {
         this.openCompactions.delete(String(data.compactionId));
         return;
       case 'model/request':
-        this.pendingRequest = (data as unknown as ModelRequestData).surfaceSeqs;
+        this.pendingRequest = this.requests.decode(event);
         return;
       case COMPACTION_SUMMARY: {
         const summary = data as unknown as CompactionSummaryData;

@@ -3,7 +3,7 @@
 // no tools offered, and parses the answer into sections; the extractive one uses no model.
 
 import { canonicalJson } from '../log/canonical-json.js';
-import type { ContentBlock } from '../log/event.js';
+import { blockPlaceholder, type ContentBlock } from '../log/content-block.js';
 import { sha256Hex } from '../log/sha256.js';
 import type { LanguageModel, ModelMessage } from '../providers/language-model.js';
 import { type EarlierSummary, EXTRACTIVE_LABEL, summarizeExtractively } from './extractive-summarizer.js';
@@ -50,7 +50,7 @@ export interface Summarizer {
 }
 
 function textOf(content: readonly ContentBlock[]): string {
-  return content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`)).join('\n');
+  return content.map((block) => blockPlaceholder(block)).join('\n');
 }
 
 /** Tokens of the messages that are not earlier summaries: what the target is a share of. */

@@ -8,7 +8,7 @@
 //   Tags inside the text are neutralised, so nothing in the range can close them early.
 
 import { canonicalJson } from '../log/canonical-json.js';
-import type { ContentBlock } from '../log/event.js';
+import { blockPlaceholder, type ContentBlock } from '../log/content-block.js';
 import type { ModelMessage, ModelRequest } from '../providers/language-model.js';
 import { summaryInside } from './render-summary.js';
 import { SummaryFailedError } from './summary-failed-error.js';
@@ -54,7 +54,7 @@ export interface SummaryRequestOptions {
 }
 
 function textOf(content: readonly ContentBlock[]): string {
-  return content.map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`)).join('\n');
+  return content.map((block) => blockPlaceholder(block)).join('\n');
 }
 
 /** The shadowed messages as a plain-text transcript, so that any provider accepts them without tools. */

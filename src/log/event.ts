@@ -1,12 +1,30 @@
-// The event envelope (SPEC §2) and the data shapes of format version 1.
+// The event envelope (SPEC §2) and the data shapes of the core types, as a reader finds them in
+// format version 1 or 2 (the shapes of version 2 hold everything version 1 wrote; what only
+// version 2 may write is marked). The validators are in core-shapes.ts, the typed accessor in
+// event-data.ts.
 
+import type { ContentBlock } from './content-block.js';
+import type { JsonObject, JsonValue } from './json-value.js';
 import type { SessionSeq } from './seq.js';
+import type { SurfaceChange } from './surface-change.js';
 import type { SurfaceOp } from './surface-op.js';
 
-export const FORMAT_VERSION = 1;
+export type {
+  ContentBlock,
+  ImageBlock,
+  InlineImageBlock,
+  ReasoningBlock,
+  ServerToolCallBlock,
+  ServerToolResultBlock,
+  TextBlock,
+  UrlImageBlock,
+} from './content-block.js';
+export type { JsonObject, JsonValue } from './json-value.js';
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+/** The format version new sessions are written in. */
+export const FORMAT_VERSION = 2;
+/** The versions this reader reads; a session keeps the version its session/start names (see core-shapes.ts). */
+export type FormatVersion = 1 | 2;
 
 /** A stored event: sealed with its seq, time and hash. */
 export interface LogEvent {
@@ -35,10 +53,6 @@ export interface EventDraft {
   readonly time?: string;
 }
 
-export type TextBlock = { type: 'text'; text: string };
-export type ImageBlock = { type: 'image'; mediaType: string; data: string };
-export type ContentBlock = TextBlock | ImageBlock;
-
 export interface ToolCall {
   /** Unique within the session: what its tool/result names, and the id renderers send. */
   callId: string;
@@ -63,6 +77,12 @@ export interface ToolCall {
 export interface SessionStartData {
   formatVersion: number;
   harnessVersion: string;
+  /** A sub-session (format 2): the session that spawned it, and the tool call that did, when known. */
+  parent?: SessionParent;
+}
+export interface SessionParent {
+  sessionId: string;
+  callId?: string;
 }
 export interface SessionEndSeedData {
   reason: string;
@@ -83,24 +103,97 @@ export interface AssistantMessageData {
   content: ContentBlock[];
   toolCalls: ToolCall[];
   model: string;
-  usage?: { inputTokens: number; outputTokens: number };
+  usage?: Usage;
 }
+
+/**
+ * What the provider counted for one call. A count the source does not give is absent, never
+ * null; the optional counts may appear in either format version (a version-1 reader ignores them).
+ */
+export interface Usage {
+  /** The whole input: cache reads and cache writes included. */
+  inputTokens: number;
+  /** The whole output: reasoning included. */
+  outputTokens: number;
+  /** Of inputTokens, read from the provider's prompt cache. */
+  cacheReadTokens?: number;
+  /** Of inputTokens, written to the provider's prompt cache. */
+  cacheWriteTokens?: number;
+  /** Of outputTokens, spent reasoning. */
+  reasoningTokens?: number;
+}
+
 export interface ToolResultData {
   callId: string;
   content: ContentBlock[];
-  error?: { message: string };
+  /** The result is an error: with the message, or (format 2) `true` when the source recorded only a flag. */
+  error?: true | { message: string };
 }
-export interface ModelRequestData {
+
+/**
+ * Who sent a model call: absent, shadowlog itself (the spine rendered the surface and recorded
+ * the digest of the canonical JSON it sent); 'imported', a call another harness made, read from
+ * its files (no digest: nobody sent these bytes through shadowlog); 'proxied', a call that
+ * shadowlog's proxy received and forwarded (the digest of the exact bytes received, and those
+ * bytes). The last two are format 2 only.
+ */
+export type RequestProvenance = 'imported' | 'proxied';
+
+/** The request body a proxy received, byte for byte: UTF-8 text, or base64 when it is not UTF-8. */
+export interface StoredRequestBody {
+  encoding: 'utf-8' | 'base64';
+  text: string;
+}
+
+interface ModelRequestBase {
   turn: number;
   step: number;
   provider: string;
   model: string;
+  /**
+   * The surface rendered: `surfaceSeqs`, the seqs of its nodes in order (format 1, and format 2
+   * where it is the shorter), or `surfaceChange` (format 2), the change from the session's
+   * previous model/request. Exactly one is present; requestSurfaceOf decodes either.
+   */
+  surfaceSeqs?: SessionSeq[];
+  surfaceChange?: SurfaceChange;
+  /** The model's context window when the call was made, for readers of the log (manual compaction, stats). */
+  contextWindow?: number;
+}
+
+/** A call the spine rendered and sent: replay rebuilds it and checks its digest. */
+export interface SentModelRequestData extends ModelRequestBase {
+  provenance?: undefined;
+  requestBody?: undefined;
   params: JsonObject;
-  surfaceSeqs: SessionSeq[];
+  /** sha256 of the canonical JSON of the request body sent. */
   requestDigest: string;
   estimatedTokens: number;
   rendererVersion: string;
 }
+
+/** A call another harness made (format 2): what its files say, and no digest. */
+export interface ImportedModelRequestData extends ModelRequestBase {
+  provenance: 'imported';
+  requestDigest?: undefined;
+  requestBody?: undefined;
+  params?: JsonObject;
+  estimatedTokens?: number;
+  rendererVersion?: string;
+}
+
+/** A call the proxy forwarded (format 2): the exact bytes it received and their digest. */
+export interface ProxiedModelRequestData extends ModelRequestBase {
+  provenance: 'proxied';
+  /** sha256 of the exact bytes received (not of a canonical form). */
+  requestDigest: string;
+  requestBody: StoredRequestBody;
+  params?: JsonObject;
+  estimatedTokens?: number;
+  rendererVersion?: string;
+}
+
+export type ModelRequestData = SentModelRequestData | ImportedModelRequestData | ProxiedModelRequestData;
 export interface ModelErrorData {
   turn: number;
   step: number;

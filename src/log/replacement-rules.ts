@@ -2,7 +2,8 @@
 // replacement (the pruner's), and tool calls kept with their results.
 
 import { SurfaceOpError } from './errors.js';
-import type { AssistantMessageData, LogEvent, SurfaceType, ToolResultData } from './event.js';
+import type { LogEvent, SurfaceType } from './event.js';
+import { dataOf } from './event-data.js';
 import type { SurfaceNode } from './surface-fold.js';
 
 /** Where the current surface holds each tool call and its result. */
@@ -35,12 +36,8 @@ export function checkReplacementRules(
     return;
   }
   if (type === 'tool/result') {
-    const callId = (event.data as unknown as ToolResultData).callId;
-    if (
-      shadowed.length !== 1 ||
-      firstShadowed.type !== 'tool/result' ||
-      (firstShadowed.event.data as unknown as ToolResultData).callId !== callId
-    ) {
+    const callId = dataOf(event, 'tool/result').callId;
+    if (shadowed.length !== 1 || firstShadowed.type !== 'tool/result' || dataOf(firstShadowed.event, 'tool/result').callId !== callId) {
       throw new SurfaceOpError(
         'tool-result-replacement',
         seq,
@@ -49,7 +46,7 @@ export function checkReplacementRules(
     }
     return;
   }
-  if (type === 'assistant/message' && (event.data as unknown as AssistantMessageData).toolCalls.length > 0) {
+  if (type === 'assistant/message' && dataOf(event, 'assistant/message').toolCalls.length > 0) {
     throw new SurfaceOpError(
       'splits-tool-pair',
       seq,
@@ -59,7 +56,7 @@ export function checkReplacementRules(
   const inRange = new Set<SurfaceNode>(shadowed);
   for (const node of shadowed) {
     if (node.type === 'assistant/message') {
-      for (const call of (node.event.data as unknown as AssistantMessageData).toolCalls) {
+      for (const call of dataOf(node.event, 'assistant/message').toolCalls) {
         const result = partners.resultOf(call.callId);
         if (result !== undefined && !inRange.has(result)) {
           throw new SurfaceOpError(
@@ -70,7 +67,7 @@ export function checkReplacementRules(
         }
       }
     } else if (node.type === 'tool/result') {
-      const callNode = partners.callOf((node.event.data as unknown as ToolResultData).callId);
+      const callNode = partners.callOf(dataOf(node.event, 'tool/result').callId);
       if (callNode !== undefined && !inRange.has(callNode)) {
         throw new SurfaceOpError(
           'splits-tool-pair',

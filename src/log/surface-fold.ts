@@ -2,22 +2,19 @@
 // Applying one event costs time proportional to what it changes, never to the log; the fold
 // keeps the current surface nodes, the open tool calls on them, and one bit per event.
 
+import { formatVersionOf } from './core-shapes.js';
 import { CorruptLogError, InvalidEventError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
-import {
-  type AssistantMessageData,
-  isSurfaceType,
-  type LogEvent,
-  type ModelRequestData,
-  type SurfaceType,
-  type ToolResultData,
-} from './event.js';
+import { FORMAT_VERSION, type FormatVersion, isSurfaceType, type LogEvent, type ModelRequestData, type SurfaceType } from './event.js';
+import { dataOf } from './event-data.js';
 import { EventTypeRegistry } from './event-types.js';
+import { checkForeignEvent, isForeignType } from './foreign-event.js';
 import { GENESIS_HASH } from './hash.js';
-import { type MeteringEvent, MeteringLedger } from './metering-ledger.js';
+import { MeteringLedger } from './metering-ledger.js';
 import { checkReplacementRules } from './replacement-rules.js';
-import { checkRequestSurface } from './request-surface.js';
+import { checkSources } from './replacement-sources.js';
+import { RequestSurfaces } from './request-surface.js';
 import type { SessionSeq } from './seq.js';
-import { isSessionSeq } from './seq.js';
+import type { RequestSurfaceList } from './surface-change.js';
 import { isReplaceOp, parseSurfaceOp } from './surface-op.js';
 
 /** One entry of the surface: an event the model is shown, and what it stands for. */
@@ -59,6 +56,8 @@ export class SurfaceFold {
   private labels = 0;
   private applied = 0;
   private headHash = GENESIS_HASH;
+  private version: FormatVersion = FORMAT_VERSION;
+  private readonly requests = new RequestSurfaces();
 
   constructor(options: SurfaceFoldOptions = {}) {
     this.registry = options.registry ?? new EventTypeRegistry();
@@ -72,6 +71,24 @@ export class SurfaceFold {
   /** The hash of the last applied event (64 zeros before the first). */
   get lastHash(): string {
     return this.headHash;
+  }
+
+  /** The format version of the session, as its session/start names it (before seq 0: the version new sessions get). */
+  get formatVersion(): FormatVersion {
+    return this.version;
+  }
+
+  /** The latest model/request applied, with the seqs of the surface it rendered (decoded). */
+  get lastRequestSurface(): RequestSurfaceList | undefined {
+    return this.requests.latest;
+  }
+
+  /**
+   * The seqs a model/request not yet applied rendered, decoded against the latest one applied
+   * (replay reads a call before applying it). Throws InvalidEventError when they cannot be decoded.
+   */
+  requestSurfaceSeqs(data: ModelRequestData, seq: number): readonly number[] {
+    return this.requests.decode(data, seq);
   }
 
   /** The number of nodes on the surface. */
@@ -137,8 +154,10 @@ export class SurfaceFold {
       throw new InvalidEventError('type', 'anything but session/start, which stands only at seq 0', type, seq);
     }
     const known = this.registry.isKnown(type);
+    const version = seq === 0 ? formatVersionOfStart(this.registry, event) : this.version;
+    if (!known && version >= 2 && isForeignType(type)) checkForeignEvent(event, seq);
     if (!known && event.ignorable !== true) throw new UnknownEventTypeError(type, seq);
-    this.registry.validateData(type, event.data, seq);
+    this.registry.validateData(type, event.data, seq, version);
 
     let undo: () => void;
     if (!isSurfaceType(type)) {
@@ -149,13 +168,13 @@ export class SurfaceFold {
           `${type} is a log-only type; only surface types (system/message, user/message, assistant/message, tool/result) carry surfaceOp and sourceEventSeqs`,
         );
       }
-      if (type === 'model/request') checkRequestSurface(this.nodes(), (event.data as unknown as ModelRequestData).surfaceSeqs, seq);
+      const undoRequest = type === 'model/request' ? this.requests.apply(event, this.nodes()) : undefined;
       const metered = known ? this.registry.shadowedSeqsOf(type, event.data) : undefined;
       if (metered !== undefined) {
         this.meters.checkRange(seq, type, metered, this);
         undo = this.meters.record(seq, type, metered);
       } else {
-        undo = () => {};
+        undo = undoRequest ?? (() => {});
       }
     } else {
       const op = parseSurfaceOp(event.surfaceOp, seq);
@@ -164,10 +183,13 @@ export class SurfaceFold {
       this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) | (1 << (seq & 7));
     }
     const previousHash = this.headHash;
+    const previousVersion = this.version;
     this.applied = seq + 1;
     this.headHash = event.hash;
+    this.version = version;
     return () => {
       undo();
+      this.version = previousVersion;
       if (isSurfaceType(type)) this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) & ~(1 << (seq & 7));
       this.applied = seq;
       this.headHash = previousHash;
@@ -189,7 +211,7 @@ export class SurfaceFold {
     else this.last.next = node;
     this.last = node;
     this.bySeq.set(seq, node);
-    const result = type === 'tool/result' ? this.calls.get((event.data as unknown as ToolResultData).callId) : undefined;
+    const result = type === 'tool/result' ? this.calls.get(dataOf(event, 'tool/result').callId) : undefined;
     if (result !== undefined) result.resultNode = node;
     for (const callId of newCalls) this.calls.set(callId, { callNode: node, resultNode: undefined });
     return () => {
@@ -205,7 +227,7 @@ export class SurfaceFold {
   /** The tool calls an appended node opens; throws when it breaks a call/result pair. */
   private checkToolPairingOfAppend(node: LinkedNode): string[] {
     if (node.type === 'tool/result') {
-      const callId = (node.event.data as unknown as ToolResultData).callId;
+      const callId = dataOf(node.event, 'tool/result').callId;
       const state = this.calls.get(callId);
       if (state === undefined) {
         throw new SurfaceOpError(
@@ -228,7 +250,7 @@ export class SurfaceFold {
   }
 
   private checkNewCallIds(node: LinkedNode): string[] {
-    const callIds = (node.event.data as unknown as AssistantMessageData).toolCalls.map((call) => call.callId);
+    const callIds = dataOf(node.event, 'assistant/message').toolCalls.map((call) => call.callId);
     const seen = new Set<string>();
     for (const callId of callIds) {
       if (seen.has(callId) || this.calls.has(callId)) {
@@ -274,7 +296,7 @@ export class SurfaceFold {
       shadowed.push(node);
       if (node === end) break;
     }
-    const { sources, meters } = this.checkSources(event, shadowed);
+    const { sources, meters } = checkSources(event, shadowed, this.meters, (source) => this.isSurfaceEvent(source));
     checkReplacementRules(event, type, shadowed, start === this.first, {
       resultOf: (callId) => this.calls.get(callId)?.resultNode,
       callOf: (callId) => this.calls.get(callId)?.callNode,
@@ -292,12 +314,12 @@ export class SurfaceFold {
     const removedCalls: Array<[string, ToolCallState]> = [];
     let redirected: ToolCallState | undefined;
     if (type === 'tool/result') {
-      redirected = this.calls.get((event.data as unknown as ToolResultData).callId);
+      redirected = this.calls.get(dataOf(event, 'tool/result').callId);
       if (redirected !== undefined) redirected.resultNode = replacement;
     } else {
       for (const node of shadowed) {
         if (node.type !== 'assistant/message') continue;
-        for (const call of (node.event.data as unknown as AssistantMessageData).toolCalls) {
+        for (const call of dataOf(node.event, 'assistant/message').toolCalls) {
           const state = this.calls.get(call.callId);
           if (state !== undefined && state.callNode === node) {
             removedCalls.push([call.callId, state]);
@@ -318,81 +340,12 @@ export class SurfaceFold {
       for (const [callId, state] of removedCalls) this.calls.set(callId, state);
     };
   }
+}
 
-  /**
-   * sourceEventSeqs: non-empty, unique, earlier, every shadowed node, and otherwise only log-only
-   * events; returns them with the metering events among them, which must describe this replace.
-   */
-  private checkSources(event: LogEvent, shadowed: readonly LinkedNode[]): { sources: readonly SessionSeq[]; meters: MeteringEvent[] } {
-    const seq = event.seq;
-    const sources = event.sourceEventSeqs;
-    if (!Array.isArray(sources) || sources.length === 0) {
-      throw new SurfaceOpError('sources-malformed', seq, 'a replace must list the events it shadows in a non-empty sourceEventSeqs array');
-    }
-    const listed = new Set<SessionSeq>();
-    for (const source of sources as readonly unknown[]) {
-      if (!isSessionSeq(source)) {
-        throw new SurfaceOpError(
-          'sources-malformed',
-          seq,
-          `sourceEventSeqs must hold seqs (whole numbers from 0), found ${JSON.stringify(source) ?? String(source)}`,
-        );
-      }
-      if (source >= seq) {
-        throw new SurfaceOpError(
-          'sources-malformed',
-          seq,
-          `sourceEventSeqs must hold seqs of earlier events, smaller than the replace's own seq ${seq}; found ${source}`,
-        );
-      }
-      if (listed.has(source)) throw new SurfaceOpError('sources-malformed', seq, `sourceEventSeqs lists seq ${source} twice`);
-      listed.add(source);
-    }
-    const missing = shadowed.filter((node) => !listed.has(node.seq)).map((node) => node.seq);
-    if (missing.length > 0) {
-      throw new SurfaceOpError(
-        'sources-missing',
-        seq,
-        `sourceEventSeqs must list every shadowed surface node; missing ${missing.join(', ')}`,
-        missing,
-      );
-    }
-    const meters: MeteringEvent[] = [];
-    if (listed.size > shadowed.length) {
-      // Extra sources are the replacement's own log-only events (its metering event), so they
-      // were written after everything it shadows.
-      const inRange = new Set(shadowed.map((node) => node.seq));
-      const lastShadowed = Math.max(...inRange);
-      for (const source of listed) {
-        if (inRange.has(source)) continue;
-        const meter = this.meters.get(source);
-        if (meter !== undefined) {
-          this.meters.checkClaim(
-            meter,
-            seq,
-            shadowed.map((node) => node.seq),
-          );
-          meters.push(meter);
-          continue;
-        }
-        if (this.isSurfaceEvent(source)) {
-          throw new SurfaceOpError(
-            'sources-foreign',
-            seq,
-            `sourceEventSeqs lists seq ${source}, a surface event this replace does not shadow; besides the shadowed nodes it may list only log-only events of the replacement`,
-          );
-        }
-        if (source < lastShadowed) {
-          throw new SurfaceOpError(
-            'sources-foreign',
-            seq,
-            `sourceEventSeqs lists log-only event ${source}, which is older than the shadowed node ${lastShadowed}; besides the shadowed nodes it may list only the replacement's own log-only events, written after what it shadows`,
-          );
-        }
-      }
-    }
-    return { sources: sources as readonly SessionSeq[], meters };
-  }
+/** The format version a session/start names: validated first, so that a newer version is refused before anything else is read. */
+function formatVersionOfStart(registry: EventTypeRegistry, event: LogEvent): FormatVersion {
+  registry.validateData('session/start', event.data, 0, FORMAT_VERSION);
+  return formatVersionOf(dataOf(event, 'session/start'));
 }
 
 function ensureCapacity(bits: Uint8Array, seq: number): Uint8Array {

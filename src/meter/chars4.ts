@@ -2,7 +2,7 @@
 // per content block and 4 per message. Cheap and biased (it underprices CJK about threefold);
 // kept for comparison and as the spine's default until a better meter is chosen.
 
-import type { ContentBlock } from '../log/event.js';
+import { type ContentBlock, pricedText } from '../log/content-block.js';
 
 export function chars4Text(text: string): number {
   return Math.ceil(text.length / 4);
@@ -10,7 +10,7 @@ export function chars4Text(text: string): number {
 
 export function chars4Blocks(blocks: readonly ContentBlock[]): number {
   let total = 0;
-  for (const block of blocks) total += 4 + (block.type === 'text' ? chars4Text(block.text) : chars4Text(block.data));
+  for (const block of blocks) total += 4 + chars4Text(pricedText(block));
   return total;
 }
 

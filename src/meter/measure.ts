@@ -3,6 +3,7 @@
 // model call when that is known.
 
 import { canonicalJson } from '../log/canonical-json.js';
+import { pricedText } from '../log/content-block.js';
 import type { AssistantMessageData, ContentBlock, JsonObject, SurfaceType, ToolResultData } from '../log/event.js';
 import type { SessionSeq } from '../log/seq.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
@@ -169,17 +170,19 @@ export class SurfaceMeter {
       for (const call of toolCalls) tokens += estimator.countText(call.name) + estimator.countText(canonicalJson(call.arguments));
     } else if (type === 'tool/result') {
       const error = (data as Partial<ToolResultData>).error;
-      if (error !== undefined) tokens += estimator.countText(error.message);
+      if (error !== undefined && error !== true) tokens += estimator.countText(error.message);
     }
     return tokens;
   }
 
   private priceOfBlocks(blocks: readonly ContentBlock[]): number {
     let tokens = 0;
-    for (const block of blocks) {
-      tokens += BLOCK_OVERHEAD_TOKENS;
-      tokens += block.type === 'image' ? imageTokens(block.data.length) : this.estimator.countText(block.text);
-    }
+    for (const block of blocks) tokens += priceOfBlock(block, this.estimator);
     return tokens;
   }
+}
+
+/** The price of one content block: its overhead, and its text (an image by its size). */
+export function priceOfBlock(block: ContentBlock, estimator: TokenEstimator): number {
+  return BLOCK_OVERHEAD_TOKENS + (block.type === 'image' ? imageTokens(block.data?.length ?? 0) : estimator.countText(pricedText(block)));
 }

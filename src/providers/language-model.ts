@@ -6,7 +6,7 @@
 // request into the exact JSON body (pure, deterministic, versioned), and `send` puts exactly
 // those bytes (canonical JSON of the body) on the wire.
 
-import type { ContentBlock, JsonObject, JsonValue, RawAnswer, ToolCall } from '../log/event.js';
+import type { ContentBlock, JsonObject, JsonValue, RawAnswer, ToolCall, Usage } from '../log/event.js';
 
 /** A surface node rendered for a model, provider-neutral. */
 export type ModelMessage =
@@ -68,10 +68,8 @@ export interface RenderedRequest {
 
 export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';
 
-export interface ModelUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-}
+/** What the provider counted (log format 2's usage: inputTokens is the whole input, cache included). */
+export type ModelUsage = Readonly<Usage>;
 
 /** Something about an answer that a reader of the log should know (recorded as model/warning). */
 export interface ModelWarning {

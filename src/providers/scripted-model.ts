@@ -1,11 +1,16 @@
 // A deterministic model for tests and the offline demo. It is built from a list of replies
 // or a function of the request; a call nothing was scripted for throws. It renders and
-// "sends" like a real adapter, so the spine and replay treat it like any other.
+// "sends" like a real adapter, so the spine and replay treat it like any other, and it keeps
+// its window like a real server: a request whose input (messages and tool definitions, by
+// the script-aware estimator) plus reserved completion tokens exceeds the context window is
+// refused with the context-overflow ProviderError a real server's answer classifies as
+// (scripted-window.ts has the rule). A refused request reaches no script.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalJson } from '../log/canonical-json.js';
 import { ShadowlogError } from '../log/errors.js';
 import type { ContentBlock, JsonObject, JsonValue, ToolCall } from '../log/event.js';
+import { scriptAwareEstimator } from '../meter/script-aware.js';
 import type {
   FinishReason,
   LanguageModel,
@@ -17,6 +22,7 @@ import type {
   SendOptions,
 } from './language-model.js';
 import { ProviderError } from './provider-error.js';
+import { contextWindowRefusal, countScriptedRequest } from './scripted-window.js';
 
 export const SCRIPTED_RENDERER_VERSION = 'scripted/1';
 
@@ -24,13 +30,17 @@ export interface ScriptedReply {
   readonly text?: string;
   readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments: JsonValue; readonly callId?: string }>;
   readonly finishReason?: FinishReason;
-  /** Overrides the usage the model reports (by default: a chars/4 count of the whole request it was sent, and of what it said). */
+  /**
+   * Overrides the usage the model reports. By default it reports what it counted: input = the
+   * messages and tool definitions it was sent, output = its answer's text and tool calls, both
+   * by the script-aware estimator.
+   */
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
   /** Fail this call instead of answering. */
   readonly error?: ProviderError;
 }
 
-/** What a script sees of a call: the messages and params as sent, and the call's index from 0. */
+/** What a script sees of a call: the messages and params as sent, and the call's index from 0 among the calls that reached the script. */
 export interface ScriptedCall {
   readonly messages: readonly ModelMessage[];
   readonly body: JsonObject;
@@ -60,9 +70,11 @@ export class ScriptedModel implements LanguageModel {
   readonly modelId: string;
   readonly rendererVersion = SCRIPTED_RENDERER_VERSION;
   readonly limits: ModelLimits;
-  /** Every body it was sent, in order. */
+  /** Every body it was sent, in order, refused ones included. */
   readonly calls: JsonObject[] = [];
   private readonly options: ScriptedModelOptions;
+  /** Calls that fitted the window and reached the script: the index of the next reply. */
+  private scripted = 0;
 
   constructor(options: ScriptedModelOptions) {
     this.options = options;
@@ -91,7 +103,6 @@ export class ScriptedModel implements LanguageModel {
   }
 
   async send(rendered: RenderedRequest, options: SendOptions = {}): Promise<ModelResult> {
-    const index = this.calls.length;
     this.calls.push(rendered.body);
     if (this.options.latencyMs !== undefined && this.options.latencyMs > 0) {
       await sleep(this.options.latencyMs, undefined, options.signal === undefined ? {} : { signal: options.signal }).catch(
@@ -101,6 +112,10 @@ export class ScriptedModel implements LanguageModel {
       );
     }
     if (options.signal?.aborted === true) throw new ProviderError('aborted', this.provider, 'the call was aborted');
+    const count = countScriptedRequest(rendered.body, this.limits);
+    const refusal = contextWindowRefusal(count, this.limits, this.modelId);
+    if (refusal !== undefined) throw refusal;
+    const index = this.scripted++;
     const replies = this.options.replies;
     const reply =
       typeof replies === 'function'
@@ -119,8 +134,10 @@ export class ScriptedModel implements LanguageModel {
     }));
     // Like a real server, it counts the whole request as input: messages, tool definitions, parameters.
     const usage = reply.usage ?? {
-      inputTokens: Math.ceil((rendered.wireText ?? canonicalJson(rendered.body)).length / 4),
-      outputTokens: Math.ceil(((reply.text ?? '').length + canonicalJson(toolCalls).length) / 4),
+      inputTokens: count.inputTokens,
+      outputTokens:
+        scriptAwareEstimator.countText(reply.text ?? '') +
+        (toolCalls.length === 0 ? 0 : scriptAwareEstimator.countText(canonicalJson(toolCalls))),
     };
     return {
       content,

@@ -6,6 +6,7 @@ import { canonicalJson } from '../log/canonical-json.js';
 import { runCleanupAfter } from '../log/cleanup.js';
 import type { ShadowlogError } from '../log/errors.js';
 import type { ContentBlock, EventDraft, JsonObject, LogEvent, RawAnswer, ToolCall, TurnEndReason } from '../log/event.js';
+import { encodeRequestSurface } from '../log/surface-change.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import { SurfaceMeter } from '../meter/measure.js';
 import { scriptAwareEstimator } from '../meter/script-aware.js';
@@ -267,6 +268,10 @@ export class AgentSession {
     // Written once: these bytes are hashed for the log and are what the adapter sends.
     const wireText = writeRequest(rendered.body, model.provider, turn, step);
     const estimatedTokens = this.estimate(nodes);
+    const seqs = nodes.map((node) => node.seq);
+    // A version-1 session is written in version 1 (see log/core-shapes.ts): the plain list.
+    const surface =
+      this.log.fold.formatVersion === 1 ? { surfaceSeqs: seqs } : encodeRequestSurface(this.log.fold.lastRequestSurface, seqs);
     await this.log.append([
       {
         type: 'model/request',
@@ -276,7 +281,7 @@ export class AgentSession {
           provider: model.provider,
           model: model.modelId,
           params: params as unknown as JsonObject,
-          surfaceSeqs: nodes.map((node) => node.seq),
+          ...surface,
           requestDigest: nodeSha256Hex(wireText),
           estimatedTokens,
           // Not needed to rebuild the request; recorded so that tools reading the log later

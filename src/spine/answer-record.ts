@@ -3,8 +3,8 @@
 // a model said is missing from the record.
 
 import { InvalidEventError, type ShadowlogError, SurfaceOpError } from '../log/errors.js';
-import type { EventDraft, RawAnswer, ToolCall } from '../log/event.js';
-import type { ModelResult, ModelWarning } from '../providers/language-model.js';
+import type { EventDraft, RawAnswer, ToolCall, Usage } from '../log/event.js';
+import type { ModelResult, ModelUsage, ModelWarning } from '../providers/language-model.js';
 import { TooLargeToRecordError } from './spine-errors.js';
 
 export function assistantMessageDraft(result: ModelResult, toolCalls: readonly ToolCall[], modelId: string): EventDraft {
@@ -14,12 +14,24 @@ export function assistantMessageDraft(result: ModelResult, toolCalls: readonly T
       content: result.content,
       toolCalls,
       model: result.responseModel ?? modelId,
-      ...(result.usage === undefined ? {} : { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens } }),
+      ...(result.usage === undefined ? {} : { usage: usageOf(result.usage) }),
       // The provider's ids for the request and the answer, for its support and logs.
       ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
       ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
     },
     surfaceOp: 'append',
+  };
+}
+
+/** The counts the log's usage holds, those the provider gave and no others (absent, never null). */
+function usageOf(usage: ModelUsage): Usage {
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens } = usage;
+  return {
+    inputTokens,
+    outputTokens,
+    ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
+    ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
+    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
   };
 }
 

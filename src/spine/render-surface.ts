@@ -1,7 +1,7 @@
 // The surface as the model sees it: each node rendered to a provider-neutral message.
 // Versioned, because replay must render an old surface exactly as it was rendered then.
 
-import type { AssistantMessageData, ContentBlock, ToolResultData } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import type { ModelMessage } from '../providers/language-model.js';
 import { ReplayError } from './spine-errors.js';
@@ -21,18 +21,18 @@ export function renderSurface(nodes: Iterable<SurfaceNode>, version: string = SU
 }
 
 function renderNode(node: SurfaceNode): ModelMessage {
-  const data = node.event.data;
+  const event = node.event;
   switch (node.type) {
     case 'system/message':
-      return { role: 'system', content: data.content as unknown as ContentBlock[] };
+      return { role: 'system', content: dataOf(event, 'system/message').content };
     case 'user/message':
-      return { role: 'user', content: data.content as unknown as ContentBlock[] };
+      return { role: 'user', content: dataOf(event, 'user/message').content };
     case 'assistant/message': {
-      const assistant = data as unknown as AssistantMessageData;
+      const assistant = dataOf(event, 'assistant/message');
       return { role: 'assistant', content: assistant.content, toolCalls: assistant.toolCalls };
     }
     case 'tool/result': {
-      const result = data as unknown as ToolResultData;
+      const result = dataOf(event, 'tool/result');
       return { role: 'tool', callId: result.callId, content: result.content, isError: result.error !== undefined };
     }
   }

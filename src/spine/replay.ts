@@ -3,10 +3,18 @@
 // proves something only over the log as it was written, so replay checks the hash chain from
 // seq 0 up to the request (it reads that prefix anyway) and refuses to call a request verified
 // when a link before it is broken: a digest recomputed over a changed log proves nothing.
+//
+// Not every call was sent by shadowlog (format 2, model/request.provenance). An imported call
+// (another harness made it; shadowlog read it from its files) has no digest: replay rebuilds the
+// surface it was recorded with and says it is reconstructed, not byte-verified. A proxied call
+// stored the exact bytes the proxy received: replay returns those bytes, checked against their
+// digest, instead of rendering anything.
 
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../log/canonical-json.js';
 import { ShadowlogError } from '../log/errors.js';
-import type { JsonObject, ModelRequestData } from '../log/event.js';
+import type { JsonObject, ModelRequestData, ProxiedModelRequestData, RequestProvenance, SentModelRequestData } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Hasher } from '../log/hash.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
@@ -30,11 +38,22 @@ export interface ReplayResult {
   readonly seq: number;
   readonly provider: string;
   readonly model: string;
-  readonly rendererVersion: string;
-  readonly requestDigest: string;
-  readonly verified: true;
-  /** The request body, exactly as sent: its canonical JSON is the wire body. */
-  readonly request: JsonObject;
+  /** The renderer that rendered it; null for a call shadowlog did not render (imported, proxied) when none was recorded. */
+  readonly rendererVersion: string | null;
+  /** The digest recomputed and matched; null for an imported call, which has none. */
+  readonly requestDigest: string | null;
+  /** True when the request was proven byte for byte against its digest; false for an imported call. */
+  readonly verified: boolean;
+  /** Absent for a call shadowlog sent itself; else where the call came from. */
+  readonly provenance?: RequestProvenance;
+  /**
+   * The request body. Sent: exactly as sent (its canonical JSON is the wire body). Proxied: the
+   * stored body parsed, or null when it is not a JSON object. Imported: a reconstruction, the
+   * provider-neutral `{provider, model, messages}` of the recorded surface.
+   */
+  readonly request: JsonObject | null;
+  /** A proxied call's body, byte for byte as the proxy received it. */
+  readonly wireBody?: Uint8Array;
   /** The surface the request was rendered from, as provider-neutral messages. */
   readonly messages: readonly ModelMessage[];
 }
@@ -61,12 +80,14 @@ export async function replay(store: LogStore, sessionId: string, target: ReplayT
       broken ??= link.intact ? undefined : link;
       const event = link.event;
       if (event.type === 'model/request') {
-        chain.fold.registry.validateData(event.type, event.data, event.seq);
-        const data = event.data as unknown as ModelRequestData;
+        chain.fold.registry.validateData(event.type, event.data, event.seq, chain.fold.formatVersion);
+        const data = dataOf(event, 'model/request');
         turnsSeen.add(data.turn);
         if (data.turn === target.turn && data.step === step) {
           // A model/request changes nothing on the surface: the fold stands where the request was rendered.
-          return rebuild({ sessionId, seq: event.seq, data, nodes: chain.fold.toArray(), broken }, options.resolveRenderer, hasher);
+          const position = { sessionId, seq: event.seq, data, nodes: chain.fold.toArray(), broken };
+          checkRecordedSurface(position, recordedSurface(chain, position));
+          return rebuild(position, options.resolveRenderer, hasher);
         }
       }
       acceptChecked(chain, link, broken, sessionId, `turn ${target.turn}, step ${step}`);
@@ -112,18 +133,110 @@ interface RequestPosition {
   readonly broken: ChainLink | undefined;
 }
 
-function rebuild(at: RequestPosition, resolveRenderer: RendererResolver, hasher: Hasher): ReplayResult {
-  const { seq, data, nodes, broken } = at;
-  const call = `turn ${data.turn} step ${data.step} (event #${seq})`;
-  const difference = firstDifference(
-    data.surfaceSeqs,
-    nodes.map((node) => node.seq),
-  );
-  if (difference !== undefined) {
-    const detail = `the surface rebuilt there differs from the one recorded, ${difference}`;
-    if (broken !== undefined) throw chainBroken(broken, at.sessionId, call, detail);
-    throw new ReplayError('surface-differs', `${call}: ${detail}; the hash chain from seq 0 to ${seq} is intact`);
+function callName(at: RequestPosition): string {
+  return `turn ${at.data.turn} step ${at.data.step} (event #${at.seq})`;
+}
+
+/** The seqs the call recorded (decoded from its surfaceChange in format 2). */
+function recordedSurface(chain: ChainCheck, at: RequestPosition): readonly number[] {
+  try {
+    return chain.fold.requestSurfaceSeqs(at.data, at.seq);
+  } catch (error) {
+    if (at.broken === undefined || !ShadowlogError.isInstance(error)) throw error;
+    throw chainBroken(at.broken, at.sessionId, callName(at), `and its recorded surface cannot be read (${error.message})`, error);
   }
+}
+
+function checkRecordedSurface(at: RequestPosition, recorded: readonly number[]): void {
+  const difference = firstDifference(
+    recorded,
+    at.nodes.map((node) => node.seq),
+  );
+  if (difference === undefined) return;
+  const detail = `the surface rebuilt there differs from the one recorded, ${difference}`;
+  if (at.broken !== undefined) throw chainBroken(at.broken, at.sessionId, callName(at), detail);
+  throw new ReplayError('surface-differs', `${callName(at)}: ${detail}; the hash chain from seq 0 to ${at.seq} is intact`);
+}
+
+function rebuild(at: RequestPosition, resolveRenderer: RendererResolver, hasher: Hasher): ReplayResult {
+  const { data } = at;
+  if (data.provenance === 'imported') return reconstructImported(at);
+  if (data.provenance === 'proxied') return replayProxied(at, data);
+  return rebuildSent(at, data, resolveRenderer, hasher);
+}
+
+/** An imported call: the recorded surface, reconstructed; nothing to verify it against. */
+function reconstructImported(at: RequestPosition): ReplayResult {
+  const { seq, data, nodes, broken } = at;
+  if (broken !== undefined)
+    throw chainBroken(broken, at.sessionId, callName(at), 'so even the reconstruction of this imported call cannot be trusted');
+  const messages = renderSurface(nodes);
+  return {
+    turn: data.turn,
+    step: data.step,
+    seq,
+    provider: data.provider,
+    model: data.model,
+    rendererVersion: data.rendererVersion ?? null,
+    requestDigest: null,
+    verified: false,
+    provenance: 'imported',
+    request: { provider: data.provider, model: data.model, messages: messages as unknown as JsonObject[] },
+    messages,
+  };
+}
+
+/** A proxied call: the stored bytes, checked against the digest recorded when they were received. */
+function replayProxied(at: RequestPosition, data: ProxiedModelRequestData): ReplayResult {
+  const { seq, nodes, broken } = at;
+  const call = callName(at);
+  const bytes = Buffer.from(data.requestBody.text, data.requestBody.encoding === 'base64' ? 'base64' : 'utf8');
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  const recorded = `the digest recorded at event #${seq} (${data.requestDigest.slice(0, 16)}…)`;
+  if (broken !== undefined) {
+    throw chainBroken(
+      broken,
+      at.sessionId,
+      call,
+      digest === data.requestDigest
+        ? `the stored body does hash to ${recorded}, but a digest over a changed log proves nothing`
+        : `and ${recorded} does not match the stored body either`,
+    );
+  }
+  if (digest !== data.requestDigest) {
+    throw new ReplayError(
+      'digest-differs',
+      `${call}: ${recorded} does not match the stored request body, which hashes to ${digest.slice(0, 16)}…, though the hash chain from seq 0 to ${seq} is intact; the proxy recorded a digest of other bytes than it stored`,
+    );
+  }
+  return {
+    turn: data.turn,
+    step: data.step,
+    seq,
+    provider: data.provider,
+    model: data.model,
+    rendererVersion: data.rendererVersion ?? null,
+    requestDigest: digest,
+    verified: true,
+    provenance: 'proxied',
+    request: parsedBody(data.requestBody.encoding === 'utf-8' ? data.requestBody.text : bytes.toString('utf8')),
+    wireBody: new Uint8Array(bytes),
+    messages: renderSurface(nodes),
+  };
+}
+
+function parsedBody(text: string): JsonObject | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
+  } catch {
+    return null;
+  }
+}
+
+function rebuildSent(at: RequestPosition, data: SentModelRequestData, resolveRenderer: RendererResolver, hasher: Hasher): ReplayResult {
+  const { seq, nodes, broken } = at;
+  const call = callName(at);
   const [surfaceVersion = '', modelVersion = ''] = data.rendererVersion.split(' ');
   const messages = renderSurface(nodes, surfaceVersion);
   const model = resolveRenderer(data.provider, data.model);

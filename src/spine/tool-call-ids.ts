@@ -5,7 +5,8 @@
 // (the call and its result), whatever the wire protocol: no provider checks an id against the
 // ones it issued, and so each request pairs calls and results unambiguously.
 
-import type { AssistantMessageData, LogEvent, ToolCall } from '../log/event.js';
+import type { LogEvent, ToolCall } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
 
 export class ToolCallIds {
   private readonly used = new Set<string>();
@@ -13,8 +14,7 @@ export class ToolCallIds {
   /** Notes the ids of an event's tool calls; give it every event of the session, history first. */
   observe(event: LogEvent): void {
     if (event.type !== 'assistant/message') return;
-    const calls = (event.data as unknown as Partial<AssistantMessageData>).toolCalls;
-    if (Array.isArray(calls)) for (const call of calls) this.used.add(call.callId);
+    for (const call of dataOf(event, 'assistant/message').toolCalls) this.used.add(call.callId);
   }
 
   /**

@@ -4,7 +4,7 @@
 
 import { parseEnvelope } from '../log/envelope.js';
 import { SessionExistsError, SessionNotFoundError } from '../log/errors.js';
-import { type EventDraft, FORMAT_VERSION, type LogEvent } from '../log/event.js';
+import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import { prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
@@ -39,11 +39,14 @@ export class SessionLog {
   private readonly now: () => string;
   private readonly observe: ((event: LogEvent) => void) | undefined;
 
-  /** Starts a new session with its session/start event. */
+  /**
+   * Starts a new session with its session/start event, in the current format version; a
+   * sub-session names its parent session (and the tool call that spawned it, when known).
+   */
   static async create(
     store: LogStore,
     sessionId: string,
-    options: SessionLogOptions & { harnessVersion?: string } = {},
+    options: SessionLogOptions & { harnessVersion?: string; parent?: SessionParent } = {},
   ): Promise<SessionLog> {
     assertSessionId(sessionId);
     const head = await store.head(sessionId);
@@ -51,12 +54,22 @@ export class SessionLog {
       throw new SessionExistsError(sessionId, `with ${head.nextSeq} events; open it to continue it, or choose another id`);
     const log = new SessionLog(store, sessionId, newFold(options), options);
     await log.append([
-      { type: 'session/start', data: { formatVersion: FORMAT_VERSION, harnessVersion: options.harnessVersion ?? HARNESS_VERSION } },
+      {
+        type: 'session/start',
+        data: {
+          formatVersion: FORMAT_VERSION,
+          harnessVersion: options.harnessVersion ?? HARNESS_VERSION,
+          ...(options.parent === undefined ? {} : { parent: options.parent }),
+        },
+      },
     ]);
     return log;
   }
 
-  /** Reads a session and builds its surface, up to `toSeq` (exclusive) when given. */
+  /**
+   * Reads a session and builds its surface, up to `toSeq` (exclusive) when given. The session
+   * keeps the format version it started in: appends are held to that version's shapes.
+   */
   static async open(store: LogStore, sessionId: string, options: SessionLogOptions & { toSeq?: number } = {}): Promise<SessionLog> {
     assertSessionId(sessionId);
     if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);

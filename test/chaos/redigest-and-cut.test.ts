@@ -15,6 +15,7 @@ import { COMPACTION_SUMMARY } from '../../src/compaction/event-types.js';
 import { replaySummary } from '../../src/compaction/replay-summary.js';
 import { CorruptLogError, HashChainError } from '../../src/log/errors.js';
 import type { LogEvent, ModelRequestData } from '../../src/log/event.js';
+import { requestSurfacesOf } from '../../src/log/request-surface.js';
 import { replay } from '../../src/spine/replay.js';
 import { exportSession, importSession, verifyJsonlFile } from '../../src/store/jsonl.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
@@ -77,7 +78,7 @@ function runRedigestSuite(name: string, open: () => Promise<TamperBackend>) {
             ? (summaries[random.nextInt(0, summaries.length - 1)] as LogEvent)
             : (requests[random.nextInt(0, requests.length - 1)] as LogEvent);
           // Any earlier event with words in it; half the time one the call was rendered from.
-          const shown = summaryRound ? (call.data.shadowedSeqs as number[]) : (call.data as unknown as ModelRequestData).surfaceSeqs;
+          const shown = summaryRound ? (call.data.shadowedSeqs as number[]) : (requestSurfacesOf(events).get(call.seq) ?? []);
           const pool = (random.nextInt(0, 1) === 0 ? shown.map((seq) => events[seq] as LogEvent) : events.slice(0, call.seq)).filter(
             hasText,
           );

@@ -1,4 +1,4 @@
-// `shadowlog compact <id>` runs under the policy the session recorded (the demo's: a 3,000-token
+// `shadowlog compact <id>` runs under the policy the session recorded (the demo's: a 3,200-token
 // window with no headroom), where it used to fall back to the defaults and refuse; flags still
 // override it; `stats` and `show --record` say which policy each compaction ran under.
 
@@ -32,13 +32,13 @@ describe('compact under the recorded policy', () => {
     };
     // The demo's lifecycle, and the one `compact` started.
     expect(stats.policies.length).toBe(2);
-    expect(stats.policies.every((policy) => policy.contextWindow === 3_000)).toBe(true);
+    expect(stats.policies.every((policy) => policy.contextWindow === 3_200)).toBe(true);
     const seqs = new Set(stats.policies.map((policy) => policy.seq));
     expect(stats.compactionRuns.length).toBeGreaterThanOrEqual(3);
     for (const run of stats.compactionRuns) expect(seqs.has(run.policySeq as number)).toBe(true);
     expect(stats.compactionRuns.at(-1)).toMatchObject({ trigger: 'manual', outcome: 'compacted', policySeq: stats.policies[1]?.seq });
     const text = (await workspace.run(['show', 'd', '--record'])).stdout;
-    expect(text).toMatch(/── compaction policy for scripted\/[^:]+: window 3000, reserve \d+, fixed part \d+ tokens → threshold \d+/);
+    expect(text).toMatch(/── compaction policy for scripted\/[^:]+: window 3200, reserve \d+, fixed part \d+ tokens → threshold \d+/);
     expect(text).toMatch(/compaction [0-9a-f]{8} starts \(trigger: pressure, turn \d+, policy #\d+\)/);
   });
 });

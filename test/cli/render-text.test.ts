@@ -59,3 +59,24 @@ describe('rendering kept answers', () => {
     expect(text).toContain('{"choices":[]}');
   });
 });
+
+describe('rendering a prune', () => {
+  const prune = (extra: Record<string, unknown>) =>
+    renderLogOnlyEvent(
+      event('compaction/prune', {
+        shadowedSeqs: [5],
+        shadowedTokenCount: 900,
+        replacementTokenCount: 300,
+        charsBefore: 4000,
+        charsAfter: 1200,
+        ...extra,
+      }),
+    );
+
+  it('says when the result was cut before the model was ever sent it', () => {
+    expect(prune({ unseen: true })).toBe(
+      '#7 ── pruned tool result #5: 4000 → 1200 characters (900 → 300 tokens); before its first send: the model never saw it whole',
+    );
+    expect(prune({})).toBe('#7 ── pruned tool result #5: 4000 → 1200 characters (900 → 300 tokens)');
+  });
+});

@@ -9,6 +9,7 @@ import { mergeSummaries } from '../../src/compaction/merge-summaries.js';
 import { renderSections, replacementText } from '../../src/compaction/render-summary.js';
 import { emptySections, type SummarySections } from '../../src/compaction/summary-sections.js';
 import type { ToolCall } from '../../src/log/event.js';
+import { scriptAwareEstimator } from '../../src/meter/script-aware.js';
 import type { ModelMessage } from '../../src/providers/language-model.js';
 
 const chars4 = (text: string): number => Math.ceil(text.length / 4);
@@ -171,6 +172,39 @@ describe('the ceiling', () => {
     expect(dropped).toBeGreaterThan(0);
     expect(tight.sections.progress.length).toBeLessThan(big.progress.length);
   });
+
+  for (const [name, countTokens] of [
+    ['chars4', chars4],
+    ['script-aware', (text: string) => scriptAwareEstimator.countText(text)],
+  ] as const) {
+    it(`still writes a summary when an earlier one’s requests alone exceed maxSummaryTokens: the first and the newest stay, a note counts the rest (${name})`, () => {
+      // A long session: every request of hundreds of turns, merged summary after summary.
+      const many: SummarySections = {
+        ...inner,
+        requests: Array.from({ length: 600 }, (_, index) => ({
+          status: 'done' as const,
+          text: `Turn ${index + 1}: look at module ${index}.`,
+        })),
+      };
+      const messages = [summaryNode(many), user('Turn 601: and now the parser.'), tool('t1', 'routine output line\n'.repeat(200))];
+      const summary = summarizeExtractively(messages, {
+        maxTokens: 400,
+        countTokens,
+        targetTokens: () => 50,
+        earlierSummaries: [{ messageIndex: 0, sections: many }],
+      });
+      if (summary === undefined) expect.unreachable('expected a summary');
+      expect(summary.outputTokens).toBeLessThanOrEqual(400);
+      const requests = summary.sections.requests;
+      expect(requests.length).toBeGreaterThan(2);
+      expect(requests[0]?.text).toMatch(/^Turn 1\b/);
+      expect(requests.at(-1)?.text).toMatch(/the parser\.$/);
+      const dropped = Number(
+        /^(\d+) lines of earlier summaries dropped to fit maxSummaryTokens$/.exec(summary.sections.notes.at(-1) ?? '')?.[1],
+      );
+      expect(dropped).toBeGreaterThanOrEqual(601 - requests.length);
+    });
+  }
 
   it('keeps a request said twice as two lines', () => {
     const again = mergeSummaries(inner, {

@@ -19,8 +19,9 @@ import { createHarness } from '../../src/spine/harness.js';
 import { defineTool } from '../../src/spine/tool.js';
 import { importSessionFile } from '../../src/store/jsonl.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
+import { SELF_SUMMARIZING_LIMITS, SELF_SUMMARIZING_POLICY } from '../support/self-summarizing-session.js';
 
-const LIMITS = { contextWindow: 3_000, defaultMaxOutputTokens: 300 };
+const LIMITS = SELF_SUMMARIZING_LIMITS;
 const lookup = defineTool({
   name: 'lookup',
   description: 'Look something up',
@@ -53,7 +54,7 @@ async function compactedSession(answer: (call: ScriptedCall) => string) {
       ? { toolCalls: [{ name: 'lookup', arguments: { topic: `topic ${call.index}` } }] }
       : { text: `Noted. ${'detail '.repeat(30)}` };
   };
-  const compaction = createCompaction({ config: { headroomTokens: 0, summarizer: { kind: 'session-model' } } });
+  const compaction = createCompaction({ config: { ...SELF_SUMMARIZING_POLICY, summarizer: { kind: 'session-model' } } });
   const harness = createHarness({
     store,
     model: new ScriptedModel({ replies, limits: LIMITS }),
@@ -61,7 +62,7 @@ async function compactedSession(answer: (call: ScriptedCall) => string) {
     capabilities: [compaction],
   });
   const session = await harness.createSession('s');
-  for (let turn = 1; turn <= 24; turn++) await session.send(`Tell me about thing ${turn}.`);
+  for (let turn = 1; turn <= 32; turn++) await session.send(`Tell me about thing ${turn}.`);
   await session.close();
   const events: LogEvent[] = [];
   for await (const page of store.read('s')) events.push(...page);

@@ -95,7 +95,7 @@ describe('measuring the whole request', () => {
     const withoutTools = createHarness({ store: new MemoryLogStore(), model, tools: [] });
     const bare = scriptAwareEstimator.countText(fixedRequestText(model, withoutTools.requestParams));
     // The surface here is one short user message: almost all of the estimate is the fixed part.
-    const estimated = (request.data as unknown as ModelRequestData).estimatedTokens;
+    const estimated = (request.data as unknown as ModelRequestData).estimatedTokens ?? 0;
     expect(estimated).toBeGreaterThan(fixed);
     expect(estimated - fixed).toBeLessThan(40);
     expect(bare).toBeLessThan(60);

@@ -10,8 +10,9 @@ import { createHarness } from '../../src/spine/harness.js';
 import { ReplayError } from '../../src/spine/spine-errors.js';
 import { defineTool } from '../../src/spine/tool.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
+import { SELF_SUMMARIZING_LIMITS, SELF_SUMMARIZING_POLICY } from '../support/self-summarizing-session.js';
 
-const LIMITS = { contextWindow: 3_000, defaultMaxOutputTokens: 300 };
+const LIMITS = SELF_SUMMARIZING_LIMITS;
 const lookup = defineTool({
   name: 'lookup',
   description: 'Look something up',
@@ -32,7 +33,7 @@ function replies(call: ScriptedCall) {
 async function compactedSession(summarizer: 'session-model' | 'extractive') {
   const store = new MemoryLogStore();
   const model = new ScriptedModel({ replies, limits: LIMITS });
-  const compaction = createCompaction({ config: { headroomTokens: 0, summarizer: { kind: summarizer } } });
+  const compaction = createCompaction({ config: { ...SELF_SUMMARIZING_POLICY, summarizer: { kind: summarizer } } });
   const harness = createHarness({ store, model, tools: [lookup], capabilities: [compaction] });
   const session = await harness.createSession('s');
   for (let turn = 1; turn <= 20; turn++) await session.send(`Tell me about thing ${turn}.`);

@@ -83,12 +83,12 @@ describe('the format version of session/start', () => {
   it('refuses a version newer than this reader, saying to upgrade', () => {
     const error = refusal(new SurfaceFold(), [{ type: 'session/start', data: { formatVersion: 99, harnessVersion: 'future' } }]);
     expect(error).toBeInstanceOf(FormatVersionError);
-    expect(error).toMatchObject({ code: 'FORMAT_TOO_NEW', found: 99, supported: 1, seq: 0 });
+    expect(error).toMatchObject({ code: 'FORMAT_TOO_NEW', found: 99, supported: 2, seq: 0 });
     expect((error as Error).message).toMatch(/upgrade shadowlog/);
   });
 
   it('is found by verify on a stored log', async () => {
-    const events = sealUnchecked([{ type: 'session/start', data: { formatVersion: 2, harnessVersion: 'future' } }, ...SAMPLE.slice(1)]);
+    const events = sealUnchecked([{ type: 'session/start', data: { formatVersion: 3, harnessVersion: 'future' } }, ...SAMPLE.slice(1)]);
     const report = await verifyLog([events]);
     expect(report.problems[0]).toMatchObject({ seq: 0, code: 'FORMAT_TOO_NEW' });
   });

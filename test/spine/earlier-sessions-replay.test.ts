@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rendererFor } from '../../src/cli/renderers.js';
-import type { LogEvent, ModelRequestData } from '../../src/log/event.js';
+import type { LogEvent, SentModelRequestData } from '../../src/log/event.js';
 import { verifyLog } from '../../src/log/verify.js';
 import { replay } from '../../src/spine/replay.js';
 import { importSessionFile } from '../../src/store/jsonl.js';
@@ -17,10 +17,10 @@ import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
 const FIXTURES = resolve(import.meta.dirname, 'fixtures');
 const files = readdirSync(FIXTURES).map((name) => resolve(FIXTURES, name));
 
-async function requestsOf(store: MemoryLogStore, sessionId: string): Promise<ModelRequestData[]> {
+async function requestsOf(store: MemoryLogStore, sessionId: string): Promise<SentModelRequestData[]> {
   const events: LogEvent[] = [];
   for await (const page of store.read(sessionId)) events.push(...page);
-  return events.filter((event) => event.type === 'model/request').map((event) => event.data as unknown as ModelRequestData);
+  return events.filter((event) => event.type === 'model/request').map((event) => event.data as unknown as SentModelRequestData);
 }
 
 describe('sessions recorded by earlier versions', () => {

@@ -110,7 +110,7 @@ describe('tool-call ids', () => {
     const ids = new ToolCallIds();
     ids.observe({
       type: 'assistant/message',
-      data: { toolCalls: [{ callId: 'shadowlog-call-9-1', name: 'read', arguments: {} }] },
+      data: { content: [], model: 'm', toolCalls: [{ callId: 'shadowlog-call-9-1', name: 'read', arguments: {} }] },
     } as unknown as LogEvent);
     const call = (callId: string): ToolCall => ({ callId, name: 'read', arguments: {} });
     expect(ids.assign([call(''), call('shadowlog-call-9-1-2'), call('shadowlog-call-9-1')], 9).map((assigned) => assigned.callId)).toEqual([

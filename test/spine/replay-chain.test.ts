@@ -11,6 +11,7 @@ import { COMPACTION_SUMMARY } from '../../src/compaction/event-types.js';
 import { replaySummary } from '../../src/compaction/replay-summary.js';
 import { HashChainError } from '../../src/log/errors.js';
 import type { LogEvent, ModelRequestData } from '../../src/log/event.js';
+import { requestSurfacesOf } from '../../src/log/request-surface.js';
 import type { LanguageModel } from '../../src/providers/language-model.js';
 import { replay } from '../../src/spine/replay.js';
 import { ReplayError } from '../../src/spine/spine-errors.js';
@@ -52,9 +53,10 @@ async function tampered(changes: ReadonlyArray<readonly [number, string]>, body:
 /** A model/request late in the log, and a user message on the surface it was rendered from. */
 function requestOverUserMessage(): { request: LogEvent; data: ModelRequestData; target: LogEvent } {
   const requests = events.filter((event) => event.type === 'model/request');
+  const surfaces = requestSurfacesOf(events);
   for (const request of requests.reverse()) {
     const data = request.data as unknown as ModelRequestData;
-    const target = data.surfaceSeqs.map((seq) => events[seq] as LogEvent).find((event) => event.type === 'user/message');
+    const target = (surfaces.get(request.seq) ?? []).map((seq) => events[seq] as LogEvent).find((event) => event.type === 'user/message');
     if (target !== undefined && target.sourceEventSeqs === undefined) return { request, data, target };
   }
   throw new Error('the recorded session has no request over an appended user message');

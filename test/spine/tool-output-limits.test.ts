@@ -80,7 +80,7 @@ describe('a tool output the log cannot hold', () => {
     expect((await (await harness.createSession('s')).send('Go')).reason).toBe('completed');
     expect((await resultOf(store)).error).toEqual({
       message: expect.stringMatching(
-        /^the output of dump could not be recorded: event \d+: data\.content\[0\]\.type must be 'text' or 'image'/,
+        /^the output of dump could not be recorded: event \d+: data\.content\[0\]\.type must be one of text, image, reasoning/,
       ),
     });
   });

@@ -12,7 +12,12 @@ export function text(value: string) {
 }
 
 export const drafts = {
+  /** A format-1 session: most tests of the fold were written against version 1, which it still reads. */
   start: (): EventDraft => ({ type: 'session/start', data: { formatVersion: 1, harnessVersion: 'test' } }),
+  startV2: (data: Record<string, unknown> = {}): EventDraft => ({
+    type: 'session/start',
+    data: { formatVersion: 2, harnessVersion: 'test', ...data },
+  }),
   system: (value = 'You are a careful agent.'): EventDraft => ({
     type: 'system/message',
     data: { content: text(value) },

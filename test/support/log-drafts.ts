@@ -4,6 +4,7 @@
 
 import type { EventDraft } from '../../src/log/event.js';
 import { EventTypeRegistry } from '../../src/log/event-types.js';
+import type { SurfaceChange } from '../../src/log/surface-change.js';
 import type { ReplaceOp, SurfaceOp } from '../../src/log/surface-op.js';
 import { text } from './events.js';
 
@@ -53,7 +54,9 @@ export const moreDrafts = {
   }),
   turnEnd: (turn: number): EventDraft => ({ type: 'turn/end', data: { turn, reason: 'completed' } }),
   endSeed: (reason = 'continued'): EventDraft => ({ type: 'session/end-seed', data: { reason } }),
-  modelRequest: (turn: number, step: number, surfaceSeqs: number[]): EventDraft => ({
+  modelRequest: (turn: number, step: number, surfaceSeqs: number[]): EventDraft => moreDrafts.modelRequestOf(turn, step, { surfaceSeqs }),
+  /** A model/request with its surface in either encoding (format 2's surfaceChange, or the plain list). */
+  modelRequestOf: (turn: number, step: number, surface: { surfaceSeqs: number[] } | { surfaceChange: SurfaceChange }): EventDraft => ({
     type: 'model/request',
     data: {
       turn,
@@ -61,7 +64,7 @@ export const moreDrafts = {
       provider: 'scripted',
       model: 'scripted',
       params: {},
-      surfaceSeqs,
+      ...surface,
       requestDigest: 'a'.repeat(64),
       estimatedTokens: 10,
       rendererVersion: '1',

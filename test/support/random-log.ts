@@ -8,6 +8,7 @@
 
 import type { EventDraft } from '../../src/log/event.js';
 import { prepareAppend } from '../../src/log/seal.js';
+import { encodeRequestSurface } from '../../src/log/surface-change.js';
 import { SurfaceFold, type SurfaceNode } from '../../src/log/surface-fold.js';
 import { drafts, fixedNow } from './events.js';
 import { createTestRegistry, moreDrafts } from './log-drafts.js';
@@ -36,6 +37,8 @@ export interface RandomLogOptions {
   readonly targetEvents?: number;
   /** Upper bound for the random target when targetEvents is not given (default 120). */
   readonly maxEvents?: number;
+  /** The session's format version (default 1): in 2, model/requests carry the change from the previous one where it is shorter. */
+  readonly formatVersion?: 1 | 2;
 }
 
 export interface RandomLogStats {
@@ -58,7 +61,7 @@ export interface RandomLog {
 /** Builds a random valid log from a fast-check `Random`, any RandomSource, or a numeric seed. */
 export function buildRandomLog(source: RandomSource | number, options: RandomLogOptions = {}): RandomLog {
   const random = typeof source === 'number' ? seededRandom(source) : source;
-  const builder = new LogBuilder(random);
+  const builder = new LogBuilder(random, options.formatVersion ?? 1);
   const target = options.targetEvents ?? random.nextInt(2, options.maxEvents ?? 120);
   builder.run(target);
   return { drafts: builder.batches.flat(), batches: builder.batches, stats: builder.stats };
@@ -74,10 +77,13 @@ class LogBuilder {
   private callCount = 0;
   private compactionCount = 0;
 
-  constructor(private readonly random: RandomSource) {}
+  constructor(
+    private readonly random: RandomSource,
+    private readonly formatVersion: 1 | 2,
+  ) {}
 
   run(target: number): void {
-    this.append([drafts.start()]);
+    this.append([this.formatVersion === 1 ? drafts.start() : drafts.startV2()]);
     if (this.chance(0.85)) this.append([drafts.system(`You are agent ${this.int(1, 99)}.`)]);
     while (this.fold.nextSeq < target) {
       const roll = this.int(0, 99);
@@ -102,12 +108,13 @@ class LogBuilder {
       // Capabilities act before each step: sometimes a compaction or a prune lands here.
       if (this.chance(0.2)) this.compact();
       if (this.chance(0.15)) this.prune();
-      const request = moreDrafts.modelRequest(this.turn, step, this.surfaceSeqs());
-      if (this.chance(0.1)) this.append([request, moreDrafts.modelError(this.turn, step)]);
+      // Built when appended: in format 2 it names the latest request before it.
+      const request = () => this.modelRequest(this.turn, step);
+      if (this.chance(0.1)) this.append([request(), moreDrafts.modelError(this.turn, step)]);
       const callIds = Array.from({ length: step === steps ? 0 : this.int(0, 3) }, () => `call-${++this.callCount}`);
       this.stats.toolCalls += callIds.length;
       const answer = drafts.assistant(`answer ${this.turn}.${step}`, callIds);
-      this.append(this.chance(0.5) ? [request, answer] : [answer]);
+      this.append(this.chance(0.5) ? [request(), answer] : [answer]);
       // Results come in any order, alone or together, with log-only noise between them.
       const pending = this.shuffle(callIds);
       while (pending.length > 0) {
@@ -219,7 +226,7 @@ class LogBuilder {
     if (roll === 0) this.append([moreDrafts.endSeed()]);
     else if (roll === 1) this.append([moreDrafts.ignorableNote(`note ${this.fold.nextSeq}`)]);
     else if (roll === 2) this.append([moreDrafts.modelError(Math.max(1, this.turn), 1)]);
-    else this.append([moreDrafts.modelRequest(Math.max(1, this.turn), 1, this.surfaceSeqs())]);
+    else this.append([this.modelRequest(Math.max(1, this.turn), 1)]);
   }
 
   private append(batch: EventDraft[]): void {
@@ -228,8 +235,10 @@ class LogBuilder {
     this.batches.push(batch);
   }
 
-  private surfaceSeqs(): number[] {
-    return this.fold.toArray().map((node) => node.seq);
+  private modelRequest(turn: number, step: number): EventDraft {
+    const seqs = this.fold.toArray().map((node) => node.seq);
+    if (this.formatVersion === 1) return moreDrafts.modelRequest(turn, step, seqs);
+    return moreDrafts.modelRequestOf(turn, step, encodeRequestSurface(this.fold.lastRequestSurface, seqs));
   }
 
   private int(min: number, max: number): number {

@@ -10,6 +10,7 @@ import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
 import { withCleanup } from '../../log/cleanup.js';
 import { ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
+import { dataOf } from '../../log/event-data.js';
 import {
   createAnthropicMessagesModel,
   createOpenAIChatModel,
@@ -228,10 +229,11 @@ async function runSlashCommand(
 
 function describeToolActivity(context: CommandContext, event: LogEvent): void {
   if (event.type === 'assistant/message') {
-    for (const call of event.data.toolCalls as Array<{ name: string; arguments: unknown }>) {
+    for (const call of dataOf(event, 'assistant/message').toolCalls) {
       context.io.stdout.write(escapeTerminalText(`\n  [${call.name} ${JSON.stringify(call.arguments)}]\n`));
     }
-  } else if (event.type === 'tool/result' && event.data.error !== undefined) {
-    context.io.stdout.write(escapeTerminalText(`  [error: ${(event.data.error as { message: string }).message}]\n`));
+  } else if (event.type === 'tool/result') {
+    const { error } = dataOf(event, 'tool/result');
+    if (error !== undefined) context.io.stdout.write(escapeTerminalText(error === true ? '  [error]\n' : `  [error: ${error.message}]\n`));
   }
 }

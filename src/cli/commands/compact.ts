@@ -8,6 +8,7 @@ import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
 import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import type { JsonObject, ModelRequestData } from '../../log/event.js';
+import { dataOf } from '../../log/event-data.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { LanguageModel, ToolDefinition } from '../../providers/language-model.js';
 import { createHarness } from '../../spine/harness.js';
@@ -50,7 +51,7 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     store,
     model: sessionModel,
     // The session's tool definitions, so that the request is measured as the session sends it.
-    tools: recordedTools(recorded.request.params),
+    tools: recordedTools(recorded.request.params ?? {}),
     capabilities: [compaction],
     maxOutputTokens: sessionModel.limits.defaultMaxOutputTokens,
   });
@@ -92,7 +93,7 @@ async function readRecorded(store: LogStore, sessionId: string): Promise<Recorde
   let policy: CompactionPolicyData | undefined;
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
-      if (event.type === 'model/request') request = event.data as unknown as Recorded['request'];
+      if (event.type === 'model/request') request = dataOf(event, 'model/request');
       else if (event.type === COMPACTION_POLICY) policy = event.data as unknown as CompactionPolicyData;
     }
   }
@@ -108,7 +109,8 @@ function modelOf({ request, policy }: Recorded, window: number | undefined): Lan
   const contextWindow = window ?? policy?.contextWindow ?? request.contextWindow;
   if (contextWindow === undefined)
     throw new UsageError(`the log does not record the context window of ${request.provider}/${request.model}; pass --window TOKENS`);
-  const recordedReserve = policy?.reserve ?? Number((request.params as { maxOutputTokens?: number }).maxOutputTokens ?? 1);
+  // An imported call may have no params: its reserve is then unknown, and 1 is the least.
+  const recordedReserve = policy?.reserve ?? Number((request.params as { maxOutputTokens?: number } | undefined)?.maxOutputTokens ?? 1);
   const reserve = Math.max(1, Math.min(recordedReserve, contextWindow - 1));
   const renderer = rendererFor(request.provider, request.model);
   return Object.assign(Object.create(renderer) as LanguageModel, { limits: { contextWindow, defaultMaxOutputTokens: reserve } });

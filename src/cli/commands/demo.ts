@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { createCompaction } from '../../compaction/compaction-capability.js';
 import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
 import { withCleanup } from '../../log/cleanup.js';
-import type { AssistantMessageData, ContentBlock, LogEvent, ModelRequestData, ToolResultData } from '../../log/event.js';
+import type { ContentBlock, LogEvent } from '../../log/event.js';
+import { dataOf } from '../../log/event-data.js';
 import type { EventTypeRegistry } from '../../log/event-types.js';
+import { requestSurfaceLength } from '../../log/request-surface.js';
 import { ScriptedModel } from '../../providers/scripted-model.js';
 import type { TurnResult } from '../../spine/agent-session.js';
 import { createHarness, newSessionId } from '../../spine/harness.js';
@@ -23,7 +25,9 @@ import { describeReplay } from './replay.js';
 import { showCommand } from './show.js';
 
 export const SAMPLE_PROJECT = fileURLToPath(new URL('../../../examples/sample-project/', import.meta.url));
-const DEMO_LIMITS = { contextWindow: 3_000, defaultMaxOutputTokens: 512 };
+// The scripted model refuses a request whose messages, tool definitions (the file tools: about
+// 230 tokens) and 512 reserved answer tokens exceed the window, as a real server does.
+const DEMO_LIMITS = { contextWindow: 3_200, defaultMaxOutputTokens: 512 };
 const SYSTEM_PROMPT = 'You are a coding agent. Use the file tools to look at the project in the working directory before you answer.';
 
 export interface DemoOptions {
@@ -110,7 +114,7 @@ async function replayAroundFirstCompaction(store: LogStore, sessionId: string, r
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
       if (event.type === 'model/request')
-        requests.push({ seq: event.seq, turn: event.data.turn as number, step: event.data.step as number });
+        requests.push({ seq: event.seq, turn: dataOf(event, 'model/request').turn, step: dataOf(event, 'model/request').step });
       if (event.type === 'compaction/summary' && firstCompaction === undefined) firstCompaction = event.seq;
     }
   }
@@ -127,17 +131,17 @@ function printEvent(context: CommandContext, event: LogEvent, toolNames: Map<str
       context.print(`\n[turn ${String(data.turn)}]`);
       return;
     case 'user/message':
-      context.print(`  user: ${textOf(data.content as unknown as ContentBlock[])}`);
+      context.print(`  user: ${textOf(dataOf(event, 'user/message').content)}`);
       return;
     case 'model/request': {
-      const request = data as unknown as ModelRequestData;
+      const request = dataOf(event, 'model/request');
       context.print(
-        `  · model call ${request.turn}.${request.step}: ${request.surfaceSeqs.length} messages, ~${request.estimatedTokens} tokens, digest ${request.requestDigest.slice(0, 12)}…`,
+        `  · model call ${request.turn}.${request.step}: ${requestSurfaceLength(request)} messages, ~${request.estimatedTokens ?? '?'} tokens, digest ${request.requestDigest?.slice(0, 12) ?? 'none'}…`,
       );
       return;
     }
     case 'assistant/message': {
-      const message = data as unknown as AssistantMessageData;
+      const message = dataOf(event, 'assistant/message');
       for (const call of message.toolCalls) {
         toolNames.set(call.callId, call.name);
         context.print(`  assistant calls ${call.name}(${JSON.stringify(call.arguments)})`);
@@ -147,11 +151,11 @@ function printEvent(context: CommandContext, event: LogEvent, toolNames: Map<str
       return;
     }
     case 'tool/result': {
-      const result = data as unknown as ToolResultData;
+      const result = dataOf(event, 'tool/result');
       const text = textOf(result.content);
       const name = toolNames.get(result.callId) ?? 'tool';
       context.print(
-        `  ${name} → ${result.error === undefined ? `${text.split('\n').length} lines, ${text.length} characters` : `error: ${result.error.message}`}`,
+        `  ${name} → ${result.error === undefined ? `${text.split('\n').length} lines, ${text.length} characters` : `error${result.error === true ? '' : `: ${result.error.message}`}`}`,
       );
       return;
     }

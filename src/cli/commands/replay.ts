@@ -3,7 +3,7 @@
 
 import { replaySummary, type SummaryReplayResult } from '../../compaction/replay-summary.js';
 import { canonicalJson } from '../../log/canonical-json.js';
-import type { ContentBlock } from '../../log/event.js';
+import { blockPlaceholder, type ContentBlock } from '../../log/content-block.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { ModelMessage } from '../../providers/language-model.js';
 import { type ReplayResult, replay } from '../../spine/replay.js';
@@ -11,6 +11,7 @@ import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { describePolicy } from '../render-text.js';
 import { rendererFor } from '../renderers.js';
+import { UsageError } from '../usage-error.js';
 
 export interface ReplayOptions {
   readonly turn?: number;
@@ -34,22 +35,53 @@ export async function replayCommand(context: CommandContext, sessionId: string, 
         );
   if (context.json) {
     const { messages: _messages, ...rest } = result;
-    context.printJson(rest);
+    if ('wireBody' in rest) {
+      const { wireBody: _wireBody, ...withoutBytes } = rest;
+      context.printJson(withoutBytes);
+    } else {
+      context.printJson(rest);
+    }
   } else if (options.wire === true) {
-    context.io.stdout.write(`${canonicalJson(result.request)}\n`);
+    writeWire(context, result);
   } else {
     context.print(describeReplay(result, options.full === true ? 0 : 300));
   }
   return 0;
 }
 
+/** --wire: the bytes sent (the canonical JSON of a rendered request, or a proxied call's stored body); an imported call has none. */
+function writeWire(context: CommandContext, result: ReplayResult | SummaryReplayResult): void {
+  if ('provenance' in result && result.provenance === 'imported') {
+    throw new UsageError(
+      `--wire prints the bytes a call sent, and turn ${result.turn} step ${result.step} was imported from another harness's files: no bytes of it went through shadowlog. Leave out --wire to see the reconstructed request`,
+    );
+  }
+  if ('wireBody' in result && result.wireBody !== undefined) {
+    context.io.stdout.write(result.wireBody);
+    context.io.stdout.write('\n');
+    return;
+  }
+  context.io.stdout.write(`${canonicalJson(result.request ?? {})}\n`);
+}
+
 export function describeReplay(result: ReplayResult | SummaryReplayResult, maxChars: number): string {
   const call = 'turn' in result ? `turn ${result.turn}, step ${result.step}` : `the summarizer call of compaction ${result.compactionId}`;
-  const lines = [
-    `${call} (event #${result.seq}): ${result.provider}/${result.model}, renderer ${result.rendererVersion}`,
-    `verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent; the hash chain from seq 0 to #${result.seq} is intact`,
-    `the model received ${result.messages.length} messages:`,
-  ];
+  const provenance = 'provenance' in result ? result.provenance : undefined;
+  const renderer = result.rendererVersion === null ? '' : `, renderer ${result.rendererVersion}`;
+  const chain = `the hash chain from seq 0 to #${result.seq} is intact`;
+  const lines = [`${call} (event #${result.seq}): ${result.provider}/${result.model}${renderer}`];
+  if (provenance === 'imported') {
+    lines.push(
+      `reconstructed from an import, not byte-verified: another harness made this call, and shadowlog read it from that harness's files, so no digest of what was sent exists; the surface below is the one recorded for the call, and ${chain}`,
+    );
+  } else if (provenance === 'proxied') {
+    lines.push(
+      `verified: the request body the proxy received (${'wireBody' in result ? (result.wireBody?.length ?? 0) : 0} bytes, stored in the log) hashes to ${result.requestDigest}, the digest recorded when it was received; ${chain}`,
+    );
+  } else {
+    lines.push(`verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent; ${chain}`);
+  }
+  lines.push(`the model ${provenance === 'imported' ? 'was shown' : 'received'} ${result.messages.length} messages:`);
   if ('policy' in result) {
     lines.splice(
       1,
@@ -60,8 +92,12 @@ export function describeReplay(result: ReplayResult | SummaryReplayResult, maxCh
     );
   }
   for (const message of result.messages) lines.push(`  ${describeMessage(message, maxChars)}`);
-  const tools = (result.request.tools as Array<unknown> | undefined)?.length ?? 0;
-  lines.push(`and ${tools} tool definition${tools === 1 ? '' : 's'}; --wire prints the exact request body`);
+  if (provenance === 'imported') {
+    lines.push('tool definitions and parameters are not in the import; --wire has no bytes to print');
+  } else {
+    const tools = (result.request?.tools as Array<unknown> | undefined)?.length ?? 0;
+    lines.push(`and ${tools} tool definition${tools === 1 ? '' : 's'}; --wire prints the exact request body`);
+  }
   return lines.join('\n');
 }
 
@@ -81,7 +117,7 @@ function describeMessage(message: ModelMessage, maxChars: number): string {
 
 function shorten(content: readonly ContentBlock[], maxChars: number): string {
   const text = content
-    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mediaType}]`))
+    .map((block) => blockPlaceholder(block))
     .join(' ')
     .replaceAll('\n', ' ⏎ ');
   return maxChars > 0 && text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)` : text;

@@ -1,10 +1,16 @@
-// `shadowlog sessions`: the sessions in the store.
+// `shadowlog sessions`: the sessions in the store, each sub-session (format 2's
+// session/start.parent) named with its parent and listed under it.
 
+import type { SessionParent } from '../../log/event.js';
+import { dataOf } from '../../log/event-data.js';
+import type { LogStore, StoredSession } from '../../store/log-store.js';
 import type { CommandContext } from '../context.js';
+
+type ListedSession = StoredSession & { parent?: SessionParent };
 
 export async function sessionsCommand(context: CommandContext): Promise<number> {
   const store = await context.store();
-  const sessions = await store.listSessions();
+  const sessions = await withParents(store, await store.listSessions());
   if (context.json) {
     context.printJson(sessions);
     return 0;
@@ -13,12 +19,40 @@ export async function sessionsCommand(context: CommandContext): Promise<number> 
     context.print(`no sessions in ${store.location}`);
     return 0;
   }
-  const width = Math.max(...sessions.map((session) => session.id.length), 7);
+  const width = Math.max(...sessions.map((session) => session.id.length + 2), 7);
   context.print(`${'SESSION'.padEnd(width)}  ${'EVENTS'.padStart(8)}  CREATED                   UPDATED`);
+  const listed = new Set(sessions.map((session) => session.id));
+  const children = new Map<string, ListedSession[]>();
   for (const session of sessions) {
-    context.print(
-      `${session.id.padEnd(width)}  ${String(session.events).padStart(8)}  ${session.createdAt.padEnd(24)}  ${session.updatedAt}`,
-    );
+    const parent = session.parent?.sessionId;
+    if (parent !== undefined && listed.has(parent)) children.set(parent, [...(children.get(parent) ?? []), session]);
   }
+  const printTree = (session: ListedSession, depth: number, seen: Set<string>) => {
+    const name = `${'  '.repeat(depth)}${depth > 0 ? '└ ' : ''}${session.id}`;
+    const orphan =
+      session.parent !== undefined && !listed.has(session.parent.sessionId) ? `  (sub-session of ${session.parent.sessionId})` : '';
+    context.print(
+      `${name.padEnd(width)}  ${String(session.events).padStart(8)}  ${session.createdAt.padEnd(24)}  ${session.updatedAt}${orphan}`,
+    );
+    seen.add(session.id);
+    for (const child of children.get(session.id) ?? []) if (!seen.has(child.id)) printTree(child, depth + 1, seen);
+  };
+  const seen = new Set<string>();
+  for (const session of sessions) {
+    const parent = session.parent?.sessionId;
+    if (parent === undefined || !listed.has(parent)) printTree(session, 0, seen);
+  }
+  // A cycle of parents (only a hand-made store has one) is still listed, flat.
+  for (const session of sessions) if (!seen.has(session.id)) printTree(session, 0, seen);
   return 0;
+}
+
+/** Each session with the parent its session/start names, if any. */
+async function withParents(store: LogStore, sessions: readonly StoredSession[]): Promise<ListedSession[]> {
+  const listed: ListedSession[] = [];
+  for (const session of sessions) {
+    const parent = dataOf(await store.readEvent(session.id, 0), 'session/start').parent;
+    listed.push(parent === undefined ? session : { ...session, parent });
+  }
+  return listed;
 }

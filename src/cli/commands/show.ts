@@ -3,9 +3,11 @@
 
 import { canonicalJson } from '../../log/canonical-json.js';
 import { SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
-import { isSurfaceType } from '../../log/event.js';
+import { isSurfaceType, type SessionParent } from '../../log/event.js';
+import { dataOf } from '../../log/event-data.js';
 import { assertSessionId } from '../../log/session-id.js';
 import { isReplaceOp } from '../../log/surface-op.js';
+import type { LogStore } from '../../store/log-store.js';
 import { SessionLog } from '../../store/session-log.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
@@ -64,18 +66,33 @@ export async function showCommand(context: CommandContext, sessionId: string, op
   return options.view === 'surface' ? showSurface(context, sessionId, atSeq, render) : showRecord(context, sessionId, atSeq, render);
 }
 
+/** The session's parent, for a sub-session (format 2). */
+async function parentOf(store: LogStore, sessionId: string): Promise<SessionParent | undefined> {
+  return dataOf(await store.readEvent(sessionId, 0), 'session/start').parent;
+}
+
+/** The header line that links a sub-session to its parent. */
+function parentLine(parent: SessionParent): string {
+  const call = parent.callId === undefined ? '' : `, spawned by its tool call ${parent.callId}`;
+  return `a sub-session of ${parent.sessionId}${call}; \`shadowlog show ${parent.sessionId}\` shows the parent`;
+}
+
 async function showSurface(context: CommandContext, sessionId: string, atSeq: number, render: RenderOptions): Promise<number> {
-  const log = await SessionLog.open(await context.store(), sessionId, { toSeq: atSeq + 1, registry: createCliRegistry() });
+  const store = await context.store();
+  const log = await SessionLog.open(store, sessionId, { toSeq: atSeq + 1, registry: createCliRegistry() });
   const nodes = log.fold.toArray();
+  const parent = await parentOf(store, sessionId);
   if (context.json) {
     context.printJson({
       sessionId,
       atSeq,
+      ...(parent === undefined ? {} : { parent }),
       nodes: nodes.map((node) => ({ seq: node.seq, type: node.type, sourceEventSeqs: node.sourceEventSeqs })),
     });
     return 0;
   }
   context.print(`surface of ${sessionId} after event #${atSeq}: ${nodes.length} nodes, what the model is shown`);
+  if (parent !== undefined) context.print(parentLine(parent));
   for (const node of nodes) {
     const note = isReplaceOp(node.event.surfaceOp) ? `[REPLACEMENT: ${describeRange(node.event)}]` : '';
     context.print(renderMessage(node.event, render, note));
@@ -113,6 +130,8 @@ async function showRecord(context: CommandContext, sessionId: string, atSeq: num
     }
   }
   context.print(`record of ${sessionId} up to event #${atSeq}: everything that happened, originals included`);
+  const parent = await parentOf(store, sessionId);
+  if (parent !== undefined) context.print(parentLine(parent));
   for await (const page of store.read(sessionId, range)) {
     for (const event of page) context.print(renderRecordEvent(event, render, shadowedBy.get(event.seq)));
   }

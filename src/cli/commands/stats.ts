@@ -3,6 +3,8 @@
 
 import { COMPACTION_END, COMPACTION_POLICY, COMPACTION_PRUNE, COMPACTION_START, COMPACTION_SUMMARY } from '../../compaction/event-types.js';
 import { SessionNotFoundError } from '../../log/errors.js';
+import { dataOf } from '../../log/event-data.js';
+import { isForeignType } from '../../log/foreign-event.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { CommandContext } from '../context.js';
 
@@ -10,7 +12,13 @@ export interface SessionStats {
   events: number;
   turns: number;
   modelCalls: number;
+  /** Of modelCalls, those read from another harness's files (format 2 provenance 'imported'). */
+  importedModelCalls: number;
+  /** Of modelCalls, those the proxy forwarded (provenance 'proxied'). */
+  proxiedModelCalls: number;
   modelErrors: number;
+  /** Lines of another harness's file kept whole (claude-code/…, codex/…, pi/…). */
+  foreignEvents: number;
   /** Input tokens the providers reported, summed over every call. */
   reportedInputTokens: number;
   compactions: number;
@@ -60,7 +68,10 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     events: 0,
     turns: 0,
     modelCalls: 0,
+    importedModelCalls: 0,
+    proxiedModelCalls: 0,
     modelErrors: 0,
+    foreignEvents: 0,
     reportedInputTokens: 0,
     compactions: 0,
     prunes: 0,
@@ -86,14 +97,18 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
         case 'turn/start':
           stats.turns++;
           break;
-        case 'model/request':
+        case 'model/request': {
           stats.modelCalls++;
+          const provenance = dataOf(event, 'model/request').provenance;
+          if (provenance === 'imported') stats.importedModelCalls++;
+          if (provenance === 'proxied') stats.proxiedModelCalls++;
           break;
+        }
         case 'model/error':
           stats.modelErrors++;
           break;
         case 'assistant/message':
-          stats.reportedInputTokens += (data.usage as { inputTokens?: number } | undefined)?.inputTokens ?? 0;
+          stats.reportedInputTokens += dataOf(event, 'assistant/message').usage?.inputTokens ?? 0;
           break;
         case 'session/end-seed':
           open.clear();
@@ -149,6 +164,7 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
           stats.tokensAfter += numberOf(data.replacementTokenCount);
           break;
         default:
+          if (isForeignType(event.type)) stats.foreignEvents++;
       }
     }
   }
@@ -162,6 +178,11 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
   context.print(
     `${sessionId}: ${stats.events} events, ${stats.turns} turns, ${stats.modelCalls} model calls (${stats.modelErrors} failed)`,
   );
+  if (stats.importedModelCalls + stats.proxiedModelCalls + stats.foreignEvents > 0) {
+    context.print(
+      `model calls not sent by shadowlog: ${stats.importedModelCalls} imported, ${stats.proxiedModelCalls} proxied; ${stats.foreignEvents} lines of the source kept as foreign events`,
+    );
+  }
   context.print(
     `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open), prunes: ${stats.prunes}`,
   );

@@ -147,16 +147,53 @@ export function fitSections(sections: SummarySections, options: FitOptions): Sum
   const inner = order.filter((ref) => !isNew(ref));
   const withinCeiling = fewestDrops(allNewDropped, inner, options.ceiling, (candidate) => measure(withNote(candidate, allNewDropped)));
   if (withinCeiling !== undefined) return withNote(withinCeiling, allNewDropped);
-  // Even the requests alone are too long: cut them all shorter, and at the last keep only the latest.
+  // Even the requests alone are too long: cut them all shorter, none vanishing on the way.
   const bare = without(allNewDropped, inner);
-  const latest = bare.requests.slice(-1);
-  for (const requests of [bare.requests, latest]) {
-    for (let allowance = options.ceiling; allowance >= 1; allowance = Math.floor(allowance / 2)) {
-      const cut = cutRequests({ ...bare, requests }, allowance, options.countTokens);
-      if (measure(cut) <= options.ceiling) return cut;
-    }
+  for (let allowance = options.ceiling; allowance >= 1; allowance = Math.floor(allowance / 2)) {
+    const cut = cutRequests(bare, allowance, options.countTokens);
+    if (cut.requests.length === bare.requests.length && measure(cut) <= options.ceiling) return cut;
+  }
+  // A long session's requests outgrow any ceiling: the first (the task) and the newest that fit.
+  const fromBothEnds = firstAndNewestRequests(bare, allNewDropped, options.ceiling, measure, options.countTokens);
+  if (fromBothEnds !== undefined) return fromBothEnds;
+  // At the last, the latest request alone, as short as it must be.
+  const latest = { ...bare, requests: bare.requests.slice(-1) };
+  for (let allowance = options.ceiling; allowance >= 1; allowance = Math.floor(allowance / 2)) {
+    const cut = cutRequests(latest, allowance, options.countTokens);
+    if (cut.requests.length > 0 && measure(cut) <= options.ceiling) return cut;
   }
   return undefined;
+}
+
+/**
+ * The first request and as many of the newest as fit within `ceiling`, each at its shortest,
+ * with a note of how many lines went; undefined when not even the first and the latest fit.
+ */
+function firstAndNewestRequests(
+  bare: SummarySections,
+  original: SummarySections,
+  ceiling: number,
+  measure: (sections: SummarySections) => number,
+  countTokens: CountTokens,
+): SummarySections | undefined {
+  const shortest = bare.requests.map((request, index) => {
+    const keep = index === bare.requests.length - 1 ? 'head-and-tail' : 'head';
+    const text =
+      trimToTokens(request.text, SMALLEST_REQUEST_TOKENS, countTokens, keep) ?? truncateGraphemes(request.text, SMALLEST_REQUEST_TOKENS);
+    return { ...request, text };
+  });
+  const keeping = (newest: number): SummarySections =>
+    withNote({ ...bare, requests: [...shortest.slice(0, 1), ...shortest.slice(shortest.length - newest)] }, original);
+  if (shortest.length < 3 || measure(keeping(1)) > ceiling) return undefined;
+  // Bisection: keeping the latest fits; keeping every request did not (the loop above tried).
+  let low = 1;
+  let high = shortest.length - 2;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (measure(keeping(middle)) <= ceiling) low = middle;
+    else high = middle - 1;
+  }
+  return keeping(low);
 }
 
 function cutRequests(sections: SummarySections, allowance: number, countTokens: CountTokens): SummarySections {

@@ -73,8 +73,16 @@ function toolUse(call: ToolCall): JsonObject {
   return { type: 'tool_use', id: call.callId, name: call.name, input };
 }
 
+/**
+ * Reasoning and server-tool blocks (log format 2) are not sent yet: sending them back to the
+ * provider they came from is the reasoning work of this adapter, and no other provider takes them.
+ */
 function convertBlock(block: ContentBlock): JsonObject[] {
-  if (block.type === 'image') return [{ type: 'image', source: { type: 'base64', media_type: block.mediaType, data: block.data } }];
+  if (block.type === 'image') {
+    if (block.data === undefined) return [{ type: 'image', source: { type: 'url', url: block.url } }];
+    return [{ type: 'image', source: { type: 'base64', media_type: block.mediaType, data: block.data } }];
+  }
+  if (block.type !== 'text') return [];
   return block.text === '' ? [] : [{ type: 'text', text: block.text }];
 }
 
@@ -86,7 +94,7 @@ function systemTextsOf(blocks: readonly ContentBlock[]): string[] {
 }
 
 function rejectImage(block: ContentBlock, role: 'system' | 'assistant'): ContentBlock {
-  if (block.type === 'text') return block;
+  if (block.type !== 'image') return block;
   throw new ProviderError(
     'invalid-request',
     'anthropic',

@@ -2,7 +2,7 @@
 // on the model id, the request and the settings named by the renderer version.
 
 import { canonicalJson } from '../../log/canonical-json.js';
-import type { ContentBlock, JsonObject, JsonValue, ToolCall } from '../../log/event.js';
+import type { ContentBlock, ImageBlock, JsonObject, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
@@ -74,7 +74,7 @@ function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChat
       case 'tool': {
         const texts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
         out.push({ role: 'tool', tool_call_id: message.callId, content: textContent(texts) });
-        const images = message.content.filter((block) => block.type === 'image');
+        const images = message.content.filter((block): block is ImageBlock => block.type === 'image');
         if (images.length > 0) {
           toolImages.push({ type: 'text', text: `Image from the result of tool call ${message.callId}:` }, ...images.map(imagePart));
         }
@@ -132,17 +132,26 @@ function textContent(texts: readonly string[]): JsonValue {
   return texts.map((text) => ({ type: 'text', text }));
 }
 
-function userContent(blocks: readonly ContentBlock[]): JsonValue {
+/**
+ * Reasoning and server-tool blocks (log format 2) are not sent yet: sending them back to the
+ * provider they came from is the reasoning work of this adapter, and no other provider takes them.
+ */
+function sendable(blocks: readonly ContentBlock[]): Array<TextBlock | ImageBlock> {
+  return blocks.filter((block): block is TextBlock | ImageBlock => block.type === 'text' || block.type === 'image');
+}
+
+function userContent(content: readonly ContentBlock[]): JsonValue {
+  const blocks = sendable(content);
   if (blocks.every((block) => block.type === 'text')) return textContent(blocks.map((block) => block.text));
   return blocks.map((block) => (block.type === 'text' ? { type: 'text', text: block.text } : imagePart(block)));
 }
 
-function imagePart(block: Extract<ContentBlock, { type: 'image' }>): JsonObject {
-  return { type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } };
+function imagePart(block: ImageBlock): JsonObject {
+  return { type: 'image_url', image_url: { url: block.data === undefined ? block.url : `data:${block.mediaType};base64,${block.data}` } };
 }
 
 function textsOf(blocks: readonly ContentBlock[], role: 'system' | 'assistant'): string[] {
-  return blocks.map((block) => {
+  return sendable(blocks).map((block) => {
     if (block.type === 'text') return block.text;
     throw new ProviderError(
       'invalid-request',

@@ -3,10 +3,13 @@
 // and replay rebuilds the request from it. Pure: the body depends only on the model id, the
 // request and the settings named by the renderer version.
 
-import type { ContentBlock, JsonObject, JsonValue, ToolCall } from '../../log/event.js';
+import type { ContentBlock, ImageBlock, JsonObject, JsonValue, ReasoningBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
+
+/** The provider tag of reasoning that came from (and goes back to) the Responses API. */
+export const RESPONSES_REASONING_PROVIDER = 'openai';
 
 export interface OpenAIResponsesRenderSettings {
   /**
@@ -48,13 +51,14 @@ function toolChoiceOf(choice: ToolChoice): JsonValue {
 function convertMessage(message: ModelMessage): JsonObject[] {
   switch (message.role) {
     case 'system':
-      return [{ type: 'message', role: 'system', content: message.content.map((block) => inputPart(block, 'system')) }];
+      return [{ type: 'message', role: 'system', content: message.content.flatMap((block) => inputPart(block, 'system')) }];
     case 'user':
-      return [{ type: 'message', role: 'user', content: message.content.map((block) => inputPart(block, 'user')) }];
+      return [{ type: 'message', role: 'user', content: message.content.flatMap((block) => inputPart(block, 'user')) }];
     case 'assistant':
       return [
-        // One message per text block: the API takes an assistant's text as a string.
-        ...message.content.flatMap((block) => assistantText(block)),
+        // In the order they came: reasoning items, then one message per text block (the API
+        // takes an assistant's text as a string), then the calls.
+        ...message.content.flatMap((block) => assistantItem(block)),
         ...message.toolCalls.map(functionCall),
       ];
     case 'tool':
@@ -62,31 +66,60 @@ function convertMessage(message: ModelMessage): JsonObject[] {
   }
 }
 
-function assistantText(block: ContentBlock): JsonObject[] {
-  if (block.type === 'image') throw imageRefused('an assistant message');
-  return block.text === '' ? [] : [{ type: 'message', role: 'assistant', content: block.text }];
+/**
+ * Reasoning goes back as the item it came as, only to OpenAI and only with its encrypted content
+ * (a stateless request cannot name a stored item); another provider's reasoning, and the
+ * provider's own tools, are not sent.
+ */
+function assistantItem(block: ContentBlock): JsonObject[] {
+  switch (block.type) {
+    case 'image':
+      throw imageRefused('an assistant message');
+    case 'text':
+      return block.text === '' ? [] : [{ type: 'message', role: 'assistant', content: block.text }];
+    case 'reasoning':
+      return reasoningItem(block);
+    default:
+      return [];
+  }
+}
+
+function reasoningItem(block: ReasoningBlock): JsonObject[] {
+  if (block.provider !== RESPONSES_REASONING_PROVIDER || block.id === undefined || block.data === undefined) return [];
+  const item: JsonObject = {
+    type: 'reasoning',
+    id: block.id,
+    summary: (block.summary ?? []).map((text) => ({ type: 'summary_text', text })),
+    encrypted_content: block.data,
+  };
+  if (block.text !== undefined) item.content = [{ type: 'reasoning_text', text: block.text }];
+  return [item];
 }
 
 function functionCall(call: ToolCall): JsonObject {
   return { type: 'function_call', call_id: call.callId, name: call.name, arguments: argumentsTextOf(call) };
 }
 
-function inputPart(block: ContentBlock, where: 'system' | 'user'): JsonObject {
-  if (block.type === 'text') return { type: 'input_text', text: block.text };
+/** Text and images; blocks a user or system message does not carry on this API are left out. */
+function inputPart(block: ContentBlock, where: 'system' | 'user'): JsonObject[] {
+  if (block.type === 'text') return [{ type: 'input_text', text: block.text }];
+  if (block.type !== 'image') return [];
   if (where === 'system') throw imageRefused('a system message');
-  return imagePart(block);
+  return [imagePart(block)];
 }
 
-function imagePart(block: Extract<ContentBlock, { type: 'image' }>): JsonObject {
-  return { type: 'input_image', detail: 'auto', image_url: `data:${block.mediaType};base64,${block.data}` };
+function imagePart(block: ImageBlock): JsonObject {
+  const url = block.data === undefined ? block.url : `data:${block.mediaType};base64,${block.data}`;
+  return { type: 'input_image', detail: 'auto', image_url: url };
 }
 
 /** One text (or none) goes as a string, which every version of the API takes; more, or images, as parts. */
 function toolOutput(content: readonly ContentBlock[]): JsonValue {
+  const parts = content.flatMap((block) => inputPart(block, 'user'));
   const [only] = content;
-  if (content.length === 0) return '';
-  if (content.length === 1 && only?.type === 'text') return only.text;
-  return content.map((block) => (block.type === 'text' ? { type: 'input_text', text: block.text } : imagePart(block)));
+  if (parts.length === 0) return '';
+  if (parts.length === 1 && only?.type === 'text') return only.text;
+  return parts;
 }
 
 function imageRefused(where: string): ProviderError {

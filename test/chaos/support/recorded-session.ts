@@ -11,7 +11,7 @@ import { createCompaction } from '../../../src/compaction/compaction-capability.
 import type { CompactionSummaryData } from '../../../src/compaction/event-types.js';
 import { recordedSummaryRequest } from '../../../src/compaction/replay-summary.js';
 import { canonicalJson } from '../../../src/log/canonical-json.js';
-import type { LogEvent, ModelRequestData } from '../../../src/log/event.js';
+import type { LogEvent, SentModelRequestData } from '../../../src/log/event.js';
 import { SurfaceFold } from '../../../src/log/surface-fold.js';
 import type { ModelParams } from '../../../src/providers/language-model.js';
 import { type ScriptedCall, ScriptedModel } from '../../../src/providers/scripted-model.js';
@@ -20,8 +20,9 @@ import { renderSurface, SURFACE_RENDERER_VERSION } from '../../../src/spine/rend
 import { defineTool } from '../../../src/spine/tool.js';
 import type { LogStore } from '../../../src/store/log-store.js';
 import { nodeSha256Hex } from '../../../src/store/node-sha256.js';
+import { SELF_SUMMARIZING_LIMITS, SELF_SUMMARIZING_POLICY } from '../../support/self-summarizing-session.js';
 
-const LIMITS = { contextWindow: 3_000, defaultMaxOutputTokens: 300 };
+const LIMITS = SELF_SUMMARIZING_LIMITS;
 
 const lookup = defineTool({
   name: 'lookup',
@@ -43,7 +44,7 @@ function replies(call: ScriptedCall) {
 /** Records `turns` turns of a session that compacts with a model summarizer; returns its events. */
 export async function recordSession(store: LogStore, sessionId: string, turns = 14): Promise<LogEvent[]> {
   const model = new ScriptedModel({ replies, limits: LIMITS });
-  const compaction = createCompaction({ config: { headroomTokens: 0, summarizer: { kind: 'session-model' } } });
+  const compaction = createCompaction({ config: { ...SELF_SUMMARIZING_POLICY, summarizer: { kind: 'session-model' } } });
   const harness = createHarness({ store, model, tools: [lookup], capabilities: [compaction] });
   const session = await harness.createSession(sessionId);
   for (let turn = 1; turn <= turns; turn++) await session.send(`Tell me about thing ${turn}.`);
@@ -67,7 +68,7 @@ function surfaceBefore(events: readonly LogEvent[], seq: number) {
 /** The digest of the model/request at `seq`, recomputed over `events` as they are now. */
 export function redigestRequest(events: readonly LogEvent[], seq: number): string {
   const request = events[seq] as LogEvent;
-  const data = request.data as unknown as ModelRequestData;
+  const data = request.data as unknown as SentModelRequestData;
   const messages = renderSurface(surfaceBefore(events, seq).toArray(), SURFACE_RENDERER_VERSION);
   const [, modelVersion] = data.rendererVersion.split(' ');
   const rendered = rendererFor(data.provider, data.model).render({ messages, params: data.params as unknown as ModelParams }, modelVersion);

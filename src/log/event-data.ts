@@ -1,0 +1,56 @@
+// Typed access to the data of core events: `dataOf(event, 'assistant/message')` gives an
+// AssistantMessageData, validated once. The fold marks the data it validated when it applied the
+// event (in the session's own format version); data that did not come through a fold (a reader
+// of a store's pages) is validated here, on first access, against the version-2 shapes, which
+// hold everything either version wrote.
+
+import { coreShapeOf } from './core-shapes.js';
+import { InvalidEventError } from './errors.js';
+import type {
+  AssistantMessageData,
+  FormatVersion,
+  MessageData,
+  ModelErrorData,
+  ModelRequestData,
+  ModelUnrecordedAnswerData,
+  SessionEndSeedData,
+  SessionStartData,
+  ToolResultData,
+  TurnEndData,
+  TurnStartData,
+} from './event.js';
+
+export interface CoreEventData {
+  'session/start': SessionStartData;
+  'session/end-seed': SessionEndSeedData;
+  'turn/start': TurnStartData;
+  'turn/end': TurnEndData;
+  'system/message': MessageData;
+  'user/message': MessageData;
+  'assistant/message': AssistantMessageData;
+  'tool/result': ToolResultData;
+  'model/request': ModelRequestData;
+  'model/error': ModelErrorData;
+  'model/unrecorded-answer': ModelUnrecordedAnswerData;
+}
+export type CoreEventType = keyof CoreEventData;
+
+const validated = new WeakSet<object>();
+
+/** Validates the data of a core event in a format version and remembers that it did. */
+export function validateCoreData(type: string, data: unknown, seq: number | undefined, version: FormatVersion): void {
+  const check = coreShapeOf(type, version);
+  if (check === undefined) return;
+  check(data, 'data', seq);
+  if (typeof data === 'object' && data !== null) validated.add(data);
+}
+
+/** The data of `event`, typed; throws InvalidEventError when the event is of another type or its data has the wrong shape. */
+export function dataOf<T extends CoreEventType>(
+  event: { readonly type: string; readonly data: object; readonly seq?: number },
+  type: T,
+): CoreEventData[T] {
+  if (event.type !== type) throw new InvalidEventError('type', type, JSON.stringify(event.type), event.seq);
+  if (!validated.has(event.data)) validateCoreData(type, event.data, event.seq, 2);
+  return event.data as unknown as CoreEventData[T];
+}
