@@ -159,6 +159,57 @@ describe('shadowlog chat', () => {
     expect(bad.stderr).toMatch(/INVALID_CONFIG: bad\.json: entry "qwen3": contextWindow must be a positive integer of tokens, found 0/);
   });
 
+  it('records the cache and reasoning tokens Anthropic reports, and stats shows the cache hit share', async () => {
+    const answer = (usage: Record<string, number>, text: string) => [
+      JSON.stringify({
+        type: 'message_start',
+        message: { id: 'msg_1', model: 'claude-sonnet-4-5', content: [], usage: { ...usage, output_tokens: 1 } },
+      }),
+      JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
+      JSON.stringify({ type: 'content_block_stop', index: 0 }),
+      JSON.stringify({
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn' },
+        usage: { output_tokens: 10, output_tokens_details: { thinking_tokens: 4 } },
+      }),
+      JSON.stringify({ type: 'message_stop' }),
+    ];
+    server.enqueue(
+      { type: 'sse', payloads: answer({ input_tokens: 100, cache_creation_input_tokens: 900, cache_read_input_tokens: 0 }, 'One.') },
+      { type: 'sse', payloads: answer({ input_tokens: 50, cache_creation_input_tokens: 100, cache_read_input_tokens: 900 }, 'Two.') },
+    );
+    const saved = process.env.ANTHROPIC_API_KEY;
+    delete process.env.ANTHROPIC_API_KEY;
+    try {
+      const chat = ['chat', '--provider', 'anthropic', '--base-url', server.baseUrl, '--model', 'claude-sonnet-4-5', '--session', 'cached'];
+      const result = await workspace.run(chat, 'First\nSecond\n/quit\n');
+      expect(result.stderr).toBe('');
+    } finally {
+      if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
+    }
+    const record = JSON.parse((await workspace.run(['show', 'cached', '--record', '--json'])).stdout) as {
+      events: Array<{ type: string; data: { usage?: unknown } }>;
+    };
+    expect(record.events.filter((event) => event.type === 'assistant/message').map((event) => event.data.usage)).toEqual([
+      { inputTokens: 1_000, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 900, reasoningTokens: 4 },
+      { inputTokens: 1_050, outputTokens: 10, cacheReadTokens: 900, cacheWriteTokens: 100, reasoningTokens: 4 },
+    ]);
+    const stats = JSON.parse((await workspace.run(['stats', 'cached', '--json'])).stdout) as Record<string, unknown>;
+    expect(stats).toMatchObject({
+      reportedInputTokens: 2_050,
+      cacheReadTokens: 900,
+      cacheWriteTokens: 1_000,
+      reasoningTokens: 8,
+      cacheHitShare: 0.439,
+    });
+    const text = await workspace.run(['stats', 'cached']);
+    expect(text.stdout).toContain(
+      'prompt cache: 43.9 % of the input read from the cache (900 of 2050 tokens, in the calls that reported it), 1000 written',
+    );
+    expect(text.stdout).toContain('reasoning: 8 output tokens');
+  });
+
   it('says which variable to set when the API key is missing, and what a bad provider is', async () => {
     const missing = await workspace.run(['chat', '--provider', 'openai', '--model', 'gpt-4.1'], '');
     expect(missing.code).toBe(1);

@@ -79,7 +79,7 @@ describe('OpenAI chat send', () => {
     });
     expect(result.toolCalls).toEqual([]);
     expect(result.finishReason).toBe('stop');
-    expect(result.usage).toEqual({ inputTokens: 16, outputTokens: 363 });
+    expect(result.usage).toEqual({ inputTokens: 16, outputTokens: 363, cacheReadTokens: 0, reasoningTokens: 0 });
     expect(result.responseModel).toBe('gpt-4.1-nano-2025-04-14');
   });
 
@@ -104,7 +104,7 @@ describe('OpenAI chat send', () => {
       expect(deltas.join('')).toBe(expectedStreamText);
       expect(deltas.length).toBeGreaterThan(250);
       expect(result.finishReason).toBe('stop');
-      expect(result.usage).toEqual({ inputTokens: 16, outputTokens: 300 });
+      expect(result.usage).toEqual({ inputTokens: 16, outputTokens: 300, cacheReadTokens: 0, reasoningTokens: 0 });
       expect(result.responseModel).toBe('gpt-4.1-nano-2025-04-14');
       expect(JSON.parse(server.requests[0]?.body ?? '')).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     });

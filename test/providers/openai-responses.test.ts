@@ -141,11 +141,24 @@ describe('OpenAI Responses send', () => {
     const responses = model({ model: 'gpt-5-mini' });
     const result = await responses.send(responses.render(ask(false)));
     expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/responses', headers: { authorization: 'Bearer sk-test' } });
+    const fixture = readFixtureJson('openai-responses-reasoning') as {
+      output: [{ encrypted_content: string; summary: [{ text: string }] }];
+    };
     expect(result).toMatchObject({
-      content: [{ type: 'text', text: '12 + 7 = 19\n19 × 3 = 57\n57 × 10 = 570\n\nFinal result: 570' }],
+      content: [
+        // The reasoning item, kept to go back: its id, summary and encrypted content.
+        {
+          type: 'reasoning',
+          provider: 'openai',
+          id: 'rs_0f35ed53160b395301693cc95817ac8190b978637daea4987e',
+          summary: [fixture.output[0].summary[0].text],
+          data: fixture.output[0].encrypted_content,
+        },
+        { type: 'text', text: '12 + 7 = 19\n19 × 3 = 57\n57 × 10 = 570\n\nFinal result: 570' },
+      ],
       toolCalls: [],
       finishReason: 'stop',
-      usage: { inputTokens: 865, outputTokens: 163 },
+      usage: { inputTokens: 865, outputTokens: 163, cacheReadTokens: 0, reasoningTokens: 128 },
       responseModel: 'gpt-5-mini-2025-08-07',
       responseId: 'resp_0f35ed53160b395301693cc957829881909359e7f80cdd20b5',
       requestId: 'req_fake_1',
@@ -160,7 +173,7 @@ describe('OpenAI Responses send', () => {
       content: [],
       toolCalls: [{ callId: 'call_2FQdm3Br7Qb35YUBSkDR7kue', name: 'get_weather', arguments: { city: 'Beijing' } }],
       finishReason: 'tool-calls',
-      usage: { inputTokens: 45, outputTokens: 25 },
+      usage: { inputTokens: 45, outputTokens: 25, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
       responseModel: 'gpt-5.1-2025-11-13',
       responseId: 'resp_0775572d10a16b66006a8d85285ef487d2ae865d3657af7276',
       requestId: 'req_fake_1',
@@ -260,5 +273,67 @@ describe('a tool loop through the Responses API', () => {
       const replayed = await replay(store, 'responses', { turn: request.turn, step: request.step }, { resolveRenderer: rendererFor });
       expect(replayed.requestDigest).toBe(request.requestDigest);
     }
+  });
+});
+
+describe('reasoning through the Responses API', () => {
+  it('keeps a reasoning item with its encrypted content and sends it back, stateless, on the next turn', async () => {
+    const store = new MemoryLogStore();
+    server.enqueue(
+      { type: 'json', body: readFixtureJson('openai-responses-reasoning') },
+      { type: 'sse', payloads: readFixtureChunks('openai-responses-text') },
+    );
+    const harness = createHarness({ store, model: model({ model: 'gpt-5-mini' }), systemPrompt: 'Be brief.', stream: false });
+    const session = await harness.createSession('reasoning');
+    await session.send('What is (12 + 7) × 3 × 10?');
+    const streaming = createHarness({ store, model: model({ model: 'gpt-5-mini' }), systemPrompt: 'Be brief.' });
+    await session.close();
+    const again = await streaming.openSession('reasoning');
+    expect(await again.send('Thanks. Say OK.')).toMatchObject({ reason: 'completed', text: 'OK' });
+    expect(server.violations).toEqual([]);
+    const fixture = readFixtureJson('openai-responses-reasoning') as {
+      output: [{ id: string; encrypted_content: string; summary: [{ text: string }] }];
+    };
+    const second = JSON.parse(server.requests[1]?.body ?? '{}') as { input: unknown[]; include: unknown; store: unknown };
+    expect(second).toMatchObject({ store: false, include: ['reasoning.encrypted_content'] });
+    expect(second.input[2]).toEqual({
+      type: 'reasoning',
+      id: fixture.output[0].id,
+      summary: [{ type: 'summary_text', text: fixture.output[0].summary[0].text }],
+      encrypted_content: fixture.output[0].encrypted_content,
+    });
+    const events: LogEvent[] = [];
+    for await (const page of store.read('reasoning')) events.push(...page);
+    expect(events.find((event) => event.type === 'assistant/message')?.data.usage).toEqual({
+      inputTokens: 865,
+      outputTokens: 163,
+      cacheReadTokens: 0,
+      reasoningTokens: 128,
+    });
+    for (const request of events
+      .filter((event) => event.type === 'model/request')
+      .map((event) => event.data as unknown as ModelRequestData)) {
+      const replayed = await replay(store, 'reasoning', { turn: request.turn, step: request.step }, { resolveRenderer: rendererFor });
+      expect(replayed.requestDigest).toBe(request.requestDigest);
+    }
+  });
+
+  it("does not send reasoning it cannot: another provider's, or OpenAI's without its encrypted content", () => {
+    const messages: ModelMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', provider: 'anthropic', text: 'Hm.', signature: 'sig' },
+          { type: 'reasoning', provider: 'openai', id: 'rs_1', summary: ['Thinking'] },
+          { type: 'text', text: 'Hello.' },
+        ],
+        toolCalls: [],
+      },
+    ];
+    expect(model().render({ messages, params: { tools: [], stream: false } }).body.input).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+      { type: 'message', role: 'assistant', content: 'Hello.' },
+    ]);
   });
 });

@@ -69,7 +69,7 @@ function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChat
         out.push({ role: 'user', content: userContent(message.content) });
         break;
       case 'assistant':
-        out.push(assistantMessage(textsOf(message.content, 'assistant'), message.toolCalls, settings));
+        out.push(assistantMessage(message.content, message.toolCalls, settings));
         break;
       case 'tool': {
         const texts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
@@ -86,10 +86,18 @@ function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChat
   return out;
 }
 
-function assistantMessage(texts: string[], toolCalls: readonly ToolCall[], settings: OpenAIChatRenderSettings): JsonObject {
+function assistantMessage(content: readonly ContentBlock[], toolCalls: readonly ToolCall[], settings: OpenAIChatRenderSettings): JsonObject {
+  const texts = textsOf(content, 'assistant');
   const message: JsonObject = { role: 'assistant' };
   // With tool calls the content may be absent, and is, rather than an empty string.
   if (texts.length > 0 || toolCalls.length === 0) message.content = textContent(texts);
+  const reasoning = settings.reasoning;
+  // Only where the server needs it back: DeepSeek refuses a tool-calling turn without it in
+  // thinking mode, and reads no reasoning elsewhere.
+  if (reasoning !== undefined && toolCalls.length > 0) {
+    const thought = content.flatMap((block) => (block.type === 'reasoning' && block.provider === reasoning.provider ? [block.text ?? ''] : []));
+    if (thought.length > 0 || reasoning.fill) message.reasoning_content = thought.join('');
+  }
   if (toolCalls.length > 0) {
     message.tool_calls = toolCalls.map((call) => ({
       id: call.callId,

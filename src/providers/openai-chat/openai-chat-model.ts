@@ -20,7 +20,7 @@ import { openAIChatRendererVersion, openAIChatSettingsOf } from './renderer-vers
  * key is required only by api.openai.com. contextWindow and defaultMaxOutputTokens override
  * the built-in limits, and are required for a model neither the table nor `modelLimits` knows.
  *
- * The wire settings default by host (see renderer-versions.ts): api.openai.com gets
+ * The wire settings default by host, or by `dialect` (see renderer-versions.ts): api.openai.com gets
  * max_completion_tokens and arguments verbatim; api.deepseek.com max_tokens, arguments as an
  * object and its reasoning_content back on every tool-calling message; any other host (vLLM,
  * llama.cpp, Ollama, LM Studio, a gateway) max_tokens, arguments as an object and its
@@ -39,9 +39,14 @@ export interface OpenAIChatModelOptions extends ConnectionOptions, ModelLimitsOv
   readonly toolArguments?: 'verbatim' | 'object';
   /** Whose reasoning blocks go back as reasoning_content (default: deepseek at api.deepseek.com, openai-compatible elsewhere, none at OpenAI). */
   readonly reasoningProvider?: string;
+  /**
+   * Whose rules the server follows, when its host does not say (a proxy or gateway in front of
+   * OpenAI or DeepSeek): 'openai', 'deepseek' or 'compatible'. Default: from the base URL's host.
+   */
+  readonly dialect?: Dialect;
 }
 
-type Host = 'openai' | 'deepseek' | 'compatible';
+type Dialect = 'openai' | 'deepseek' | 'compatible';
 
 export function createOpenAIChatModel(options: OpenAIChatModelOptions): LanguageModel {
   const limits = resolveModelLimits(options.model, options, options.modelLimits);
@@ -57,14 +62,14 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
     },
     options,
   );
-  const host: Host = connection.isOfficialHost
-    ? 'openai'
-    : new URL(connection.baseUrl).hostname === 'api.deepseek.com'
-      ? 'deepseek'
-      : 'compatible';
+  const host: Dialect =
+    options.dialect ??
+    (connection.isOfficialHost ? 'openai' : new URL(connection.baseUrl).hostname === 'api.deepseek.com' ? 'deepseek' : 'compatible');
   const settings = settingsFor(host, options);
   const service = connection.isOfficialHost ? 'OpenAI' : `OpenAI-compatible server at ${connection.baseUrl}`;
   const rendererVersion = openAIChatRendererVersion(settings);
+  // The reasoning a server gives is tagged as the reasoning this adapter sends back.
+  const reasoningTag = settings.reasoning?.provider ?? 'openai';
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (connection.apiKey !== undefined) headers.authorization = `Bearer ${connection.apiKey}`;
 
@@ -90,8 +95,8 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
         signal: sendOptions.signal,
         onRawAnswer: sendOptions.onRawAnswer,
         rejection: (status, bodyText, responseHeaders) => mapOpenAIChatHttpError(service, status, bodyText, responseHeaders),
-        parseJson: (body, text) => parseOpenAIChatResponse(service, body, text),
-        parseStream: (events, requestId) => readOpenAIChatStream(service, events, sendOptions.onTextDelta, requestId),
+        parseJson: (body, text) => parseOpenAIChatResponse(service, body, text, reasoningTag),
+        parseStream: (events, requestId) => readOpenAIChatStream(service, events, sendOptions.onTextDelta, requestId, reasoningTag),
       });
       // Only a server of unknown make may cut the input silently (Ollama does).
       return host === 'compatible' ? withTruncationWarning(result, sendOptions.estimatedInputTokens) : result;
@@ -99,7 +104,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
   };
 }
 
-function settingsFor(host: Host, options: OpenAIChatModelOptions): OpenAIChatRenderSettings {
+function settingsFor(host: Dialect, options: OpenAIChatModelOptions): OpenAIChatRenderSettings {
   const official = host === 'openai';
   const provider = options.reasoningProvider ?? (host === 'deepseek' ? 'deepseek' : official ? undefined : 'openai-compatible');
   return {

@@ -10,7 +10,7 @@ import type { ServerSentEvent } from '../sse.js';
 import { argumentsFromText } from '../tool-arguments.js';
 import { mapOpenAIChatStreamError } from './map-error.js';
 import { mapOpenAIChatFinishReason } from './map-finish-reason.js';
-import { openAIMalformed, readOpenAIUsage } from './parse-response.js';
+import { openAIMalformed, readOpenAIUsage, reasoningBlock, reasoningTextOf } from './parse-response.js';
 
 interface PartialToolCall {
   id: string | undefined;
@@ -23,8 +23,10 @@ export async function readOpenAIChatStream(
   events: AsyncIterable<ServerSentEvent>,
   onTextDelta: ((text: string) => void) | undefined,
   requestId?: string,
+  reasoningProvider = 'openai',
 ): Promise<ModelResult> {
   let text = '';
+  let reasoning = '';
   // A refusal streams in delta.refusal; it is the answer's text, as in a JSON response.
   let refusal = '';
   let responseId: string | undefined;
@@ -50,6 +52,7 @@ export async function readOpenAIChatStream(
     finishReason = readString(choice, 'finish_reason') ?? finishReason;
     const delta = readRecord(choice, 'delta');
     if (delta === undefined) continue;
+    reasoning += reasoningTextOf(delta) ?? '';
     const content = readString(delta, 'content');
     if (content !== undefined && content !== '') {
       text += content;
@@ -69,8 +72,9 @@ export async function readOpenAIChatStream(
     throw openAIMalformed(service, 'a stream that ended before its last chunk (no finish_reason, no [DONE]); the answer may be cut short');
   }
   const toolCalls = [...partialCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => finishToolCall(service, call));
+  const reasoned = reasoningBlock(reasoning, reasoningProvider);
   return createModelResult({
-    texts: [text, refusal],
+    content: [...(reasoned === undefined ? [] : [reasoned]), text, refusal],
     toolCalls,
     finishReason: refusal === '' ? mapOpenAIChatFinishReason(finishReason) : 'content-filter',
     usage,

@@ -1,13 +1,15 @@
 // Reads a Responses API answer: the JSON of a non-streaming response, and the output items and
 // usage a stream's final event carries in the same shape.
 
-import type { ToolCall } from '../../log/event.js';
+import type { ReasoningBlock, ToolCall } from '../../log/event.js';
 import { excerpt, malformedResponseError } from '../classify-http-error.js';
 import type { ModelResult, ModelUsage } from '../language-model.js';
 import { createModelResult } from '../model-result.js';
 import type { ProviderError } from '../provider-error.js';
 import { isRecord, readArray, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
 import { argumentsFromText } from '../tool-arguments.js';
+import { createUsage } from '../usage.js';
+import { RESPONSES_REASONING_PROVIDER } from './convert-messages.js';
 import { mapOpenAIResponsesStreamError, OPENAI_RESPONSES_PROVIDER } from './map-error.js';
 import { mapOpenAIResponsesFinishReason } from './map-finish-reason.js';
 
@@ -33,13 +35,14 @@ export function resultOfResponse(
   if (status === 'failed') throw mapOpenAIResponsesStreamError(service, response.error ?? { message: 'the response failed' }, requestId);
   const output = items ?? readArray(response, 'output');
   if (output === undefined) throw responsesMalformed(service, `no output array in ${excerpt(JSON.stringify(response))}`);
-  const texts: string[] = [];
+  const content: Array<string | ReasoningBlock> = [];
   const toolCalls: ToolCall[] = [];
   for (const item of output) {
     if (!isRecord(item)) continue;
-    if (item.type === 'message') texts.push(...messageTexts(item));
+    if (item.type === 'message') content.push(...messageTexts(item));
+    else if (item.type === 'reasoning') content.push(...reasoningOf(item));
     else if (item.type === 'function_call') toolCalls.push(functionCall(service, item));
-    // Reasoning and the provider's own tools' items are not part of what the log records yet.
+    // The provider's own tools' items are not part of what the log records yet.
   }
   const refused = output.some((item) => isRecord(item) && item.type === 'message' && messageRefusal(item) !== undefined);
   const incomplete = readRecord(response, 'incomplete_details');
@@ -49,7 +52,7 @@ export function resultOfResponse(
     toolCalls.length > 0,
   );
   return createModelResult({
-    texts,
+    content,
     toolCalls,
     finishReason: refused ? 'content-filter' : finishReason,
     usage: readResponsesUsage(response),
@@ -73,6 +76,29 @@ function messageRefusal(item: UnknownRecord): string | undefined {
   return isRecord(part) ? readString(part, 'refusal') : undefined;
 }
 
+/**
+ * A reasoning item as the log keeps it, to go back as it came: its id, the text of its summary
+ * parts, its encrypted content, and its reasoning text when the model returns it. One with none
+ * of these carries nothing.
+ */
+function reasoningOf(item: UnknownRecord): ReasoningBlock[] {
+  const id = readString(item, 'id');
+  const summary = (readArray(item, 'summary') ?? []).flatMap((part) => (isRecord(part) && typeof part.text === 'string' ? [part.text] : []));
+  const texts = (readArray(item, 'content') ?? []).flatMap((part) => (isRecord(part) && typeof part.text === 'string' ? [part.text] : []));
+  const data = readString(item, 'encrypted_content');
+  if (summary.length === 0 && texts.length === 0 && data === undefined) return [];
+  return [
+    {
+      type: 'reasoning',
+      provider: RESPONSES_REASONING_PROVIDER,
+      ...(id === undefined ? {} : { id }),
+      ...(summary.length === 0 ? {} : { summary }),
+      ...(texts.length === 0 ? {} : { text: texts.join('') }),
+      ...(data === undefined ? {} : { data }),
+    },
+  ];
+}
+
 /** The call id is what a function_call_output names; `id` (fc_…) is the item's own. */
 function functionCall(service: string, item: UnknownRecord): ToolCall {
   const callId = readString(item, 'call_id');
@@ -86,7 +112,17 @@ function functionCall(service: string, item: UnknownRecord): ToolCall {
 /** Usage as the Responses API reports it; absent when the server reported none or only part of it. */
 export function readResponsesUsage(response: UnknownRecord): ModelUsage | undefined {
   const usage = readRecord(response, 'usage');
-  const inputTokens = usage === undefined ? undefined : readNumber(usage, 'input_tokens');
-  const outputTokens = usage === undefined ? undefined : readNumber(usage, 'output_tokens');
-  return inputTokens === undefined || outputTokens === undefined ? undefined : { inputTokens, outputTokens };
+  if (usage === undefined) return undefined;
+  const inputTokens = readNumber(usage, 'input_tokens');
+  const outputTokens = readNumber(usage, 'output_tokens');
+  if (inputTokens === undefined || outputTokens === undefined) return undefined;
+  const inputDetails = readRecord(usage, 'input_tokens_details');
+  const outputDetails = readRecord(usage, 'output_tokens_details');
+  return createUsage({
+    inputTokens,
+    outputTokens,
+    cacheReadTokens: inputDetails === undefined ? undefined : readNumber(inputDetails, 'cached_tokens'),
+    cacheWriteTokens: inputDetails === undefined ? undefined : readNumber(inputDetails, 'cache_write_tokens'),
+    reasoningTokens: outputDetails === undefined ? undefined : readNumber(outputDetails, 'reasoning_tokens'),
+  });
 }
