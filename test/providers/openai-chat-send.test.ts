@@ -142,6 +142,20 @@ describe('OpenAI chat send', () => {
     });
   });
 
+  it('reads a recorded tool-call stream: the text before the call, the call, cached and reasoning tokens', async () => {
+    server.enqueue({ type: 'sse', payloads: readFixtureChunks('openai-tool-call'), chunkSizes: [13, 2, 257] });
+    const openai = model();
+    expect(await openai.send(openai.render(ask('weather?', true)))).toEqual({
+      content: [{ type: 'text', text: 'PRE_TOOL' }],
+      toolCalls: [{ callId: 'call_NZa7xqfefoaMI2YYHowVXVlU', name: 'weather', arguments: {} }],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 58, outputTokens: 12, cacheReadTokens: 0, reasoningTokens: 0 },
+      responseModel: 'gpt-4o-2024-08-06',
+      responseId: 'chatcmpl-E6yvi7cuDcHZEHTMxcLDyf3CMKIO2',
+      requestId: 'req_fake_1',
+    });
+  });
+
   it('reads tool calls from a JSON response, empty arguments as {} and bad JSON as the raw text', async () => {
     server.enqueue({
       type: 'json',

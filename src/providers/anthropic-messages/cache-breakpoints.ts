@@ -13,21 +13,20 @@
 // Thinking blocks cannot carry cache_control: a turn's last other block is marked instead. The
 // digest covers the exact bytes, markers included.
 
-import type { JsonObject } from '../../log/event.js';
+import type { AnthropicBlock, AnthropicCacheControl, AnthropicTextBlock, AnthropicTool } from './wire-types.js';
 
 export interface Turn {
   readonly role: 'user' | 'assistant';
-  readonly content: JsonObject[];
+  readonly content: AnthropicBlock[];
 }
 
 export interface CacheablePrefix {
-  readonly tools: readonly JsonObject[];
-  readonly system: readonly JsonObject[];
+  readonly tools: readonly AnthropicTool[];
+  readonly system: readonly AnthropicTextBlock[];
   readonly turns: readonly Turn[];
 }
 
-const EPHEMERAL = { type: 'ephemeral' };
-const UNMARKABLE = new Set(['thinking', 'redacted_thinking']);
+type Markable = { cache_control?: AnthropicCacheControl };
 
 /** Marks the blocks of the rule above, in place; each at most once. */
 export function placeCacheBreakpoints(prefix: CacheablePrefix): void {
@@ -39,10 +38,11 @@ export function placeCacheBreakpoints(prefix: CacheablePrefix): void {
   mark(lastMarkable(turns.at(-1)));
 }
 
-function lastMarkable(turn: Turn | undefined): JsonObject | undefined {
-  return turn?.content.findLast((block) => !UNMARKABLE.has(String(block.type)));
+/** A turn's last block that may carry cache_control: thinking blocks may not. */
+function lastMarkable(turn: Turn | undefined): Markable | undefined {
+  return turn?.content.findLast((candidate) => candidate.type !== 'thinking' && candidate.type !== 'redacted_thinking');
 }
 
-function mark(block: JsonObject | undefined): void {
-  if (block !== undefined && block.cache_control === undefined) block.cache_control = { ...EPHEMERAL };
+function mark(block: Markable | undefined): void {
+  if (block !== undefined && block.cache_control === undefined) block.cache_control = { type: 'ephemeral' };
 }

@@ -15,7 +15,12 @@ const SMALLEST_BUDGET = 1_024;
 export const LARGEST_UNSTREAMED_MAX_TOKENS = 21_333;
 const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
 
-export function checkAnthropicParams(modelId: string, params: ModelParams, defaultMaxTokens: number, user: UserModelLimits | undefined): void {
+export function checkAnthropicParams(
+  modelId: string,
+  params: ModelParams,
+  defaultMaxTokens: number,
+  user: UserModelLimits | undefined,
+): void {
   const { temperature, reasoning } = params;
   if (temperature !== undefined && !acceptsTemperature(modelId, user)) {
     throw new ConfigError(
@@ -39,10 +44,16 @@ export function checkAnthropicParams(modelId: string, params: ModelParams, defau
       );
     }
     if (temperature !== undefined && temperature !== 1) {
-      throw new ConfigError('temperature', `with thinking on, Anthropic takes no temperature but 1, found ${temperature}; leave temperature out`);
+      throw new ConfigError(
+        'temperature',
+        `with thinking on, Anthropic takes no temperature but 1, found ${temperature}; leave temperature out`,
+      );
     }
     if (params.toolChoice === 'required' || typeof params.toolChoice === 'object') {
-      throw new ConfigError('toolChoice', 'with thinking on, Anthropic lets the model choose whether to call a tool: toolChoice may be auto or none');
+      throw new ConfigError(
+        'toolChoice',
+        'with thinking on, Anthropic lets the model choose whether to call a tool: toolChoice may be auto or none',
+      );
     }
   }
   const effort = reasoning?.effort;

@@ -86,7 +86,8 @@ export function thinkingBlock(block: UnknownRecord): ReasoningBlock[] {
   }
   const text = readString(block, 'thinking');
   const signature = readString(block, 'signature');
-  if (signature === undefined || signature === '') return text === undefined || text === '' ? [] : [{ type: 'reasoning', provider: ANTHROPIC_REASONING_PROVIDER, text }];
+  if (signature === undefined || signature === '')
+    return text === undefined || text === '' ? [] : [{ type: 'reasoning', provider: ANTHROPIC_REASONING_PROVIDER, text }];
   return [{ type: 'reasoning', provider: ANTHROPIC_REASONING_PROVIDER, ...(text === undefined ? {} : { text }), signature }];
 }
 

@@ -94,7 +94,8 @@ export async function readAnthropicStream(
 function startBlock(contentBlock: UnknownRecord | undefined, startText: string): Block {
   if (contentBlock?.type === 'text') return { kind: 'text', text: readString(contentBlock, 'text') ?? '' };
   if (contentBlock?.type === 'tool_use') return { kind: 'tool', start: contentBlock, startText, json: '' };
-  if (contentBlock?.type === 'thinking' || contentBlock?.type === 'redacted_thinking') return { kind: 'thinking', block: { ...contentBlock } };
+  if (contentBlock?.type === 'thinking' || contentBlock?.type === 'redacted_thinking')
+    return { kind: 'thinking', block: { ...contentBlock } };
   return { kind: 'other' };
 }
 
@@ -107,9 +108,11 @@ function applyDelta(block: Block | undefined, delta: UnknownRecord | undefined):
     return text;
   }
   if (block.kind === 'tool' && delta.type === 'input_json_delta') block.json += readString(delta, 'partial_json') ?? '';
-  if (block.kind === 'thinking' && delta.type === 'thinking_delta') block.block.thinking = `${String(block.block.thinking ?? '')}${readString(delta, 'thinking') ?? ''}`;
+  if (block.kind === 'thinking' && delta.type === 'thinking_delta')
+    block.block.thinking = `${String(block.block.thinking ?? '')}${readString(delta, 'thinking') ?? ''}`;
   // The signature comes whole, in one delta at the end of the block.
-  if (block.kind === 'thinking' && delta.type === 'signature_delta') block.block.signature = `${String(block.block.signature ?? '')}${readString(delta, 'signature') ?? ''}`;
+  if (block.kind === 'thinking' && delta.type === 'signature_delta')
+    block.block.signature = `${String(block.block.signature ?? '')}${readString(delta, 'signature') ?? ''}`;
   return undefined;
 }
 

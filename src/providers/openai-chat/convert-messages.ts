@@ -2,10 +2,19 @@
 // on the model id, the request and the settings named by the renderer version.
 
 import { canonicalJson } from '../../log/canonical-json.js';
-import type { ContentBlock, ImageBlock, JsonObject, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
+import type { ContentBlock, ImageBlock, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
+import type {
+  ChatAssistantMessage,
+  ChatCompletionsBody,
+  ChatImagePart,
+  ChatMessage,
+  ChatTextPart,
+  ChatToolChoice,
+  ChatUserMessage,
+} from './wire-types.js';
 
 /** The settings a renderer version names (see renderer-versions.ts). */
 export interface OpenAIChatRenderSettings {
@@ -24,9 +33,9 @@ export interface OpenAIChatRenderSettings {
   readonly reasoning?: { readonly provider: string; readonly fill: boolean };
 }
 
-export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, settings: OpenAIChatRenderSettings): JsonObject {
+export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, settings: OpenAIChatRenderSettings): ChatCompletionsBody {
   const { params } = request;
-  const body: JsonObject = { model: modelId, messages: convertMessages(request.messages, settings) };
+  const body: ChatCompletionsBody = { model: modelId, messages: convertMessages(request.messages, settings) };
   if (params.tools.length > 0) {
     body.tools = params.tools.map((tool) => ({
       type: 'function',
@@ -36,7 +45,10 @@ export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, 
     if (params.toolChoice !== undefined) body.tool_choice = toolChoiceOf(params.toolChoice);
     if (params.parallelToolCalls !== undefined) body.parallel_tool_calls = params.parallelToolCalls;
   }
-  if (params.maxOutputTokens !== undefined) body[settings.maxTokensField] = params.maxOutputTokens;
+  if (params.maxOutputTokens !== undefined) {
+    if (settings.maxTokensField === 'max_tokens') body.max_tokens = params.maxOutputTokens;
+    else body.max_completion_tokens = params.maxOutputTokens;
+  }
   if (params.temperature !== undefined) body.temperature = params.temperature;
   if (params.reasoning?.effort !== undefined) body.reasoning_effort = params.reasoning.effort;
   if (params.stream) {
@@ -47,15 +59,15 @@ export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, 
   return body;
 }
 
-function toolChoiceOf(choice: ToolChoice): JsonValue {
+function toolChoiceOf(choice: ToolChoice): ChatToolChoice {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.tool } };
 }
 
-function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChatRenderSettings): JsonObject[] {
-  const out: JsonObject[] = [];
+function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChatRenderSettings): ChatMessage[] {
+  const out: ChatMessage[] = [];
   // Tool messages carry text only, so a tool result's images follow the run of tool
   // messages in a user message (a user message may not split an assistant's tool results).
-  let toolImages: JsonValue[] = [];
+  let toolImages: Array<ChatTextPart | ChatImagePart> = [];
   for (const message of messages) {
     if (message.role !== 'tool' && toolImages.length > 0) {
       out.push({ role: 'user', content: toolImages });
@@ -86,16 +98,22 @@ function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChat
   return out;
 }
 
-function assistantMessage(content: readonly ContentBlock[], toolCalls: readonly ToolCall[], settings: OpenAIChatRenderSettings): JsonObject {
+function assistantMessage(
+  content: readonly ContentBlock[],
+  toolCalls: readonly ToolCall[],
+  settings: OpenAIChatRenderSettings,
+): ChatAssistantMessage {
   const texts = textsOf(content, 'assistant');
-  const message: JsonObject = { role: 'assistant' };
+  const message: ChatAssistantMessage = { role: 'assistant' };
   // With tool calls the content may be absent, and is, rather than an empty string.
   if (texts.length > 0 || toolCalls.length === 0) message.content = textContent(texts);
   const reasoning = settings.reasoning;
   // Only where the server needs it back: DeepSeek refuses a tool-calling turn without it in
   // thinking mode, and reads no reasoning elsewhere.
   if (reasoning !== undefined && toolCalls.length > 0) {
-    const thought = content.flatMap((block) => (block.type === 'reasoning' && block.provider === reasoning.provider ? [block.text ?? ''] : []));
+    const thought = content.flatMap((block) =>
+      block.type === 'reasoning' && block.provider === reasoning.provider ? [block.text ?? ''] : [],
+    );
     if (thought.length > 0 || reasoning.fill) message.reasoning_content = thought.join('');
   }
   if (toolCalls.length > 0) {
@@ -134,7 +152,7 @@ function serializeArguments(value: JsonValue): string {
 }
 
 /** One text block is sent as a plain string, which every OpenAI-compatible server accepts. */
-function textContent(texts: readonly string[]): JsonValue {
+function textContent(texts: readonly string[]): string | ChatTextPart[] {
   if (texts.length === 0) return '';
   if (texts.length === 1) return texts[0] as string;
   return texts.map((text) => ({ type: 'text', text }));
@@ -148,13 +166,13 @@ function sendable(blocks: readonly ContentBlock[]): Array<TextBlock | ImageBlock
   return blocks.filter((block): block is TextBlock | ImageBlock => block.type === 'text' || block.type === 'image');
 }
 
-function userContent(content: readonly ContentBlock[]): JsonValue {
+function userContent(content: readonly ContentBlock[]): ChatUserMessage['content'] {
   const blocks = sendable(content);
   if (blocks.every((block) => block.type === 'text')) return textContent(blocks.map((block) => block.text));
   return blocks.map((block) => (block.type === 'text' ? { type: 'text', text: block.text } : imagePart(block)));
 }
 
-function imagePart(block: ImageBlock): JsonObject {
+function imagePart(block: ImageBlock): ChatImagePart {
   return { type: 'image_url', image_url: { url: block.data === undefined ? block.url : `data:${block.mediaType};base64,${block.data}` } };
 }
 

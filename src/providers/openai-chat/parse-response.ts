@@ -59,7 +59,9 @@ export function readOpenAIUsage(body: UnknownRecord): ModelUsage | undefined {
   return createUsage({
     inputTokens,
     outputTokens,
-    cacheReadTokens: (promptDetails === undefined ? undefined : readNumber(promptDetails, 'cached_tokens')) ?? readNumber(usage, 'prompt_cache_hit_tokens'),
+    cacheReadTokens:
+      (promptDetails === undefined ? undefined : readNumber(promptDetails, 'cached_tokens')) ??
+      readNumber(usage, 'prompt_cache_hit_tokens'),
     reasoningTokens: completionDetails === undefined ? undefined : readNumber(completionDetails, 'reasoning_tokens'),
   });
 }

@@ -3,10 +3,19 @@
 // and replay rebuilds the request from it. Pure: the body depends only on the model id, the
 // request and the settings named by the renderer version.
 
-import type { ContentBlock, ImageBlock, JsonObject, JsonValue, ReasoningBlock, ToolCall } from '../../log/event.js';
+import type { ContentBlock, ImageBlock, ReasoningBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
+import type {
+  ResponsesBody,
+  ResponsesFunctionCall,
+  ResponsesInputImage,
+  ResponsesInputPart,
+  ResponsesItem,
+  ResponsesReasoning,
+  ResponsesToolChoice,
+} from './wire-types.js';
 
 /** The provider tag of reasoning that came from (and goes back to) the Responses API. */
 export const RESPONSES_REASONING_PROVIDER = 'openai';
@@ -20,9 +29,13 @@ export interface OpenAIResponsesRenderSettings {
   readonly reasoningModel: boolean;
 }
 
-export function convertToOpenAIResponsesBody(modelId: string, request: ModelRequest, settings: OpenAIResponsesRenderSettings): JsonObject {
+export function convertToOpenAIResponsesBody(
+  modelId: string,
+  request: ModelRequest,
+  settings: OpenAIResponsesRenderSettings,
+): ResponsesBody {
   const { params } = request;
-  const body: JsonObject = { model: modelId, input: request.messages.flatMap(convertMessage), store: false };
+  const body: ResponsesBody = { model: modelId, input: request.messages.flatMap(convertMessage), store: false };
   if (params.tools.length > 0) {
     body.tools = params.tools.map((tool) => ({
       type: 'function',
@@ -44,11 +57,11 @@ export function convertToOpenAIResponsesBody(modelId: string, request: ModelRequ
   return body;
 }
 
-function toolChoiceOf(choice: ToolChoice): JsonValue {
+function toolChoiceOf(choice: ToolChoice): ResponsesToolChoice {
   return typeof choice === 'string' ? choice : { type: 'function', name: choice.tool };
 }
 
-function convertMessage(message: ModelMessage): JsonObject[] {
+function convertMessage(message: ModelMessage): ResponsesItem[] {
   switch (message.role) {
     case 'system':
       return [{ type: 'message', role: 'system', content: message.content.flatMap((block) => inputPart(block, 'system')) }];
@@ -71,7 +84,7 @@ function convertMessage(message: ModelMessage): JsonObject[] {
  * (a stateless request cannot name a stored item); another provider's reasoning, and the
  * provider's own tools, are not sent.
  */
-function assistantItem(block: ContentBlock): JsonObject[] {
+function assistantItem(block: ContentBlock): ResponsesItem[] {
   switch (block.type) {
     case 'image':
       throw imageRefused('an assistant message');
@@ -84,9 +97,9 @@ function assistantItem(block: ContentBlock): JsonObject[] {
   }
 }
 
-function reasoningItem(block: ReasoningBlock): JsonObject[] {
+function reasoningItem(block: ReasoningBlock): ResponsesReasoning[] {
   if (block.provider !== RESPONSES_REASONING_PROVIDER || block.id === undefined || block.data === undefined) return [];
-  const item: JsonObject = {
+  const item: ResponsesReasoning = {
     type: 'reasoning',
     id: block.id,
     summary: (block.summary ?? []).map((text) => ({ type: 'summary_text', text })),
@@ -96,25 +109,25 @@ function reasoningItem(block: ReasoningBlock): JsonObject[] {
   return [item];
 }
 
-function functionCall(call: ToolCall): JsonObject {
+function functionCall(call: ToolCall): ResponsesFunctionCall {
   return { type: 'function_call', call_id: call.callId, name: call.name, arguments: argumentsTextOf(call) };
 }
 
 /** Text and images; blocks a user or system message does not carry on this API are left out. */
-function inputPart(block: ContentBlock, where: 'system' | 'user'): JsonObject[] {
+function inputPart(block: ContentBlock, where: 'system' | 'user'): ResponsesInputPart[] {
   if (block.type === 'text') return [{ type: 'input_text', text: block.text }];
   if (block.type !== 'image') return [];
   if (where === 'system') throw imageRefused('a system message');
   return [imagePart(block)];
 }
 
-function imagePart(block: ImageBlock): JsonObject {
+function imagePart(block: ImageBlock): ResponsesInputImage {
   const url = block.data === undefined ? block.url : `data:${block.mediaType};base64,${block.data}`;
   return { type: 'input_image', detail: 'auto', image_url: url };
 }
 
 /** One text (or none) goes as a string, which every version of the API takes; more, or images, as parts. */
-function toolOutput(content: readonly ContentBlock[]): JsonValue {
+function toolOutput(content: readonly ContentBlock[]): string | ResponsesInputPart[] {
   const parts = content.flatMap((block) => inputPart(block, 'user'));
   const [only] = content;
   if (parts.length === 0) return '';

@@ -83,7 +83,9 @@ function messageRefusal(item: UnknownRecord): string | undefined {
  */
 function reasoningOf(item: UnknownRecord): ReasoningBlock[] {
   const id = readString(item, 'id');
-  const summary = (readArray(item, 'summary') ?? []).flatMap((part) => (isRecord(part) && typeof part.text === 'string' ? [part.text] : []));
+  const summary = (readArray(item, 'summary') ?? []).flatMap((part) =>
+    isRecord(part) && typeof part.text === 'string' ? [part.text] : [],
+  );
   const texts = (readArray(item, 'content') ?? []).flatMap((part) => (isRecord(part) && typeof part.text === 'string' ? [part.text] : []));
   const data = readString(item, 'encrypted_content');
   if (summary.length === 0 && texts.length === 0 && data === undefined) return [];
