@@ -12,18 +12,26 @@ import { SurfaceMeter } from '../meter/measure.js';
 import { scriptAwareEstimator } from '../meter/script-aware.js';
 import type { LanguageModel, ModelParams, ModelResult } from '../providers/language-model.js';
 import { ProviderError } from '../providers/provider-error.js';
-import { decideRetry, type RetryClock, type RetrySettings } from '../providers/retry-schedule.js';
+import type { RetryClock, RetrySettings } from '../providers/retry-schedule.js';
 import { readToolArguments } from '../providers/tool-arguments.js';
 import type { Ownership } from '../store/log-store.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
 import type { SessionLog } from '../store/session-log.js';
-import { assistantMessageDraft, modelWarningDraft, rawAnswerOf, refusalOf, unrecordedAnswerDraft } from './answer-record.js';
+import {
+  assistantMessageDraft,
+  modelErrorDraft,
+  modelWarningDraft,
+  rawAnswerOf,
+  refusalOf,
+  unrecordedAnswerDraft,
+} from './answer-record.js';
 import type { Capability, SessionContext, StepContext } from './capability.js';
 import { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
 import { TurnInProgressError, UnrecordedAnswerError } from './spine-errors.js';
 import type { Tool } from './tool.js';
 import { ToolCallIds } from './tool-call-ids.js';
 import { errorResultDraft, outputSize, oversizeMessage, toolResultDraft } from './tool-results.js';
+import { TransportRetries } from './transport-retries.js';
 
 export interface AgentSessionSettings {
   readonly model: LanguageModel;
@@ -175,33 +183,24 @@ export class AgentSession {
 
       let result: ModelResult | undefined;
       let raw: RawAnswer | undefined;
-      const { retryClock } = this.settings;
-      // Attempts of the same request, retried at the transport after a failure that may pass.
-      let attempts = { made: 0, since: retryClock.now() };
+      const transport = new TransportRetries(this.settings.retries, this.settings.retryClock);
       for (let retries = 0; result === undefined; ) {
         try {
           progress(step, '');
-          attempts.made++;
+          transport.attempt();
           result = await this.callModel(turn, step, signal, (answer) => {
             raw = answer;
           });
         } catch (error) {
           if (!(error instanceof ProviderError)) throw error;
-          const decision =
-            error.kind === 'aborted' || signal.aborted
-              ? undefined
-              : decideRetry(
-                  error,
-                  { retries: attempts.made - 1, elapsedMs: retryClock.now() - attempts.since },
-                  this.settings.retries,
-                  retryClock.random,
-                );
+          const aborted = error.kind === 'aborted' || signal.aborted;
+          const decision = aborted ? undefined : transport.decide(error);
           const retryAfterMs = decision?.retry === true && step < this.settings.maxSteps ? decision.delayMs : undefined;
-          await this.recordModelError(turn, step, error, attempts.made, retryAfterMs);
-          if (error.kind === 'aborted' || signal.aborted) return new TurnEnd('aborted', error);
+          await this.log.append([modelErrorDraft(turn, step, error, transport.attempts, retryAfterMs)]);
+          if (aborted) return new TurnEnd('aborted', error);
           if (retryAfterMs !== undefined) {
             // Each attempt is a model call of its own, named by its own step, so that replay names every call.
-            if (!(await this.wait(retryAfterMs, signal))) return new TurnEnd('aborted', error);
+            if (!(await transport.wait(retryAfterMs, signal))) return new TurnEnd('aborted', error);
             step++;
             continue;
           }
@@ -213,7 +212,7 @@ export class AgentSession {
           retries++;
           step++; // a retry is a model call of its own, named by its own step
           // The capability changed the request: its attempts are counted afresh.
-          attempts = { made: 0, since: retryClock.now() };
+          transport.restart();
         }
       }
       const text = textOf(result.content);
@@ -308,42 +307,6 @@ export class AgentSession {
     const total = this.meter.measure(nodes, undefined, this.fixedTokens).total;
     this.meter.trimTo(nodes);
     return total;
-  }
-
-  /**
-   * `attempt` counts the tries of this request (1 for the first); `retryAfterMs`, present when
-   * the spine tries again, is the wait before it does. The HTTP status and the provider's request
-   * id are kept when the provider gave them.
-   */
-  private async recordModelError(turn: number, step: number, error: ProviderError, attempt: number, retryAfterMs?: number): Promise<void> {
-    await this.log.append([
-      {
-        type: 'model/error',
-        data: {
-          turn,
-          step,
-          code: error.code,
-          message: error.message,
-          retryable: error.retryable,
-          contextOverflow: error.contextOverflow,
-          attempt,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-          ...(error.status === undefined ? {} : { status: error.status }),
-          ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
-        },
-      },
-    ]);
-  }
-
-  /** Waits before a retry; false when the turn was aborted meanwhile. */
-  private async wait(ms: number, signal: AbortSignal): Promise<boolean> {
-    try {
-      await this.settings.retryClock.sleep(ms, signal);
-      return !signal.aborted;
-    } catch (error) {
-      if (signal.aborted) return false;
-      throw error;
-    }
   }
 
   /** Runs the calls in order and appends their results. False when the turn was aborted. */

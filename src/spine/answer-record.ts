@@ -5,6 +5,7 @@
 import { InvalidEventError, type ShadowlogError, SurfaceOpError } from '../log/errors.js';
 import type { EventDraft, RawAnswer, ToolCall, Usage } from '../log/event.js';
 import type { ModelResult, ModelUsage, ModelWarning } from '../providers/language-model.js';
+import type { ProviderError } from '../providers/provider-error.js';
 import { TooLargeToRecordError } from './spine-errors.js';
 
 export function assistantMessageDraft(result: ModelResult, toolCalls: readonly ToolCall[], modelId: string): EventDraft {
@@ -32,6 +33,35 @@ function usageOf(usage: ModelUsage): Usage {
     ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
     ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
     ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
+  };
+}
+
+/**
+ * A failed model call. `attempt` counts the tries of this request (1 for the first);
+ * `retryAfterMs`, present when the spine tries again, is the wait before it does. The HTTP
+ * status and the provider's request id are kept when the provider gave them.
+ */
+export function modelErrorDraft(
+  turn: number,
+  step: number,
+  error: ProviderError,
+  attempt: number,
+  retryAfterMs: number | undefined,
+): EventDraft {
+  return {
+    type: 'model/error',
+    data: {
+      turn,
+      step,
+      code: error.code,
+      message: error.message,
+      retryable: error.retryable,
+      contextOverflow: error.contextOverflow,
+      attempt,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
+    },
   };
 }
 

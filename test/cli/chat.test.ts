@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCliWorkspace } from '../support/cli.js';
-import { type FakeProviderServer, readFixtureChunks, startFakeProviderServer } from '../support/fake-provider-server.js';
+import { type FakeProviderServer, readFixtureChunks, readFixtureJson, startFakeProviderServer } from '../support/fake-provider-server.js';
 
 const toolCall = (id: string, name: string, args: string) => [
   JSON.stringify({
@@ -208,6 +208,35 @@ describe('shadowlog chat', () => {
       'prompt cache: 43.9 % of the input read from the cache (900 of 2050 tokens, in the calls that reported it), 1000 written',
     );
     expect(text.stdout).toContain('reasoning: 8 output tokens');
+  });
+
+  it('chats through the OpenAI Responses API, shows the reasoning in the record, and replays the call', async () => {
+    // The recorded response, streamed as the API streams one: each output item done, then the response.
+    const response = readFixtureJson('openai-responses-reasoning') as { output: unknown[] };
+    server.enqueue({
+      type: 'sse',
+      payloads: [
+        ...response.output.map((item, index) => JSON.stringify({ type: 'response.output_item.done', output_index: index, item })),
+        JSON.stringify({ type: 'response.completed', response }),
+      ],
+    });
+    const args = [
+      'chat',
+      '--provider',
+      'openai-responses',
+      '--base-url',
+      `${server.baseUrl}/v1`,
+      '--model',
+      'gpt-5-mini',
+      '--session',
+      'responses',
+    ];
+    const result = await workspace.run(args, 'Compute it\n/record\n/replay 1\n/quit\n');
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('chatting with openai-responses/gpt-5-mini in session responses');
+    expect(result.stdout).toContain('[reasoning by openai, 1572 chars of opaque data] **Reporting final result**');
+    expect(result.stdout).toMatch(/turn 1, step 1 \(event #\d+\): openai-responses\/gpt-5-mini/);
+    expect(server.requests[0]?.path).toBe('/v1/responses');
   });
 
   it('says which variable to set when the API key is missing, and what a bad provider is', async () => {
