@@ -258,7 +258,7 @@ describe('a server that cuts the input silently (Ollama at its num_ctx)', () => 
     await session.send(`Summarize: ${'the quick brown fox jumps over the lazy dog '.repeat(400)}`);
     const events: LogEvent[] = [];
     for await (const page of store.read('cut')) events.push(...page);
-    return { store, events };
+    return { store, events, harness, session };
   }
 
   it('records a model/warning when the server reports far fewer input tokens than were sent, and the log stays valid', async () => {
@@ -271,6 +271,17 @@ describe('a server that cuts the input silently (Ollama at its num_ctx)', () => 
     expect(events.map((event) => event.type).slice(-3)).toEqual(['assistant/message', 'model/warning', 'turn/end']);
     expect((await verifyLog(store.read('cut'))).ok).toBe(true);
     expect(sha256Hex(server.requests[0]?.body ?? '')).toBe(request.requestDigest);
+  });
+
+  it('leaves the session one that reopens, goes on and replays past the warning', async () => {
+    const { store, harness, session } = await ask(`${server.baseUrl}/v1`, 2_048);
+    await session.close();
+    server.enqueue(answer(9_000));
+    const reopened = await harness.openSession('cut');
+    expect(await reopened.send('And now?')).toMatchObject({ turn: 2, reason: 'completed' });
+    const replayed = await replay(store, 'cut', { turn: 2 }, { resolveRenderer: rendererFor });
+    expect(replayed.requestDigest).toBe(sha256Hex(server.requests[1]?.body ?? ''));
+    expect((await verifyLog(store.read('cut'))).ok).toBe(true);
   });
 
   it('records none when the count is close to the estimate', async () => {
