@@ -6,9 +6,10 @@ import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { withCleanup } from '../log/cleanup.js';
 import { ShadowlogError } from '../log/errors.js';
+import type { UserModelLimits } from '../providers/index.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
 import { watchOutput } from './closed-output.js';
-import { chatCommand } from './commands/chat.js';
+import { chatCommand, readChatModelLimits } from './commands/chat.js';
 import { compactCommand } from './commands/compact.js';
 import { copyCommand } from './commands/copy.js';
 import { demoCommand } from './commands/demo.js';
@@ -36,6 +37,10 @@ function pickPolicyFlags(options: PolicyFlags): PolicyFlags {
     if (value !== undefined) flags[key] = value;
   }
   return flags;
+}
+
+function withModelLimits(modelLimits: UserModelLimits | undefined): { modelLimits?: UserModelLimits } {
+  return modelLimits === undefined ? {} : { modelLimits };
 }
 
 function readJsonFile(path: string, cwd: string): unknown {
@@ -112,7 +117,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   program
     .command('chat')
     .description('an interactive session with a real provider and read-only file tools over the working directory')
-    .requiredOption('--provider <name>', 'openai (also any OpenAI-compatible server via --base-url) or anthropic')
+    .requiredOption(
+      '--provider <name>',
+      'openai (chat completions; also any OpenAI-compatible server via --base-url), openai-responses or anthropic',
+    )
     .requiredOption('--model <name>', 'the model id, e.g. gpt-4.1 or claude-sonnet-4-5')
     .option('--base-url <url>', 'the API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the official one)')
     .option('--session <id>', 'continue this session, or start it under this id')
@@ -120,7 +128,13 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--context-window <tokens>', "the model's context window, for models shadowlog does not know", (value) =>
       integerArgument(value, 'tokens', 1),
     )
-    .option('--max-output-tokens <tokens>', 'completion tokens reserved per request', (value) => integerArgument(value, 'tokens', 1))
+    .option('--max-output-tokens <tokens>', "the model's output budget: completion tokens reserved per request", (value) =>
+      integerArgument(value, 'tokens', 1),
+    )
+    .option(
+      '--model-limits <file>',
+      'a JSON file of model limits by model id or family prefix, extending the built-in table (default: $SHADOWLOG_MODEL_LIMITS)',
+    )
     .option('--no-compaction', 'do not mount compaction and the tool-result pruner')
     .option(
       '--compaction-config <file>',
@@ -135,11 +149,13 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         system?: string;
         contextWindow?: number;
         maxOutputTokens?: number;
+        modelLimits?: string;
         compaction: boolean;
         compactionConfig?: string;
       }) =>
         run('write', (ctx) =>
           chatCommand(ctx, {
+            ...withModelLimits(readChatModelLimits(options.modelLimits, ctx.io.cwd)),
             compaction: options.compaction,
             ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, ctx.io.cwd) }),
             provider: options.provider,

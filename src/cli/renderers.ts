@@ -2,7 +2,7 @@
 // never used to send anything, so they carry no key and point nowhere real.
 
 import { ShadowlogError } from '../log/errors.js';
-import { createAnthropicMessagesModel, createOpenAIChatModel, type LanguageModel } from '../providers/index.js';
+import { createAnthropicMessagesModel, createOpenAIChatModel, createOpenAIResponsesModel, type LanguageModel } from '../providers/index.js';
 import { ScriptedModel } from '../providers/scripted-model.js';
 
 const OFFLINE = {
@@ -16,7 +16,7 @@ export class UnknownProviderError extends ShadowlogError {
   constructor(provider: string) {
     super(
       'UNKNOWN_PROVIDER',
-      `the request was sent through provider ${JSON.stringify(provider)}, which this shadowlog cannot render; the providers are openai, anthropic and scripted`,
+      `the request was sent through provider ${JSON.stringify(provider)}, which this shadowlog cannot render; the providers are openai, openai-responses, anthropic and scripted`,
     );
   }
 }
@@ -27,6 +27,8 @@ export function rendererFor(provider: string, modelId: string): LanguageModel {
       return new ScriptedModel({ modelId, replies: [] });
     case 'openai':
       return createOpenAIChatModel({ model: modelId, ...OFFLINE });
+    case 'openai-responses':
+      return createOpenAIResponsesModel({ model: modelId, ...OFFLINE });
     case 'anthropic':
       return createAnthropicMessagesModel({ model: modelId, ...OFFLINE });
     default:

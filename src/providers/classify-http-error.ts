@@ -5,6 +5,7 @@
 import { isContextOverflow } from './context-overflow.js';
 import { ProviderError, type ProviderErrorKind } from './provider-error.js';
 import { isRecord, parseJson, readString } from './response-fields.js';
+import { requestIdOf, retryAfterMsOf, shouldRetryHeader } from './retry-after.js';
 
 /** What an error body says, whatever envelope it came in. */
 export interface ErrorDetails {
@@ -43,8 +44,10 @@ export interface HttpErrorContext {
   readonly service: string;
   readonly status: number;
   readonly details: ErrorDetails;
-  /** The Retry-After header, when the server sent one. */
-  readonly retryAfter?: string | null;
+  /** The response headers (retry-after, retry-after-ms, x-should-retry, the request id); none for an error inside a stream. */
+  readonly headers?: Headers;
+  /** The request id of the response the error arrived in, when `headers` are not given (a stream's). */
+  readonly requestId?: string | undefined;
   /**
    * True for an error event inside a stream that began with 200: `status` is then the one the
    * provider documents for the error's type, used to classify it, not a status that was sent.
@@ -60,15 +63,24 @@ export function classifyHttpError(context: HttpErrorContext): ProviderError {
     .filter((part) => part !== undefined)
     .join(', ');
   const quoted = details.message ?? 'no error message in the response body';
-  const message = `${context.service}: ${SUMMARY[kind]} (${label}): ${quoted}; ${advice(kind, context.retryAfter)}`;
-  return new ProviderError(kind, context.provider, message, inStream ? {} : { status });
+  const headers = context.headers;
+  const retryAfter = headers?.get('retry-after') ?? null;
+  const requestId = headers === undefined ? context.requestId : requestIdOf(headers);
+  const message = `${context.service}: ${SUMMARY[kind]} (${label}): ${quoted}; ${advice(kind, retryAfter)}`;
+  return new ProviderError(kind, context.provider, message, {
+    ...(inStream ? {} : { status }),
+    ...(headers === undefined ? {} : { retryAfterMs: retryAfterMsOf(headers), retryable: shouldRetryHeader(headers) }),
+    requestId,
+  });
 }
 
 function kindOf(status: number, details: ErrorDetails): ProviderErrorKind {
   if (status === 401 || status === 403) return 'authentication';
   if (status === 429) return 'rate-limit';
   if (status === 408) return 'timeout';
-  if (isContextOverflow(status, details.message, details.code)) return 'context-overflow';
+  if (isContextOverflow(status, details.message, details.code, details.type)) return 'context-overflow';
+  // A conflict (a lock that timed out at the provider) passes on a retry, as the SDKs assume.
+  if (status === 409) return 'server';
   if (status >= 500 && status <= 599) return 'server';
   if (status >= 400 && status <= 499) return 'invalid-request';
   return 'malformed-response';

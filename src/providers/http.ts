@@ -1,18 +1,23 @@
-// The one POST both adapters make, bounded in time: an overall timeout for the whole
-// exchange and an idle timeout between received chunks, so that a stream that never ends
-// or stalls fails as 'timeout' instead of hanging the agent. Failures become ProviderErrors.
+// The one POST every adapter makes, bounded in time: a timeout until the response headers
+// arrive (as the official SDKs count theirs), then an idle timeout between received chunks,
+// so that a server that never answers or a stream that stalls fails as 'timeout' instead of
+// hanging the agent, while a long answer streams for as long as it keeps coming. Failures
+// become ProviderErrors.
 
 import { ConfigError } from '../log/errors.js';
 import { ProviderError } from './provider-error.js';
 
 export interface Timeouts {
-  /** The whole exchange, from sending to the last byte. */
+  /**
+   * From sending until the response headers arrive. It stops counting then: a long answer is
+   * not cut mid-stream (the idle timeout watches it from there).
+   */
   readonly totalMs: number;
   /** The longest silence allowed once the response headers have arrived. */
   readonly idleMs: number;
 }
 
-/** Ten minutes overall, as the official SDKs allow; two minutes of silence mean a stall. */
+/** Ten minutes to answer, as the official SDKs allow; two minutes of silence mean a stall. */
 export const DEFAULT_TIMEOUTS: Timeouts = { totalMs: 600_000, idleMs: 120_000 };
 
 export function resolveTimeouts(override: Partial<Timeouts> = {}): Timeouts {
@@ -35,6 +40,12 @@ export interface PostRequest {
   readonly body: string;
   readonly timeouts: Timeouts;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * What keeps the idle timeout from firing: any bytes ('bytes', the default), or only the
+   * caller's `progress()` ('caller'): a stream reader calls it for each event, so that a
+   * server that sends nothing but keep-alive comments still stalls.
+   */
+  readonly idleResetBy?: 'bytes' | 'caller';
 }
 
 export interface HttpExchange {
@@ -46,6 +57,8 @@ export interface HttpExchange {
   text(): Promise<string>;
   /** Stops the timers and drops the connection if the body was not read to the end. */
   close(): void;
+  /** The answer moved on (an event arrived): restarts the idle timeout. */
+  progress(): void;
 }
 
 type StopReason = 'total' | 'idle' | 'caller' | 'closed';
@@ -80,7 +93,7 @@ export async function post(request: PostRequest): Promise<HttpExchange> {
       return new ProviderError(
         'timeout',
         provider,
-        `${url} did not finish within ${timeouts.totalMs} ms (timeouts.totalMs); retry, or raise the timeout for long answers`,
+        `${url} did not answer within ${timeouts.totalMs} ms (timeouts.totalMs: no response headers); retry, or raise the timeout for a slow server`,
         { cause: error },
       );
     }
@@ -104,6 +117,8 @@ export async function post(request: PostRequest): Promise<HttpExchange> {
     throw failure(error);
   }
   headersReceived = true;
+  // The answer has begun: from here only silence ends it.
+  clearTimeout(totalTimer);
   armIdle();
   const reader = response.body?.getReader();
   let finished = reader === undefined;
@@ -122,7 +137,7 @@ export async function post(request: PostRequest): Promise<HttpExchange> {
           release();
           return;
         }
-        armIdle();
+        if (request.idleResetBy !== 'caller') armIdle();
         yield result.value;
       }
     } finally {
@@ -149,6 +164,9 @@ export async function post(request: PostRequest): Promise<HttpExchange> {
       return text + decoder.decode();
     },
     close,
+    progress() {
+      if (!finished) armIdle();
+    },
   };
 }
 

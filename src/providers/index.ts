@@ -1,5 +1,5 @@
-// The public parts of the providers: the interface, the two adapters, error classification
-// and model limits.
+// The public parts of the providers: the interface, the three adapters, error classification,
+// retries and model limits.
 
 export {
   ANTHROPIC_API_VERSION,
@@ -18,14 +18,36 @@ export type {
   ModelRequest,
   ModelResult,
   ModelUsage,
+  ModelWarning,
+  ReasoningEffort,
+  ReasoningParams,
   RenderedRequest,
   SendOptions,
+  ToolChoice,
   ToolDefinition,
 } from './language-model.js';
-export { knownModelLimits, type ModelLimitsOverride, resolveModelLimits } from './model-limits.js';
+export {
+  acceptsTemperature,
+  BUILT_IN_SOURCE,
+  describeModelLimits,
+  knownModelLimits,
+  type ModelLimitsEntry,
+  type ModelLimitsMatch,
+  type ModelLimitsOverride,
+  type ModelLimitsTable,
+  matchModelLimits,
+  resolveModelLimits,
+  type UserModelLimits,
+} from './model-limits.js';
+export { parseModelLimits } from './model-limits-file.js';
 export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat/openai-chat-model.js';
-export { ProviderError, type ProviderErrorKind } from './provider-error.js';
+export {
+  createOpenAIResponsesModel,
+  type OpenAIResponsesModelOptions,
+} from './openai-responses/openai-responses-model.js';
+export { ProviderError, type ProviderErrorKind, type ProviderErrorOptions } from './provider-error.js';
 export { UnknownRendererVersionError } from './renderer-version.js';
+export { DEFAULT_RETRY_SETTINGS, type RetryClock, type RetrySettings } from './retry-schedule.js';
 export {
   SCRIPTED_RENDERER_VERSION,
   ScriptExhaustedError,

@@ -1,5 +1,6 @@
 // The provider interface: a small set of types with no dependencies. Each wire protocol is
-// one adapter (openai-chat, anthropic-messages); the scripted model implements it too.
+// one adapter (openai-chat, anthropic-messages, openai-responses); the scripted model
+// implements it too.
 //
 // A call has two halves so that replay can prove what was sent: `render` turns a neutral
 // request into the exact JSON body (pure, deterministic, versioned), and `send` puts exactly
@@ -21,13 +22,33 @@ export interface ToolDefinition {
   readonly parameters: JsonObject;
 }
 
-/** Everything that decides a request body besides the messages; recorded in model/request.params. */
+/** How hard a reasoning model thinks; each adapter sends the values its API takes. */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+export interface ReasoningParams {
+  /** OpenAI's reasoning_effort (chat) or reasoning.effort (responses), Anthropic's output_config.effort. */
+  readonly effort?: ReasoningEffort;
+  /** Tokens the model may spend thinking: Anthropic's thinking.budget_tokens (at least 1,024, below max_tokens). */
+  readonly budgetTokens?: number;
+}
+
+/** Whether and which tool the model must call: 'auto' (the default), 'none', 'required' (any), or one by name. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { readonly tool: string };
+
+/**
+ * Everything that decides a request body besides the messages; recorded in model/request.params.
+ * A field left out is not sent, so a request recorded before a field existed renders as it did.
+ */
 export interface ModelParams {
   readonly tools: readonly ToolDefinition[];
   /** Completion tokens to reserve; absent = the model's default. */
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
   readonly stream: boolean;
+  readonly reasoning?: ReasoningParams;
+  readonly toolChoice?: ToolChoice;
+  /** false: at most one tool call per answer. */
+  readonly parallelToolCalls?: boolean;
 }
 
 export interface ModelRequest {
@@ -50,6 +71,13 @@ export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' |
 /** What the provider counted (log format 2's usage: inputTokens is the whole input, cache included). */
 export type ModelUsage = Readonly<Usage>;
 
+/** Something about an answer that a reader of the log should know (recorded as model/warning). */
+export interface ModelWarning {
+  /** Stable, upper case: SILENT_TRUNCATION. */
+  readonly code: string;
+  readonly message: string;
+}
+
 export interface ModelResult {
   readonly content: ContentBlock[];
   readonly toolCalls: ToolCall[];
@@ -57,6 +85,11 @@ export interface ModelResult {
   readonly usage?: ModelUsage;
   /** The model name the provider answered with (it may differ from the one asked for). */
   readonly responseModel?: string;
+  /** The provider's id for the request, from the response headers (x-request-id, request-id). */
+  readonly requestId?: string;
+  /** The provider's id for the answer (chatcmpl-…, msg_…, resp_…). */
+  readonly responseId?: string;
+  readonly warnings?: readonly ModelWarning[];
 }
 
 export interface SendOptions {
@@ -69,6 +102,11 @@ export interface SendOptions {
    * answer as an assistant/message. Adapters over HTTP call it; a model with no wire form need not.
    */
   readonly onRawAnswer?: (raw: RawAnswer) => void;
+  /**
+   * What the caller estimates the request's input at (the spine's estimatedTokens), so that
+   * an adapter can notice a server that reports far fewer: one that cut the input silently.
+   */
+  readonly estimatedInputTokens?: number;
 }
 
 export interface ModelLimits {
@@ -86,6 +124,12 @@ export interface LanguageModel {
   readonly limits: ModelLimits;
   /** Pure: the same request always renders to the same body. */
   render(request: ModelRequest, rendererVersion?: string): RenderedRequest;
+  /**
+   * Throws a ConfigError for parameters the model refuses whatever the messages (a
+   * temperature for a model that takes only its default, a thinking budget it cannot use), so
+   * that a harness is refused when it is built instead of failing every call.
+   */
+  checkParams?(params: ModelParams): void;
   /** Sends exactly canonicalJson(rendered.body). Throws ProviderError. */
   send(rendered: RenderedRequest, options?: SendOptions): Promise<ModelResult>;
 }

@@ -8,6 +8,7 @@ import { post, type Timeouts } from './http.js';
 import type { ModelResult } from './language-model.js';
 import type { ProviderError } from './provider-error.js';
 import { parseJson } from './response-fields.js';
+import { requestIdOf } from './retry-after.js';
 import { readServerSentEvents, type ServerSentEvent } from './sse.js';
 
 export interface ModelRequestExchange {
@@ -23,10 +24,15 @@ export interface ModelRequestExchange {
   readonly timeouts: Timeouts;
   readonly signal: AbortSignal | undefined;
   readonly onRawAnswer?: ((raw: RawAnswer) => void) | undefined;
-  readonly rejection: (status: number, bodyText: string, retryAfter: string | null) => ProviderError;
-  /** `text` is the body as it arrived. */
-  readonly parseJson: (body: unknown, text: string) => ModelResult;
-  readonly parseStream: (events: AsyncIterable<ServerSentEvent>) => Promise<ModelResult>;
+  readonly rejection: (status: number, bodyText: string, headers: Headers) => ProviderError;
+  /** `text` is the body as it arrived; `requestId`, the provider's id for the request (for errors). */
+  readonly parseJson: (body: unknown, text: string, requestId: string | undefined) => ModelResult;
+  readonly parseStream: (events: AsyncIterable<ServerSentEvent>, requestId: string | undefined) => Promise<ModelResult>;
+}
+
+/** The result with the provider's request id, from the response headers, when it sent one. */
+function withRequestId(result: ModelResult, requestId: string | undefined): ModelResult {
+  return requestId === undefined ? result : { ...result, requestId };
 }
 
 export async function sendModelRequest(exchange: ModelRequestExchange): Promise<ModelResult> {
@@ -37,30 +43,41 @@ export async function sendModelRequest(exchange: ModelRequestExchange): Promise<
     body: exchange.wireText ?? canonicalJson(exchange.body),
     timeouts: exchange.timeouts,
     signal: exchange.signal,
+    // A stream makes progress by its events: keep-alive comments alone are a stall.
+    idleResetBy: exchange.body.stream === true ? 'caller' : 'bytes',
   });
+  const requestId = requestIdOf(response.headers);
   try {
     if (response.status < 200 || response.status > 299) {
-      throw exchange.rejection(response.status, await response.text(), response.headers.get('retry-after'));
+      throw exchange.rejection(response.status, await response.text(), response.headers);
     }
     const { onRawAnswer } = exchange;
     if (exchange.body.stream === true) {
-      const events = readServerSentEvents(response.chunks());
-      if (onRawAnswer === undefined) return await exchange.parseStream(events);
+      const events = progressing(readServerSentEvents(response.chunks()), () => response.progress());
+      if (onRawAnswer === undefined) return withRequestId(await exchange.parseStream(events, requestId), requestId);
       const seen: string[] = [];
-      const result = await exchange.parseStream(keepingText(events, seen));
+      const result = await exchange.parseStream(keepingText(events, seen), requestId);
       onRawAnswer({ format: 'sse', text: seen.join('') });
-      return result;
+      return withRequestId(result, requestId);
     }
     const text = await response.text();
     const body = parseJson(text);
     if (body === undefined) {
       throw malformedResponseError(exchange.provider, exchange.service, `a body that is not JSON: ${excerpt(text)}`, exchange.api);
     }
-    const result = exchange.parseJson(body, text);
+    const result = exchange.parseJson(body, text, requestId);
     onRawAnswer?.({ format: 'json', text });
-    return result;
+    return withRequestId(result, requestId);
   } finally {
     response.close();
+  }
+}
+
+/** Passes the events through, telling the exchange of each, so that the idle timeout restarts. */
+async function* progressing(events: AsyncIterable<ServerSentEvent>, onEvent: () => void): AsyncGenerator<ServerSentEvent> {
+  for await (const event of events) {
+    onEvent();
+    yield event;
   }
 }
 

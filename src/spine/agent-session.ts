@@ -12,17 +12,26 @@ import { SurfaceMeter } from '../meter/measure.js';
 import { scriptAwareEstimator } from '../meter/script-aware.js';
 import type { LanguageModel, ModelParams, ModelResult } from '../providers/language-model.js';
 import { ProviderError } from '../providers/provider-error.js';
+import type { RetryClock, RetrySettings } from '../providers/retry-schedule.js';
 import { readToolArguments } from '../providers/tool-arguments.js';
 import type { Ownership } from '../store/log-store.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
 import type { SessionLog } from '../store/session-log.js';
-import { assistantMessageDraft, rawAnswerOf, refusalOf, unrecordedAnswerDraft } from './answer-record.js';
+import {
+  assistantMessageDraft,
+  modelErrorDraft,
+  modelWarningDraft,
+  rawAnswerOf,
+  refusalOf,
+  unrecordedAnswerDraft,
+} from './answer-record.js';
 import type { Capability, SessionContext, StepContext } from './capability.js';
 import { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
 import { TurnInProgressError, UnrecordedAnswerError } from './spine-errors.js';
 import type { Tool } from './tool.js';
 import { ToolCallIds } from './tool-call-ids.js';
 import { errorResultDraft, outputSize, oversizeMessage, toolResultDraft } from './tool-results.js';
+import { TransportRetries } from './transport-retries.js';
 
 export interface AgentSessionSettings {
   readonly model: LanguageModel;
@@ -37,6 +46,9 @@ export interface AgentSessionSettings {
   readonly onTextDelta?: (text: string) => void;
   /** A longer tool output is refused as an error result (see tool-results.ts). */
   readonly maxToolResultChars: number;
+  /** When a failed model call is tried again (providers/retry-schedule.ts), and the clock it waits by. */
+  readonly retries: RetrySettings;
+  readonly retryClock: RetryClock;
 }
 
 export interface SendOptions {
@@ -171,21 +183,36 @@ export class AgentSession {
 
       let result: ModelResult | undefined;
       let raw: RawAnswer | undefined;
-      for (let retries = 0; result === undefined; retries++) {
+      const transport = new TransportRetries(this.settings.retries, this.settings.retryClock);
+      for (let retries = 0; result === undefined; ) {
         try {
           progress(step, '');
+          transport.attempt();
           result = await this.callModel(turn, step, signal, (answer) => {
             raw = answer;
           });
         } catch (error) {
           if (!(error instanceof ProviderError)) throw error;
-          await this.recordModelError(turn, step, error);
-          if (error.kind === 'aborted' || signal.aborted) return new TurnEnd('aborted', error);
+          const aborted = error.kind === 'aborted' || signal.aborted;
+          const decision = aborted ? undefined : transport.decide(error);
+          const retryAfterMs = decision?.retry === true && step < this.settings.maxSteps ? decision.delayMs : undefined;
+          await this.log.append([modelErrorDraft(turn, step, error, transport.attempts, retryAfterMs)]);
+          if (aborted) return new TurnEnd('aborted', error);
+          if (retryAfterMs !== undefined) {
+            // Each attempt is a model call of its own, named by its own step, so that replay names every call.
+            if (!(await transport.wait(retryAfterMs, signal))) return new TurnEnd('aborted', error);
+            step++;
+            continue;
+          }
+          if (decision?.retry === true) return new TurnEnd('max-steps', error);
           // How many retries a capability asks for is its own setting (compaction's
           // maxOverflowRetries); each is a step, so maxSteps bounds them all.
           if (!(await this.askForRetry({ ...context, step }, error, retries))) return new TurnEnd('error', error);
           if (step >= this.settings.maxSteps) return new TurnEnd('max-steps', error);
+          retries++;
           step++; // a retry is a model call of its own, named by its own step
+          // The capability changed the request: its attempts are counted afresh.
+          transport.restart();
         }
       }
       const text = textOf(result.content);
@@ -211,6 +238,9 @@ export class AgentSession {
     const toolCalls = this.callIds.assign(result.toolCalls, this.log.nextSeq);
     try {
       await this.log.append([assistantMessageDraft(result, toolCalls, this.settings.model.modelId)]);
+      if (result.warnings !== undefined && result.warnings.length > 0) {
+        await this.log.append(result.warnings.map((warning) => modelWarningDraft(turn, step, warning)));
+      }
       return { ok: true, toolCalls };
     } catch (error) {
       const refusal = refusalOf(error, `the answer of turn ${turn} step ${step}`);
@@ -236,6 +266,7 @@ export class AgentSession {
     const rendered = model.render({ messages, params });
     // Written once: these bytes are hashed for the log and are what the adapter sends.
     const wireText = writeRequest(rendered.body, model.provider, turn, step);
+    const estimatedTokens = this.estimate(nodes);
     const seqs = nodes.map((node) => node.seq);
     // A version-1 session is written in version 1 (see log/core-shapes.ts): the plain list.
     const surface =
@@ -251,7 +282,7 @@ export class AgentSession {
           params: params as unknown as JsonObject,
           ...surface,
           requestDigest: nodeSha256Hex(wireText),
-          estimatedTokens: this.estimate(nodes),
+          estimatedTokens,
           // Not needed to rebuild the request; recorded so that tools reading the log later
           // (a manual compaction, an audit) know the window the call was made against.
           contextWindow: model.limits.contextWindow,
@@ -261,7 +292,12 @@ export class AgentSession {
     ]);
     return model.send(
       { ...rendered, wireText },
-      { signal, onRawAnswer, ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }) },
+      {
+        signal,
+        onRawAnswer,
+        estimatedInputTokens: estimatedTokens,
+        ...(this.settings.onTextDelta === undefined ? {} : { onTextDelta: this.settings.onTextDelta }),
+      },
     );
   }
 
@@ -271,15 +307,6 @@ export class AgentSession {
     const total = this.meter.measure(nodes, undefined, this.fixedTokens).total;
     this.meter.trimTo(nodes);
     return total;
-  }
-
-  private async recordModelError(turn: number, step: number, error: ProviderError): Promise<void> {
-    await this.log.append([
-      {
-        type: 'model/error',
-        data: { turn, step, code: error.code, message: error.message, retryable: error.retryable, contextOverflow: error.contextOverflow },
-      },
-    ]);
   }
 
   /** Runs the calls in order and appends their results. False when the turn was aborted. */

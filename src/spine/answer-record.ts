@@ -4,7 +4,8 @@
 
 import { InvalidEventError, type ShadowlogError, SurfaceOpError } from '../log/errors.js';
 import type { EventDraft, RawAnswer, ToolCall, Usage } from '../log/event.js';
-import type { ModelResult, ModelUsage } from '../providers/language-model.js';
+import type { ModelResult, ModelUsage, ModelWarning } from '../providers/language-model.js';
+import type { ProviderError } from '../providers/provider-error.js';
 import { TooLargeToRecordError } from './spine-errors.js';
 
 export function assistantMessageDraft(result: ModelResult, toolCalls: readonly ToolCall[], modelId: string): EventDraft {
@@ -15,6 +16,9 @@ export function assistantMessageDraft(result: ModelResult, toolCalls: readonly T
       toolCalls,
       model: result.responseModel ?? modelId,
       ...(result.usage === undefined ? {} : { usage: usageOf(result.usage) }),
+      // The provider's ids for the request and the answer, for its support and logs.
+      ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
+      ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
     },
     surfaceOp: 'append',
   };
@@ -30,6 +34,43 @@ function usageOf(usage: ModelUsage): Usage {
     ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
     ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
   };
+}
+
+/**
+ * A failed model call. `attempt` counts the tries of this request (1 for the first);
+ * `retryAfterMs`, present when the spine tries again, is the wait before it does. The HTTP
+ * status and the provider's request id are kept when the provider gave them.
+ */
+export function modelErrorDraft(
+  turn: number,
+  step: number,
+  error: ProviderError,
+  attempt: number,
+  retryAfterMs: number | undefined,
+): EventDraft {
+  return {
+    type: 'model/error',
+    data: {
+      turn,
+      step,
+      code: error.code,
+      message: error.message,
+      retryable: error.retryable,
+      contextOverflow: error.contextOverflow,
+      attempt,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
+    },
+  };
+}
+
+/**
+ * Something about an answer a reader should know (the provider may have cut the input): marked
+ * ignorable, so that readers that do not know the type still rebuild and replay the session.
+ */
+export function modelWarningDraft(turn: number, step: number, warning: ModelWarning): EventDraft {
+  return { type: 'model/warning', data: { turn, step, code: warning.code, message: warning.message }, ignorable: true };
 }
 
 /**

@@ -8,7 +8,8 @@ import { ConfigError } from '../log/errors.js';
 import type { EventDraft, LogEvent } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
 import { assertSessionId } from '../log/session-id.js';
-import type { LanguageModel, ModelParams } from '../providers/language-model.js';
+import type { LanguageModel, ModelParams, ReasoningParams, ToolChoice } from '../providers/language-model.js';
+import { type RetryClock, type RetrySettings, resolveRetrySettings, SYSTEM_RETRY_CLOCK } from '../providers/retry-schedule.js';
 import type { LogStore, Ownership } from '../store/log-store.js';
 import { SessionLog } from '../store/session-log.js';
 import { AgentSession } from './agent-session.js';
@@ -34,8 +35,22 @@ export interface HarnessOptions {
    */
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
+  /** Reasoning effort or thinking budget, for models that reason (sent as each API takes it). */
+  readonly reasoning?: ReasoningParams;
+  /** Whether the model must call a tool, and which (default: its own choice). */
+  readonly toolChoice?: ToolChoice;
+  /** false: at most one tool call per answer (default: the provider's, usually several). */
+  readonly parallelToolCalls?: boolean;
   /** Stream responses (default true). */
   readonly stream?: boolean;
+  /**
+   * Retries of a failed model call that may pass (429, 529, 5xx, a dropped connection): each
+   * attempt is logged as model/error and the retry is a step of its own. Default: twice, within
+   * 120 s of the first attempt (see providers/retry-schedule.ts); maxRetries 0 turns them off.
+   */
+  readonly retries?: Partial<RetrySettings>;
+  /** The clock retries wait by (tests pass their own). */
+  readonly retryClock?: RetryClock;
   /** Called with every event as it lands in the log. */
   readonly onEvent?: (event: LogEvent) => void;
   /** Called with streamed answer text as it arrives. */
@@ -60,6 +75,7 @@ export class Harness {
   private readonly tools: Map<string, Tool>;
   /** The parameters of every request: tool definitions, the reserve, streaming, temperature. */
   readonly requestParams: ModelParams;
+  readonly retries: RetrySettings;
   /** What every request carries besides the surface, in wire form (see request-overhead.ts); computed when first needed. */
   readonly fixedRequestText: () => string;
 
@@ -83,12 +99,18 @@ export class Harness {
         `maxToolResultChars must be a positive integer of at most ${MAX_TOOL_RESULT_CHARS_LIMIT} (beyond it a result's JSON may not fit a string), found ${String(limit)}`,
       );
     }
+    this.retries = resolveRetrySettings(options.retries);
     this.requestParams = {
       tools: [...this.tools.values()].map((tool) => tool.definition),
       maxOutputTokens: reserve,
       stream: options.stream ?? true,
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.reasoning === undefined ? {} : { reasoning: options.reasoning }),
+      ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),
+      ...(options.parallelToolCalls === undefined ? {} : { parallelToolCalls: options.parallelToolCalls }),
     };
+    // A parameter the model refuses on every call is refused now, before anything is written.
+    options.model.checkParams?.(this.requestParams);
     this.fixedRequestText = lazyFixedRequestText(options.model, this.requestParams);
     for (const capability of options.capabilities ?? []) {
       capability.mount?.({ model: options.model, maxOutputTokens: reserve, fixedRequestText: this.fixedRequestText });
@@ -200,6 +222,8 @@ export class Harness {
         params: this.requestParams,
         fixedRequestText: this.fixedRequestText,
         maxToolResultChars: this.maxToolResultChars,
+        retries: this.retries,
+        retryClock: options.retryClock ?? SYSTEM_RETRY_CLOCK,
         ...(options.onTextDelta === undefined ? {} : { onTextDelta: options.onTextDelta }),
       },
       ownership,

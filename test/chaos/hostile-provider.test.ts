@@ -75,6 +75,8 @@ function modelFor(protocol: Protocol): LanguageModel {
         apiKey: 'k',
         baseUrl: `${server.baseUrl}/v1`,
         env: {},
+        // OpenAI's own way, which takes back any text: the arguments go back exactly as written.
+        toolArguments: 'verbatim',
         contextWindow: 100_000,
         defaultMaxOutputTokens: 1_000,
       })

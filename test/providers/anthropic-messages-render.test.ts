@@ -1,4 +1,7 @@
-// Rendering for Anthropic Messages: every message kind, merging, skipping, tools and params.
+// Rendering for Anthropic Messages renderer version 1: every message kind, merging, skipping,
+// tools and params, exactly as version 1 always rendered them, so that the sessions it recorded
+// replay to their digests. What version 2 (the current one) renders differently is in
+// anthropic-messages-v2.test.ts.
 
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
@@ -10,8 +13,15 @@ import type { ModelMessage, ModelParams, ModelRequest } from '../../src/provider
 import { ProviderError } from '../../src/providers/provider-error.js';
 import { UnknownRendererVersionError } from '../../src/providers/renderer-version.js';
 
-const model = (options: Partial<AnthropicMessagesModelOptions> = {}) =>
+const current = (options: Partial<AnthropicMessagesModelOptions> = {}) =>
   createAnthropicMessagesModel({ model: 'claude-sonnet-4-5-20250929', apiKey: 'sk-ant-test', env: {}, ...options });
+
+/** The adapter, rendering version 1 (of its own default budget) unless told otherwise. */
+const model = (options: Partial<AnthropicMessagesModelOptions> = {}) => {
+  const adapter = current(options);
+  const v1 = adapter.rendererVersion.replace(/^anthropic-messages\/2;(default_max_tokens=\d+)$/, 'anthropic-messages/1;$1');
+  return { ...adapter, render: (request: ModelRequest, version = v1) => adapter.render(request, version) };
+};
 
 const request = (messages: ModelMessage[], params: Partial<ModelParams> = {}): ModelRequest => ({
   messages,
@@ -217,17 +227,21 @@ describe('Anthropic Messages render', () => {
   it('names the default budget in its renderer version, so replay renders the budget that was sent', () => {
     const hi = request([{ role: 'user', content: [text('Hi')] }]);
     const small = model({ defaultMaxOutputTokens: 1_024 });
-    expect(model().rendererVersion).toBe('anthropic-messages/1;default_max_tokens=64000');
-    expect(small.rendererVersion).toBe('anthropic-messages/1;default_max_tokens=1024');
+    expect(current().rendererVersion).toBe('anthropic-messages/2;default_max_tokens=64000');
+    expect(small.rendererVersion).toBe('anthropic-messages/2;default_max_tokens=1024');
+    expect(current({ promptCache: false }).rendererVersion).toBe('anthropic-messages/2;default_max_tokens=64000;no-cache');
     expect(small.render(hi).body.max_tokens).toBe(1_024);
-    expect(model().render(hi, small.rendererVersion).body).toEqual(small.render(hi).body);
+    expect(model().render(hi, small.rendererVersion).body).toEqual(small.render(hi, small.rendererVersion).body);
+    expect(model().render(hi, 'anthropic-messages/1;default_max_tokens=1024').body).toEqual(small.render(hi).body);
     expect(model().render({ ...hi, params: { ...hi.params, maxOutputTokens: 10 } }, small.rendererVersion).body.max_tokens).toBe(10);
   });
 
   it('refuses a renderer version it does not know', () => {
     const hi = request([{ role: 'user', content: [text('Hi')] }]);
     for (const version of [
-      'anthropic-messages/2;default_max_tokens=10',
+      'anthropic-messages/3;default_max_tokens=10',
+      'anthropic-messages/1;default_max_tokens=10;no-cache',
+      'anthropic-messages/2;default_max_tokens=10;cache',
       'anthropic-messages/1',
       'anthropic-messages/1;default_max_tokens=0',
       'openai-chat/1',
@@ -235,7 +249,7 @@ describe('Anthropic Messages render', () => {
       expect(() => model().render(hi, version)).toThrow(UnknownRendererVersionError);
     }
     expect(() => model().render(hi, 'openai-chat/1')).toThrow(
-      'the anthropic-messages adapter cannot render version "openai-chat/1"; it renders anthropic-messages/1;default_max_tokens=N',
+      'the anthropic-messages adapter cannot render version "openai-chat/1"; it renders anthropic-messages/1;default_max_tokens=N or anthropic-messages/2;default_max_tokens=N[;no-cache]',
     );
   });
 });

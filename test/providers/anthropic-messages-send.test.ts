@@ -74,8 +74,10 @@ describe('Anthropic Messages send', () => {
       ],
       toolCalls: [],
       finishReason: 'stop',
-      usage: { inputTokens: 12, outputTokens: 29 },
+      usage: { inputTokens: 12, outputTokens: 29, cacheReadTokens: 0, cacheWriteTokens: 0 },
       responseModel: 'claude-sonnet-4-5-20250929',
+      responseId: 'msg_01VdEjxAP5ahtHKrrRdNBteQ',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -95,8 +97,10 @@ describe('Anthropic Messages send', () => {
         ],
         toolCalls: [],
         finishReason: 'stop',
-        usage: { inputTokens: 12, outputTokens: 30 },
+        usage: { inputTokens: 12, outputTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 0 },
         responseModel: 'claude-sonnet-4-5-20250929',
+        responseId: 'msg_01QC4g3HwBThD4BaNtBckFDJ',
+        requestId: 'req_fake_1',
       });
       expect(deltas).toEqual([
         'Hello',
@@ -115,8 +119,10 @@ describe('Anthropic Messages send', () => {
         content: [],
         toolCalls: [{ callId: 'toolu_01KFbKqPYSuAKujiL6mTfzYA', name: 'json', arguments: SAN_FRANCISCO }],
         finishReason: 'tool-calls',
-        usage: { inputTokens: 849, outputTokens: 47 },
+        usage: { inputTokens: 849, outputTokens: 47, cacheReadTokens: 0, cacheWriteTokens: 0 },
         responseModel: 'claude-haiku-4-5-20251001',
+        responseId: 'msg_01K2JbSUMYhez5RHoK9ZCj9U',
+        requestId: 'req_fake_1',
       });
     });
 
@@ -127,8 +133,10 @@ describe('Anthropic Messages send', () => {
         content: [{ type: 'text', text: "I'll update the issue list for you." }],
         toolCalls: [{ callId: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP', name: 'updateIssueList', arguments: {} }],
         finishReason: 'tool-calls',
-        usage: { inputTokens: 565, outputTokens: 48 },
+        usage: { inputTokens: 565, outputTokens: 48, cacheReadTokens: 0, cacheWriteTokens: 0 },
         responseModel: 'claude-sonnet-4-5-20250929',
+        responseId: 'msg_01GE2RKp1VYsPzdFs3sS9z5S',
+        requestId: 'req_fake_1',
       });
       expect(deltas).toEqual(["I'll update the issue list for", ' you.']);
     });
@@ -140,8 +148,10 @@ describe('Anthropic Messages send', () => {
       content: [],
       toolCalls: [{ callId: 'toolu_01Q9ExVZnzZj7E2QQYHYtNUa', name: 'json', arguments: FOUR_CITIES }],
       finishReason: 'tool-calls',
-      usage: { inputTokens: 1151, outputTokens: 87 },
+      usage: { inputTokens: 1151, outputTokens: 87, cacheReadTokens: 0, cacheWriteTokens: 0 },
       responseModel: 'claude-haiku-4-5-20251001',
+      responseId: 'msg_0191iYfpERYfS27xLsdW2nbb',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -151,8 +161,10 @@ describe('Anthropic Messages send', () => {
       content: [{ type: 'text', text: THINKING_TEXT }],
       toolCalls: [{ callId: 'toolu_01LRmxn9vGM1d2DZSDBowdZ1', name: 'updateIssueList', arguments: {} }],
       finishReason: 'tool-calls',
-      usage: { inputTokens: 602, outputTokens: 93 },
+      usage: { inputTokens: 602, outputTokens: 93, cacheReadTokens: 0, cacheWriteTokens: 0 },
       responseModel: 'claude-3-opus-20240229',
+      responseId: 'msg_01GCBaV8gyWAYgMVggRqZbuQ',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -205,7 +217,7 @@ describe('Anthropic Messages send', () => {
       type: 'json',
       body: { model: 'm', type: 'message', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage },
     });
-    expect((await send(false)).usage).toEqual({ inputTokens: 3210, outputTokens: 5 });
+    expect((await send(false)).usage).toEqual({ inputTokens: 3210, outputTokens: 5, cacheReadTokens: 3000, cacheWriteTokens: 200 });
     server.enqueue({
       type: 'sse',
       payloads: [
@@ -214,7 +226,7 @@ describe('Anthropic Messages send', () => {
         JSON.stringify({ type: 'message_stop' }),
       ],
     });
-    expect((await send(true)).usage).toEqual({ inputTokens: 3210, outputTokens: 42 });
+    expect((await send(true)).usage).toEqual({ inputTokens: 3210, outputTokens: 42, cacheReadTokens: 3000, cacheWriteTokens: 200 });
   });
 
   it('maps each stop reason', async () => {

@@ -1,5 +1,6 @@
 // Every context-window wording in test/fixtures/providers/README.md is recognised, and only
-// for a rejected request (400 or 413).
+// for a rejected request (400 or 413; llama.cpp's own wordings with its 500 too), and a bare
+// 400 with no body is not one.
 
 import { describe, expect, it } from 'vitest';
 import { isContextOverflow } from '../../src/providers/context-overflow.js';
@@ -31,6 +32,15 @@ const WORDINGS: readonly [provider: string, message: string, code?: string][] = 
   ['Google Gemini', 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).'],
   ['xAI', "This model's maximum prompt length is 131072 but the request contains 150000 tokens."],
   ['Groq', 'Please reduce the length of the messages or completion.'],
+  [
+    'Anthropic, input and max_tokens together',
+    'input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again',
+  ],
+  [
+    'vLLM',
+    'The decoder prompt (length 40000) is longer than the maximum model length of 32768. Make sure that `max_model_len` is no smaller than the number of text tokens.',
+  ],
+  ['llama.cpp server, older', 'Context size has been exceeded.'],
 ];
 
 describe('isContextOverflow', () => {
@@ -41,10 +51,26 @@ describe('isContextOverflow', () => {
     });
   }
 
-  it('recognises Cerebras: 400 or 413 with no body', () => {
-    expect(isContextOverflow(400, undefined)).toBe(true);
+  it('recognises Cerebras: 413 with no body', () => {
+    expect(isContextOverflow(413, undefined)).toBe(true);
     expect(isContextOverflow(413, '')).toBe(true);
     expect(isContextOverflow(413, '   ')).toBe(true);
+  });
+
+  it('does not take a bare 400 with no body for an overflow: it says nothing about why', () => {
+    expect(isContextOverflow(400, undefined)).toBe(false);
+    expect(isContextOverflow(400, '')).toBe(false);
+    expect(isContextOverflow(400, '  ')).toBe(false);
+  });
+
+  it("recognises llama.cpp's error type whatever the wording, and its wordings with the 500 it sends them with", () => {
+    expect(isContextOverflow(400, 'anything at all', undefined, 'exceed_context_size_error')).toBe(true);
+    expect(isContextOverflow(500, 'anything at all', undefined, 'exceed_context_size_error')).toBe(true);
+    expect(isContextOverflow(500, 'Context size has been exceeded.')).toBe(true);
+    expect(isContextOverflow(500, 'the request exceeds the available context size, try increasing it')).toBe(true);
+    // Other providers' wordings do not come with a 500: a server error is not an overflow.
+    expect(isContextOverflow(500, 'prompt is too long: 5 tokens > 4 maximum')).toBe(false);
+    expect(isContextOverflow(500, "This model's maximum context length is 4096 tokens.")).toBe(false);
   });
 
   it('matches case-insensitively', () => {

@@ -3,7 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/log/errors.js';
 import { createAnthropicMessagesModel } from '../../src/providers/anthropic-messages/anthropic-messages-model.js';
-import { knownModelLimits, resolveModelLimits } from '../../src/providers/model-limits.js';
+import {
+  acceptsTemperature,
+  describeModelLimits,
+  knownModelLimits,
+  matchModelLimits,
+  resolveModelLimits,
+} from '../../src/providers/model-limits.js';
+import { parseModelLimits } from '../../src/providers/model-limits-file.js';
 import { createOpenAIChatModel } from '../../src/providers/openai-chat/openai-chat-model.js';
 
 describe('model limits', () => {
@@ -27,6 +34,8 @@ describe('model limits', () => {
       ['claude-opus-4-20250514', 200_000, 32_000],
       ['claude-opus-4-1-20250805', 200_000, 32_000],
       ['claude-opus-4-5-20251101', 200_000, 64_000],
+      ['claude-opus-4-6', 1_000_000, 128_000],
+      ['claude-opus-4-7', 1_000_000, 128_000],
       ['claude-sonnet-4-20250514', 200_000, 64_000],
       ['claude-sonnet-4-5-20250929', 200_000, 64_000],
       ['claude-3-7-sonnet-20250219', 200_000, 64_000],
@@ -77,5 +86,72 @@ describe('model limits', () => {
     expect(() => resolveModelLimits('gpt-4o', { contextWindow: 0 })).toThrow('contextWindow must be a positive integer, found 0');
     expect(() => resolveModelLimits('gpt-4o', { defaultMaxOutputTokens: 1.5 })).toThrow(ConfigError);
     expect(() => resolveModelLimits('gpt-4o', { contextWindow: 1_000 })).toThrow(/must not exceed contextWindow/);
+  });
+});
+
+describe('model limits as data a user extends', () => {
+  const file = parseModelLimits(
+    JSON.stringify({
+      'qwen3-coder-local': { contextWindow: 32_768, defaultMaxOutputTokens: 4_096 },
+      'gpt-4o': { contextWindow: 64_000, defaultMaxOutputTokens: 8_192 },
+      'claude-opus-5': { contextWindow: 1_000_000, defaultMaxOutputTokens: 128_000, acceptsTemperature: false },
+    }),
+    'limits.json',
+  );
+
+  it("adds models the table does not know, and wins over the table's entry of the same key", () => {
+    expect(resolveModelLimits('qwen3-coder-local', {}, file)).toEqual({ contextWindow: 32_768, defaultMaxOutputTokens: 4_096 });
+    expect(resolveModelLimits('gpt-4o-2024-08-06', {}, file)).toEqual({ contextWindow: 64_000, defaultMaxOutputTokens: 8_192 });
+    // A longer built-in key still wins: the longest match decides, whoever wrote it.
+    expect(resolveModelLimits('gpt-4o-mini', {}, file)).toEqual({ contextWindow: 128_000, defaultMaxOutputTokens: 16_384 });
+    expect(resolveModelLimits('qwen3-coder-local', { contextWindow: 16_384 }, file)).toEqual({
+      contextWindow: 16_384,
+      defaultMaxOutputTokens: 4_096,
+    });
+    const model = createOpenAIChatModel({ model: 'qwen3-coder-local', baseUrl: 'http://127.0.0.1:1/v1', env: {}, modelLimits: file });
+    expect(model.limits).toEqual({ contextWindow: 32_768, defaultMaxOutputTokens: 4_096 });
+  });
+
+  it('says which entry it used, and when it matched by prefix', () => {
+    expect(matchModelLimits('claude-opus-4-1-20250805')).toMatchObject({ prefix: 'claude-opus-4', source: 'the built-in table' });
+    expect(describeModelLimits('claude-opus-4-1-20250805')).toBe('entry "claude-opus-4" of the built-in table (matched by prefix)');
+    expect(describeModelLimits('claude-opus-4-6')).toBe('entry "claude-opus-4-6" of the built-in table');
+    expect(describeModelLimits('qwen3-coder-local', {}, file)).toBe('entry "qwen3-coder-local" of limits.json');
+    expect(describeModelLimits('qwen3:8b', { contextWindow: 1, defaultMaxOutputTokens: 1 })).toBe('the model options');
+    expect(describeModelLimits('gpt-4o', { contextWindow: 64_000 })).toBe(
+      'contextWindow from the model options, the rest from entry "gpt-4o" of the built-in table',
+    );
+  });
+
+  it('knows which models take no temperature, from the table or the file', () => {
+    for (const model of ['gpt-5', 'o3', 'o4-mini', 'claude-opus-4-7', 'claude-opus-4-8-20260528'])
+      expect({ model, takes: acceptsTemperature(model) }).toEqual({ model, takes: false });
+    for (const model of ['gpt-4o', 'gpt-5-chat-latest', 'claude-sonnet-4-5', 'claude-opus-4-6', 'qwen3:8b'])
+      expect({ model, takes: acceptsTemperature(model) }).toEqual({ model, takes: true });
+    expect(acceptsTemperature('claude-opus-5-20260801', file)).toBe(false);
+  });
+
+  it('refuses a file that is not an object of well-formed entries, naming the file and the entry', () => {
+    const cases: [string, RegExp][] = [
+      ['not json', /^limits\.json is not valid JSON/],
+      ['[1]', /^limits\.json must hold a JSON object of entries by model id or family prefix, found an array/],
+      ['{"m": 3}', /^limits\.json: entry "m" must be an object \{contextWindow, defaultMaxOutputTokens\}, found 3/],
+      [
+        '{"m": {"contextWindow": 10}}',
+        /^limits\.json: entry "m": defaultMaxOutputTokens must be a positive integer of tokens, found nothing/,
+      ],
+      ['{"m": {"contextWindow": 10.5, "defaultMaxOutputTokens": 1}}', /contextWindow must be a positive integer of tokens, found 10\.5/],
+      ['{"m": {"contextWindow": 10, "defaultMaxOutputTokens": 20}}', /defaultMaxOutputTokens \(20\) must not exceed contextWindow \(10\)/],
+      [
+        '{"m": {"contextWindow": 10, "defaultMaxOutputTokens": 2, "window": 3}}',
+        /unknown field "window"; the fields are contextWindow, defaultMaxOutputTokens, acceptsTemperature/,
+      ],
+      ['{"m": {"contextWindow": 10, "defaultMaxOutputTokens": 2, "acceptsTemperature": "no"}}', /acceptsTemperature must be true or false/],
+      ['{"": {"contextWindow": 10, "defaultMaxOutputTokens": 2}}', /an entry has an empty model id/],
+    ];
+    for (const [text, message] of cases) {
+      expect(() => parseModelLimits(text, 'limits.json'), text).toThrow(ConfigError);
+      expect(() => parseModelLimits(text, 'limits.json'), text).toThrow(message);
+    }
   });
 });

@@ -79,7 +79,7 @@ describe('OpenAI chat send', () => {
     });
     expect(result.toolCalls).toEqual([]);
     expect(result.finishReason).toBe('stop');
-    expect(result.usage).toEqual({ inputTokens: 16, outputTokens: 363 });
+    expect(result.usage).toEqual({ inputTokens: 16, outputTokens: 363, cacheReadTokens: 0, reasoningTokens: 0 });
     expect(result.responseModel).toBe('gpt-4.1-nano-2025-04-14');
   });
 
@@ -104,7 +104,7 @@ describe('OpenAI chat send', () => {
       expect(deltas.join('')).toBe(expectedStreamText);
       expect(deltas.length).toBeGreaterThan(250);
       expect(result.finishReason).toBe('stop');
-      expect(result.usage).toEqual({ inputTokens: 16, outputTokens: 300 });
+      expect(result.usage).toEqual({ inputTokens: 16, outputTokens: 300, cacheReadTokens: 0, reasoningTokens: 0 });
       expect(result.responseModel).toBe('gpt-4.1-nano-2025-04-14');
       expect(JSON.parse(server.requests[0]?.body ?? '')).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     });
@@ -137,6 +137,22 @@ describe('OpenAI chat send', () => {
       finishReason: 'tool-calls',
       usage: { inputTokens: 80, outputTokens: 40 },
       responseModel: 'gpt-4.1-nano-2025-04-14',
+      responseId: 'chatcmpl-1',
+      requestId: 'req_fake_1',
+    });
+  });
+
+  it('reads a recorded tool-call stream: the text before the call, the call, cached and reasoning tokens', async () => {
+    server.enqueue({ type: 'sse', payloads: readFixtureChunks('openai-tool-call'), chunkSizes: [13, 2, 257] });
+    const openai = model();
+    expect(await openai.send(openai.render(ask('weather?', true)))).toEqual({
+      content: [{ type: 'text', text: 'PRE_TOOL' }],
+      toolCalls: [{ callId: 'call_NZa7xqfefoaMI2YYHowVXVlU', name: 'weather', arguments: {} }],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 58, outputTokens: 12, cacheReadTokens: 0, reasoningTokens: 0 },
+      responseModel: 'gpt-4o-2024-08-06',
+      responseId: 'chatcmpl-E6yvi7cuDcHZEHTMxcLDyf3CMKIO2',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -174,6 +190,7 @@ describe('OpenAI chat send', () => {
       ],
       finishReason: 'tool-calls',
       responseModel: 'deepseek-chat',
+      requestId: 'req_fake_1',
     });
   });
 
@@ -244,6 +261,8 @@ describe('OpenAI chat send', () => {
       toolCalls: [],
       finishReason: 'stop',
       responseModel: 'gpt-4.1-nano-2025-04-14',
+      responseId: 'chatcmpl-1',
+      requestId: 'req_fake_1',
     });
   });
 

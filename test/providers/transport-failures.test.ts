@@ -1,7 +1,7 @@
 // What goes wrong on the wire, for both adapters: a truncated stream, a stall (idle
 // timeout), a stream that never ends (total timeout), the caller's abort, and no server.
 
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicMessagesModel } from '../../src/providers/anthropic-messages/anthropic-messages-model.js';
 import type { Timeouts } from '../../src/providers/http.js';
@@ -23,11 +23,13 @@ const ADAPTERS = {
     create: (timeouts: Partial<Timeouts> = {}, baseUrl = server.baseUrl) =>
       createOpenAIChatModel({ model: 'gpt-4o', apiKey: 'sk-test', baseUrl: `${baseUrl}/v1`, env: {}, timeouts }),
     stream: () => readFixtureChunks('openai-text').slice(0, 40),
+    whole: () => readFixtureChunks('openai-text'),
   },
   anthropic: {
     create: (timeouts: Partial<Timeouts> = {}, baseUrl = server.baseUrl) =>
       createAnthropicMessagesModel({ model: 'claude-sonnet-4-5', apiKey: 'sk-ant-test', baseUrl, env: {}, timeouts }),
     stream: () => readFixtureChunks('anthropic-text').slice(0, 6),
+    whole: () => readFixtureChunks('anthropic-text'),
   },
 };
 
@@ -69,13 +71,42 @@ for (const [name, adapter] of Object.entries(ADAPTERS)) {
       expect(error).toMatchObject({ kind: 'timeout' });
     });
 
-    it('fails a stream that keeps sending but never ends with the total timeout', async () => {
+    it('fails a stream that sends nothing but keep-alive comments with the idle timeout', async () => {
       server.enqueue({ type: 'stall', heartbeatMs: 20 });
       const started = Date.now();
-      const error = await failure(adapter.create({ totalMs: 300, idleMs: 5_000 }), true);
+      const error = await failure(adapter.create({ idleMs: 300 }), true);
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(error).toMatchObject({ kind: 'timeout' });
-      expect(error.message).toMatch(/did not finish within 300 ms \(timeouts\.totalMs\)/);
+      expect(error.message).toMatch(/sent nothing for 300 ms \(timeouts\.idleMs\)/);
+    });
+
+    it('lets a stream that keeps coming run past the total timeout, which stops counting at the headers', async () => {
+      // Ten pieces 60 ms apart: each within the idle timeout, the whole answer past totalMs.
+      const payloads = adapter.whole();
+      const bytes = Buffer.byteLength(payloads.map((payload) => `data: ${payload}\n\n`).join(''));
+      server.enqueue({ type: 'sse', payloads, chunkSizes: [Math.ceil(bytes / 10)], delayMs: 60 });
+      const model = adapter.create({ totalMs: 150, idleMs: 5_000 });
+      const started = Date.now();
+      const result = await model.send(model.render(request(true)));
+      expect(Date.now() - started).toBeGreaterThan(150);
+      expect(result.finishReason).toBe('stop');
+    });
+
+    it('fails a server that sends no headers within the total timeout', async () => {
+      // Accepts connections and never answers.
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const address = silent.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      try {
+        const error = await failure(adapter.create({ totalMs: 200, idleMs: 5_000 }, `http://127.0.0.1:${port}`), true);
+        expect(error).toMatchObject({ kind: 'timeout', retryable: true });
+        expect(error.message).toMatch(/did not answer within 200 ms \(timeouts\.totalMs: no response headers\)/);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+      }
     });
 
     it("stops at the caller's abort, mid-stream", async () => {

@@ -149,7 +149,10 @@ describe('the spine', () => {
   });
 
   it('logs a provider error as model/error and ends the turn with reason error; the log stays valid', async () => {
-    const { store, harness } = setup(() => ({ error: new ProviderError('rate-limit', 'scripted', 'slow down') }));
+    // Retries at the transport are tested in retries.test.ts; here the first error ends the turn.
+    const { store, harness } = setup(() => ({ error: new ProviderError('rate-limit', 'scripted', 'slow down') }), {
+      retries: { maxRetries: 0 },
+    });
     const session = await harness.createSession('s1');
     const result = await session.send('Hi');
     expect(result.reason).toBe('error');
@@ -163,6 +166,7 @@ describe('the spine', () => {
       message: 'slow down',
       retryable: true,
       contextOverflow: false,
+      attempt: 1,
     });
     expect((await verifyLog(store.read('s1'))).ok).toBe(true);
     expect((await session.send('Again?')).reason).toBe('error');
@@ -211,12 +215,17 @@ describe('the spine', () => {
         return context.retries < 2;
       },
     };
-    const { harness } = setup(() => ({ error: new ProviderError('server', 'scripted', 'down') }), { capabilities: [twice] });
+    const noRetries = { retries: { maxRetries: 0 } };
+    const { harness } = setup(() => ({ error: new ProviderError('server', 'scripted', 'down') }), { capabilities: [twice], ...noRetries });
     expect(await (await harness.createSession('s1')).send('Hi')).toMatchObject({ reason: 'error', steps: 3 });
     expect(asked).toEqual([0, 1, 2]);
 
     const always: Capability = { name: 'always', onRequestError: async () => true };
-    const bounded = setup(() => ({ error: new ProviderError('server', 'scripted', 'down') }), { capabilities: [always], maxSteps: 5 });
+    const bounded = setup(() => ({ error: new ProviderError('server', 'scripted', 'down') }), {
+      capabilities: [always],
+      maxSteps: 5,
+      ...noRetries,
+    });
     expect(await (await bounded.harness.createSession('s2')).send('Hi')).toMatchObject({ reason: 'max-steps', steps: 5 });
   });
 

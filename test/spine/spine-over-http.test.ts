@@ -121,7 +121,14 @@ describe('the spine over HTTP', () => {
 
   it('sends tool-call arguments back to an OpenAI-compatible server byte for byte, as it wrote them', async () => {
     const written = ['{"city": "Lisbon"}', '{"unit":"C","city":"Porto"}', '"Faro"', ''];
-    const model = createOpenAIChatModel({ model: 'gpt-4.1-mini', apiKey: 'sk-test', baseUrl: `${server.baseUrl}/v1`, env: {} });
+    // OpenAI's way (the default at api.openai.com); other hosts get arguments as objects (openai-chat-dialects.test.ts).
+    const model = createOpenAIChatModel({
+      model: 'gpt-4.1-mini',
+      apiKey: 'sk-test',
+      baseUrl: `${server.baseUrl}/v1`,
+      env: {},
+      toolArguments: 'verbatim',
+    });
     const { result, events } = await runAndReplay(model, [
       {
         type: 'sse',

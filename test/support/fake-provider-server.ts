@@ -1,17 +1,25 @@
 // A fake provider on 127.0.0.1 that speaks the real HTTP wire formats of OpenAI chat
-// completions (POST /v1/chat/completions) and Anthropic Messages (POST /v1/messages). It
-// answers from a queue of scripted responses and records every request byte for byte; a
-// request with nothing queued gets a 500 that says so, never a default answer.
+// completions (POST /v1/chat/completions), the OpenAI Responses API (POST /v1/responses) and
+// Anthropic Messages (POST /v1/messages). It answers from a queue of scripted responses and
+// records every request byte for byte; a request with nothing queued gets a 500 that says so,
+// never a default answer. It is stricter than the real servers: a request that breaks a rule
+// of its API (fake-provider-requests.ts) is refused with a 400 in the provider's own words,
+// and listed in `violations`. Every answer carries a request id, as the real servers send.
 
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkRequest, type FakeProtocol, type FakeServerOptions, refusalBody } from './fake-provider-requests.js';
+
+export type { FakeServerOptions } from './fake-provider-requests.js';
+
+type Headers = Readonly<Record<string, string>>;
 
 export type FakeResponse =
   /** A JSON body (status 200 unless given). */
-  | { readonly type: 'json'; readonly body: unknown; readonly status?: number }
+  | { readonly type: 'json'; readonly body: unknown; readonly status?: number; readonly headers?: Headers }
   /**
-   * An SSE stream of data payloads (a fixture's lines). Anthropic events get an `event:`
+   * An SSE stream of data payloads (a fixture's lines). Anthropic and Responses events get an `event:`
    * line named by the payload's `type`; an OpenAI stream that ends completely ends with
    * `data: [DONE]` (`done` overrides that). The wire text is cut into chunks of `chunkSizes` bytes (cycled), with
    * `delayMs` between chunks. `end`: 'complete' (default), 'stall' (never ends), or 'destroy'
@@ -25,9 +33,10 @@ export type FakeResponse =
       readonly done?: boolean;
       readonly end?: 'complete' | 'stall' | 'destroy';
       readonly cutAfterBytes?: number;
+      readonly headers?: Headers;
     }
   /** An HTTP error: an object body is sent as JSON, a string as it is, none as an empty body. */
-  | { readonly type: 'error'; readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> }
+  | { readonly type: 'error'; readonly status: number; readonly body?: unknown; readonly headers?: Headers }
   /** Headers, then nothing, ever; with heartbeatMs, an SSE comment that often, forever. */
   | { readonly type: 'stall'; readonly heartbeatMs?: number }
   /** Any body with any content type: for answers that are not JSON. */
@@ -45,29 +54,41 @@ export interface FakeProviderServer {
   /** http://127.0.0.1:PORT, without a path. */
   readonly baseUrl: string;
   readonly requests: RecordedRequest[];
+  /** The rules each refused request broke, one entry per refused request. */
+  readonly violations: string[][];
   enqueue(...responses: FakeResponse[]): void;
   /** Responses queued and not yet served. */
   remaining(): number;
   close(): Promise<void>;
 }
 
-const ROUTES = new Map([
+const ROUTES = new Map<string, FakeProtocol>([
   ['/v1/chat/completions', 'openai'],
+  ['/v1/responses', 'responses'],
   ['/v1/messages', 'anthropic'],
-] as const);
+]);
 
-export async function startFakeProviderServer(): Promise<FakeProviderServer> {
+export async function startFakeProviderServer(options: FakeServerOptions = {}): Promise<FakeProviderServer> {
   const queue: FakeResponse[] = [];
   const requests: RecordedRequest[] = [];
+  const violations: string[][] = [];
   const timers = new Set<ReturnType<typeof setInterval>>();
   const server = createServer((request, response) => {
     const parts: Buffer[] = [];
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', () => {
       const path = request.url ?? '';
-      requests.push({ method: request.method ?? '', path, headers: request.headers, body: Buffer.concat(parts).toString('utf8') });
-      const protocol = request.method === 'POST' ? ROUTES.get(path as '/v1/messages') : undefined;
+      const body = Buffer.concat(parts).toString('utf8');
+      requests.push({ method: request.method ?? '', path, headers: request.headers, body });
+      const protocol = request.method === 'POST' ? ROUTES.get(path) : undefined;
       if (protocol === undefined) return sendJson(response, 404, fakeError(`no route for ${request.method} ${path}`));
+      // The official names: OpenAI's x-request-id, Anthropic's request-id.
+      response.setHeader(protocol === 'anthropic' ? 'request-id' : 'x-request-id', `req_fake_${requests.length}`);
+      const problems = checkRequest(protocol, request.headers, parsed(body), options);
+      if (problems.length > 0) {
+        violations.push(problems);
+        return sendJson(response, 400, refusalBody(protocol, problems));
+      }
       const scripted = queue.shift();
       if (scripted === undefined) return sendJson(response, 500, fakeError(`no response queued for ${request.method} ${path}`));
       respond(response, scripted, protocol, timers).catch((error: unknown) => {
@@ -82,6 +103,7 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
+    violations,
     enqueue: (...responses) => queue.push(...responses),
     remaining: () => queue.length,
     async close() {
@@ -90,6 +112,14 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function parsed(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function fakeError(message: string) {
@@ -104,11 +134,12 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 async function respond(
   response: ServerResponse,
   scripted: FakeResponse,
-  protocol: 'openai' | 'anthropic',
+  protocol: FakeProtocol,
   timers: Set<ReturnType<typeof setInterval>>,
 ) {
   switch (scripted.type) {
     case 'json':
+      for (const [name, value] of Object.entries(scripted.headers ?? {})) response.setHeader(name, value);
       return sendJson(response, scripted.status ?? 200, scripted.body);
     case 'error': {
       const body = scripted.body === undefined ? '' : typeof scripted.body === 'string' ? scripted.body : JSON.stringify(scripted.body);
@@ -133,16 +164,17 @@ async function respond(
   }
 }
 
-async function streamEvents(response: ServerResponse, scripted: Extract<FakeResponse, { type: 'sse' }>, protocol: 'openai' | 'anthropic') {
+async function streamEvents(response: ServerResponse, scripted: Extract<FakeResponse, { type: 'sse' }>, protocol: FakeProtocol) {
   const frames = scripted.payloads.map((payload) => {
-    const name = protocol === 'anthropic' ? eventName(payload) : undefined;
+    // Anthropic and the Responses API name each event by its payload's type; chat completions names none.
+    const name = protocol === 'openai' ? undefined : eventName(payload);
     return name === undefined ? `data: ${payload}\n\n` : `event: ${name}\ndata: ${payload}\n\n`;
   });
   const end = scripted.end ?? 'complete';
   if (protocol === 'openai' && (scripted.done ?? end === 'complete')) frames.push('data: [DONE]\n\n');
   let wire = Buffer.from(frames.join(''), 'utf8');
   if (end === 'destroy' && scripted.cutAfterBytes !== undefined) wire = wire.subarray(0, scripted.cutAfterBytes);
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...scripted.headers });
   response.flushHeaders();
   const sizes = scripted.chunkSizes ?? [wire.length];
   for (let offset = 0, turn = 0; offset < wire.length; turn++) {
@@ -157,7 +189,7 @@ async function streamEvents(response: ServerResponse, scripted: Extract<FakeResp
   else if (end === 'destroy') setTimeout(() => response.socket?.destroy(), 10);
 }
 
-/** Anthropic names each event by its payload's type; a payload that is not JSON (a test of bad streams) gets no name. */
+/** An event's name is its payload's type; a payload that is not JSON (a test of bad streams) gets no name. */
 function eventName(payload: string): string | undefined {
   try {
     const type: unknown = (JSON.parse(payload) as { type?: unknown }).type;

@@ -2,6 +2,8 @@
 // over the working directory. Lines starting with / are commands: /surface, /record,
 // /replay TURN [STEP], /help, /quit.
 
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type CompactionCapability, createCompaction } from '../../compaction/compaction-capability.js';
 import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
@@ -9,10 +11,20 @@ import { withCleanup } from '../../log/cleanup.js';
 import { ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { dataOf } from '../../log/event-data.js';
-import { createAnthropicMessagesModel, createOpenAIChatModel, type LanguageModel } from '../../providers/index.js';
+import {
+  createAnthropicMessagesModel,
+  createOpenAIChatModel,
+  createOpenAIResponsesModel,
+  describeModelLimits,
+  type LanguageModel,
+  type ModelLimitsOverride,
+  parseModelLimits,
+  type UserModelLimits,
+} from '../../providers/index.js';
 import type { AgentSession } from '../../spine/agent-session.js';
-import { createHarness } from '../../spine/harness.js';
+import { createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/harness.js';
 import { createFileTools } from '../../spine/tools/file-tools.js';
+import { chatCompactionConfig } from '../chat-compaction-config.js';
 import type { CommandContext } from '../context.js';
 import { escapeTerminalText } from '../terminal-text.js';
 import { UsageError } from '../usage-error.js';
@@ -25,8 +37,12 @@ export interface ChatOptions {
   readonly baseUrl?: string;
   readonly sessionId?: string;
   readonly system?: string;
+  /** The model's context window, for a model the limits table does not know (or to override it). */
   readonly contextWindow?: number;
+  /** The model's output budget: its default, and the completion tokens reserved per request. */
   readonly maxOutputTokens?: number;
+  /** Entries that extend the model limits table (from --model-limits FILE or SHADOWLOG_MODEL_LIMITS). */
+  readonly modelLimits?: UserModelLimits;
   /** Mount compaction and the tool-result pruner (default true). */
   readonly compaction?: boolean;
   /** The compaction policy (SPEC §6), e.g. read from a JSON file. */
@@ -42,26 +58,52 @@ export function createChatModel(options: ChatOptions): LanguageModel {
   const common = {
     model: options.model,
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+    ...chatModelLimits(options),
   };
   if (options.provider === 'openai') return createOpenAIChatModel(common);
+  if (options.provider === 'openai-responses') return createOpenAIResponsesModel(common);
   if (options.provider === 'anthropic') return createAnthropicMessagesModel(common);
   throw new UsageError(
-    `--provider must be openai (also DeepSeek, vLLM, llama.cpp, Ollama via --base-url) or anthropic, found ${JSON.stringify(options.provider)}`,
+    `--provider must be openai (chat completions; also DeepSeek, vLLM, llama.cpp, Ollama via --base-url), openai-responses or anthropic, found ${JSON.stringify(options.provider)}`,
   );
+}
+
+/** The model's limits as the flags give them: --max-output-tokens is the model's output budget too. */
+function chatModelLimits(options: ChatOptions): ModelLimitsOverride & { modelLimits?: UserModelLimits } {
+  return {
+    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+    ...(options.maxOutputTokens === undefined ? {} : { defaultMaxOutputTokens: options.maxOutputTokens }),
+    ...(options.modelLimits === undefined ? {} : { modelLimits: options.modelLimits }),
+  };
+}
+
+/** The limits file named by --model-limits, else by SHADOWLOG_MODEL_LIMITS; none when neither is set. */
+export function readChatModelLimits(path: string | undefined, cwd: string): UserModelLimits | undefined {
+  const named = path ?? nonEmpty(process.env.SHADOWLOG_MODEL_LIMITS);
+  if (named === undefined) return undefined;
+  const file = resolve(cwd, named);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the model limits file ${named}${path === undefined ? ' (SHADOWLOG_MODEL_LIMITS)' : ''}: ${(error as Error).message}`,
+    );
+  }
+  return parseModelLimits(text, named);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
 }
 
 export async function chatCommand(context: CommandContext, options: ChatOptions): Promise<number> {
   const model = createChatModel(options);
   const store = await context.store();
   const out = context.io.stdout;
-  const compaction =
-    options.compaction === false
-      ? undefined
-      : createCompaction({
-          config: options.compactionConfig === undefined ? {} : options.compactionConfig,
-          pruner: createToolResultPruner(),
-        });
+  const reserve = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, model.limits.defaultMaxOutputTokens);
+  const policy = options.compaction === false ? undefined : chatCompactionConfig(options.compactionConfig, model, reserve);
+  const compaction = policy === undefined ? undefined : createCompaction({ config: policy.config, pruner: createToolResultPruner() });
   const harness = createHarness({
     store,
     model,
@@ -74,6 +116,10 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
   });
   const session = await openOrCreate(harness, store, options.sessionId);
   context.print(`chatting with ${model.provider}/${model.modelId} in session ${session.sessionId} (${store.location}); ${HELP}`);
+  context.print(
+    `model limits: context window ${model.limits.contextWindow}, output ${model.limits.defaultMaxOutputTokens} tokens, from ${describeModelLimits(options.model, chatModelLimits(options), options.modelLimits)}`,
+  );
+  if (policy?.note !== undefined) context.print(policy.note);
 
   const lines = createInterface({ input: context.io.stdin, terminal: false });
   let turn: AbortController | undefined;

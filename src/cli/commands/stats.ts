@@ -21,6 +21,16 @@ export interface SessionStats {
   foreignEvents: number;
   /** Input tokens the providers reported, summed over every call. */
   reportedInputTokens: number;
+  /** Of the input, tokens read from and written to the provider's prompt cache, summed over the calls that said. */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Of the output, tokens spent reasoning, summed over the calls that said. */
+  reasoningTokens: number;
+  /**
+   * Cache reads ÷ the whole input of the calls that reported cache counts (rounded to 4
+   * places); null when none did (a provider that says nothing of its cache is not a miss).
+   */
+  cacheHitShare: number | null;
   compactions: number;
   prunes: number;
   failedCompactions: number;
@@ -73,6 +83,10 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     modelErrors: 0,
     foreignEvents: 0,
     reportedInputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    cacheHitShare: null,
     compactions: 0,
     prunes: 0,
     failedCompactions: 0,
@@ -89,6 +103,8 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
   const runs = new Map<string, CompactionRun>();
   const open = new Set<string>();
   const summarized = { shadowed: 0, summaries: 0 };
+  /** The whole input of the calls that reported cache counts. */
+  const cached = { input: 0 };
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
       stats.events++;
@@ -107,9 +123,15 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
         case 'model/error':
           stats.modelErrors++;
           break;
-        case 'assistant/message':
-          stats.reportedInputTokens += dataOf(event, 'assistant/message').usage?.inputTokens ?? 0;
+        case 'assistant/message': {
+          const usage = dataOf(event, 'assistant/message').usage;
+          stats.reportedInputTokens += usage?.inputTokens ?? 0;
+          stats.cacheReadTokens += usage?.cacheReadTokens ?? 0;
+          stats.cacheWriteTokens += usage?.cacheWriteTokens ?? 0;
+          stats.reasoningTokens += usage?.reasoningTokens ?? 0;
+          if (usage?.cacheReadTokens !== undefined) cached.input += usage.inputTokens;
           break;
+        }
         case 'session/end-seed':
           open.clear();
           break;
@@ -169,6 +191,7 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     }
   }
   stats.openCompactions = open.size;
+  if (cached.input > 0) stats.cacheHitShare = Math.round((stats.cacheReadTokens / cached.input) * 10_000) / 10_000;
   if (summarized.shadowed > 0) stats.summaryRatio = Math.round((summarized.summaries / summarized.shadowed) * 10_000) / 10_000;
   if (context.json) {
     context.printJson(stats);
@@ -183,6 +206,12 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
       `model calls not sent by shadowlog: ${stats.importedModelCalls} imported, ${stats.proxiedModelCalls} proxied; ${stats.foreignEvents} lines of the source kept as foreign events`,
     );
   }
+  if (stats.cacheHitShare !== null) {
+    context.print(
+      `prompt cache: ${(stats.cacheHitShare * 100).toFixed(1)} % of the input read from the cache (${stats.cacheReadTokens} of ${cached.input} tokens, in the calls that reported it), ${stats.cacheWriteTokens} written`,
+    );
+  }
+  if (stats.reasoningTokens > 0) context.print(`reasoning: ${stats.reasoningTokens} output tokens`);
   context.print(
     `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open), prunes: ${stats.prunes}`,
   );

@@ -3,13 +3,14 @@
 import { type ConnectionOptions, resolveConnection } from '../connection.js';
 import { resolveTimeouts, type Timeouts } from '../http.js';
 import type { LanguageModel, ModelRequest, RenderedRequest } from '../language-model.js';
-import { type ModelLimitsOverride, resolveModelLimits } from '../model-limits.js';
-import { UnknownRendererVersionError } from '../renderer-version.js';
+import { type ModelLimitsOverride, resolveModelLimits, type UserModelLimits } from '../model-limits.js';
 import { sendModelRequest } from '../send-model-request.js';
-import { type AnthropicRenderSettings, convertToAnthropicBody } from './convert-messages.js';
+import { checkAnthropicParams } from './check-params.js';
+import { convertToAnthropicBody } from './convert-messages.js';
 import { mapAnthropicHttpError } from './map-error.js';
 import { ANTHROPIC_MESSAGES_API, parseAnthropicResponse } from './parse-response.js';
 import { readAnthropicStream } from './parse-stream.js';
+import { anthropicRendererVersion, anthropicSettingsOf } from './renderer-versions.js';
 
 /**
  * apiKey defaults to ANTHROPIC_API_KEY; baseUrl to ANTHROPIC_BASE_URL, else
@@ -21,15 +22,21 @@ export interface AnthropicMessagesModelOptions extends ConnectionOptions, ModelL
   /** The model id: 'claude-sonnet-4-5', 'claude-haiku-4-5-20251001', … */
   readonly model: string;
   readonly timeouts?: Partial<Timeouts>;
+  /** Entries that extend the built-in limits table (a limits file). */
+  readonly modelLimits?: UserModelLimits;
+  /**
+   * Mark the stable prefix of each request for Anthropic's prompt cache (default true; see
+   * cache-breakpoints.ts). Part of the renderer version. Cache writes cost more than plain input
+   * and reads far less, so a session of more than one call pays less with it.
+   */
+  readonly promptCache?: boolean;
 }
 
 /** The API version this adapter speaks; sent as the anthropic-version header. */
 export const ANTHROPIC_API_VERSION = '2023-06-01';
 
-const VERSION_PATTERN = /^anthropic-messages\/1;default_max_tokens=([1-9][0-9]*)$/;
-
 export function createAnthropicMessagesModel(options: AnthropicMessagesModelOptions): LanguageModel {
-  const limits = resolveModelLimits(options.model, options);
+  const limits = resolveModelLimits(options.model, options, options.modelLimits);
   const timeouts = resolveTimeouts(options.timeouts);
   const connection = resolveConnection(
     {
@@ -45,7 +52,11 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
   const service = connection.isOfficialHost ? 'Anthropic' : `Anthropic-compatible server at ${connection.baseUrl}`;
   // max_tokens is required, so the default budget decides the body of a request that names
   // none; it is part of the version so that replay renders the budget that was sent.
-  const rendererVersion = `anthropic-messages/1;default_max_tokens=${limits.defaultMaxOutputTokens}`;
+  const rendererVersion = anthropicRendererVersion({
+    defaultMaxTokens: limits.defaultMaxOutputTokens,
+    version: 2,
+    promptCache: options.promptCache !== false,
+  });
   const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': ANTHROPIC_API_VERSION };
   if (connection.apiKey !== undefined) headers['x-api-key'] = connection.apiKey;
 
@@ -55,8 +66,9 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
     rendererVersion,
     limits,
     render(request: ModelRequest, version: string = rendererVersion): RenderedRequest {
-      return { body: convertToAnthropicBody(options.model, request, settingsOf(version)) };
+      return { body: convertToAnthropicBody(options.model, request, anthropicSettingsOf(version)) };
     },
+    checkParams: (params) => checkAnthropicParams(options.model, params, limits.defaultMaxOutputTokens, options.modelLimits),
     send(rendered, sendOptions = {}) {
       return sendModelRequest({
         provider: 'anthropic',
@@ -69,19 +81,10 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
         timeouts,
         signal: sendOptions.signal,
         onRawAnswer: sendOptions.onRawAnswer,
-        rejection: (status, bodyText, retryAfter) => mapAnthropicHttpError(service, status, bodyText, retryAfter),
-        parseJson: (body, text) => parseAnthropicResponse(service, body, text),
-        parseStream: (events) => readAnthropicStream(service, events, sendOptions.onTextDelta),
+        rejection: (status, bodyText, headers) => mapAnthropicHttpError(service, status, bodyText, headers),
+        parseJson: (body, text, requestId) => parseAnthropicResponse(service, body, text, requestId),
+        parseStream: (events, requestId) => readAnthropicStream(service, events, sendOptions.onTextDelta, requestId),
       });
     },
   };
-}
-
-function settingsOf(version: string): AnthropicRenderSettings {
-  const match = VERSION_PATTERN.exec(version);
-  const defaultMaxTokens = Number(match?.[1]);
-  if (match === null || !Number.isSafeInteger(defaultMaxTokens)) {
-    throw new UnknownRendererVersionError('anthropic-messages', version, 'anthropic-messages/1;default_max_tokens=N');
-  }
-  return { defaultMaxTokens };
 }

@@ -3,8 +3,8 @@
 import { classifyHttpError, readErrorDetails } from '../classify-http-error.js';
 import type { ProviderError } from '../provider-error.js';
 
-export function mapAnthropicHttpError(service: string, status: number, bodyText: string, retryAfter: string | null): ProviderError {
-  return classifyHttpError({ provider: 'anthropic', service, status, details: readErrorDetails(bodyText), retryAfter });
+export function mapAnthropicHttpError(service: string, status: number, bodyText: string, headers: Headers): ProviderError {
+  return classifyHttpError({ provider: 'anthropic', service, status, details: readErrorDetails(bodyText), headers });
 }
 
 /** The HTTP status Anthropic documents for each error type, to classify errors that arrive mid-stream. */
@@ -21,8 +21,8 @@ const STATUS_OF_ERROR_TYPE: Readonly<Record<string, number>> = {
 };
 
 /** A stream that started with 200 may still end in {"type": "error", "error": {type, message}}. */
-export function mapAnthropicStreamError(service: string, payload: string): ProviderError {
+export function mapAnthropicStreamError(service: string, payload: string, requestId?: string): ProviderError {
   const details = readErrorDetails(payload);
   const status = (details.type === undefined ? undefined : STATUS_OF_ERROR_TYPE[details.type]) ?? 500;
-  return classifyHttpError({ provider: 'anthropic', service, status, details, inStream: true });
+  return classifyHttpError({ provider: 'anthropic', service, status, details, inStream: true, requestId });
 }

@@ -2,35 +2,55 @@
 // on the model id, the request and the settings named by the renderer version.
 
 import { canonicalJson } from '../../log/canonical-json.js';
-import type { ContentBlock, ImageBlock, JsonObject, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
-import type { ModelMessage, ModelRequest } from '../language-model.js';
+import type { ContentBlock, ImageBlock, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
+import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
+import type {
+  ChatAssistantMessage,
+  ChatCompletionsBody,
+  ChatImagePart,
+  ChatMessage,
+  ChatTextPart,
+  ChatToolChoice,
+  ChatUserMessage,
+} from './wire-types.js';
 
+/** The settings a renderer version names (see renderer-versions.ts). */
 export interface OpenAIChatRenderSettings {
   /**
-   * OpenAI wants `max_completion_tokens` (its reasoning models refuse `max_tokens`); some
-   * older OpenAI-compatible servers know only `max_tokens`.
+   * OpenAI wants `max_completion_tokens` (its reasoning models refuse `max_tokens`); DeepSeek,
+   * Ollama and some older OpenAI-compatible servers know only `max_tokens`.
    */
   readonly maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /**
-   * Version 2 sends a call's arguments as the text the provider wrote (`argumentsText`, when the
-   * log kept it); version 1 wrote canonical JSON of the value, and still does for replay.
+   * How a call's arguments go back: 'canonical' (version 1), canonical JSON of the value;
+   * 'verbatim' (version 2), the text the provider wrote (`argumentsText`, when the log kept it);
+   * 'object', that text when it is a JSON object, else {}, for servers that parse it.
    */
-  readonly providerArgumentsText: boolean;
+  readonly toolArguments: 'canonical' | 'verbatim' | 'object';
+  /** Whose reasoning goes back as reasoning_content on tool-calling messages, and whether one without gets "". */
+  readonly reasoning?: { readonly provider: string; readonly fill: boolean };
 }
 
-export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, settings: OpenAIChatRenderSettings): JsonObject {
+export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, settings: OpenAIChatRenderSettings): ChatCompletionsBody {
   const { params } = request;
-  const body: JsonObject = { model: modelId, messages: convertMessages(request.messages, settings) };
+  const body: ChatCompletionsBody = { model: modelId, messages: convertMessages(request.messages, settings) };
   if (params.tools.length > 0) {
     body.tools = params.tools.map((tool) => ({
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
+    // Both are refused without tools, and mean nothing then.
+    if (params.toolChoice !== undefined) body.tool_choice = toolChoiceOf(params.toolChoice);
+    if (params.parallelToolCalls !== undefined) body.parallel_tool_calls = params.parallelToolCalls;
   }
-  if (params.maxOutputTokens !== undefined) body[settings.maxTokensField] = params.maxOutputTokens;
+  if (params.maxOutputTokens !== undefined) {
+    if (settings.maxTokensField === 'max_tokens') body.max_tokens = params.maxOutputTokens;
+    else body.max_completion_tokens = params.maxOutputTokens;
+  }
   if (params.temperature !== undefined) body.temperature = params.temperature;
+  if (params.reasoning?.effort !== undefined) body.reasoning_effort = params.reasoning.effort;
   if (params.stream) {
     body.stream = true;
     // Without this a stream carries no token usage.
@@ -39,11 +59,15 @@ export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, 
   return body;
 }
 
-function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChatRenderSettings): JsonObject[] {
-  const out: JsonObject[] = [];
+function toolChoiceOf(choice: ToolChoice): ChatToolChoice {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.tool } };
+}
+
+function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChatRenderSettings): ChatMessage[] {
+  const out: ChatMessage[] = [];
   // Tool messages carry text only, so a tool result's images follow the run of tool
   // messages in a user message (a user message may not split an assistant's tool results).
-  let toolImages: JsonValue[] = [];
+  let toolImages: Array<ChatTextPart | ChatImagePart> = [];
   for (const message of messages) {
     if (message.role !== 'tool' && toolImages.length > 0) {
       out.push({ role: 'user', content: toolImages });
@@ -57,7 +81,7 @@ function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChat
         out.push({ role: 'user', content: userContent(message.content) });
         break;
       case 'assistant':
-        out.push(assistantMessage(textsOf(message.content, 'assistant'), message.toolCalls, settings));
+        out.push(assistantMessage(message.content, message.toolCalls, settings));
         break;
       case 'tool': {
         const texts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
@@ -74,18 +98,48 @@ function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChat
   return out;
 }
 
-function assistantMessage(texts: string[], toolCalls: readonly ToolCall[], settings: OpenAIChatRenderSettings): JsonObject {
-  const message: JsonObject = { role: 'assistant' };
+function assistantMessage(
+  content: readonly ContentBlock[],
+  toolCalls: readonly ToolCall[],
+  settings: OpenAIChatRenderSettings,
+): ChatAssistantMessage {
+  const texts = textsOf(content, 'assistant');
+  const message: ChatAssistantMessage = { role: 'assistant' };
   // With tool calls the content may be absent, and is, rather than an empty string.
   if (texts.length > 0 || toolCalls.length === 0) message.content = textContent(texts);
+  const reasoning = settings.reasoning;
+  // Only where the server needs it back: DeepSeek refuses a tool-calling turn without it in
+  // thinking mode, and reads no reasoning elsewhere.
+  if (reasoning !== undefined && toolCalls.length > 0) {
+    const thought = content.flatMap((block) =>
+      block.type === 'reasoning' && block.provider === reasoning.provider ? [block.text ?? ''] : [],
+    );
+    if (thought.length > 0 || reasoning.fill) message.reasoning_content = thought.join('');
+  }
   if (toolCalls.length > 0) {
     message.tool_calls = toolCalls.map((call) => ({
       id: call.callId,
       type: 'function',
-      function: { name: call.name, arguments: settings.providerArgumentsText ? argumentsTextOf(call) : serializeArguments(call.arguments) },
+      function: { name: call.name, arguments: argumentsFor(call, settings.toolArguments) },
     }));
   }
   return message;
+}
+
+function argumentsFor(call: ToolCall, rendering: OpenAIChatRenderSettings['toolArguments']): string {
+  if (rendering === 'canonical') return serializeArguments(call.arguments);
+  const text = argumentsTextOf(call);
+  return rendering === 'verbatim' || isJsonObjectText(text) ? text : '{}';
+}
+
+/** True when the text parses as a JSON object (the only arguments Ollama and vLLM take back). */
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -98,7 +152,7 @@ function serializeArguments(value: JsonValue): string {
 }
 
 /** One text block is sent as a plain string, which every OpenAI-compatible server accepts. */
-function textContent(texts: readonly string[]): JsonValue {
+function textContent(texts: readonly string[]): string | ChatTextPart[] {
   if (texts.length === 0) return '';
   if (texts.length === 1) return texts[0] as string;
   return texts.map((text) => ({ type: 'text', text }));
@@ -112,13 +166,13 @@ function sendable(blocks: readonly ContentBlock[]): Array<TextBlock | ImageBlock
   return blocks.filter((block): block is TextBlock | ImageBlock => block.type === 'text' || block.type === 'image');
 }
 
-function userContent(content: readonly ContentBlock[]): JsonValue {
+function userContent(content: readonly ContentBlock[]): ChatUserMessage['content'] {
   const blocks = sendable(content);
   if (blocks.every((block) => block.type === 'text')) return textContent(blocks.map((block) => block.text));
   return blocks.map((block) => (block.type === 'text' ? { type: 'text', text: block.text } : imagePart(block)));
 }
 
-function imagePart(block: ImageBlock): JsonObject {
+function imagePart(block: ImageBlock): ChatImagePart {
   return { type: 'image_url', image_url: { url: block.data === undefined ? block.url : `data:${block.mediaType};base64,${block.data}` } };
 }
 

@@ -1,7 +1,7 @@
 // Reads an OpenAI chat-completions answer: the JSON of a non-streaming response, and the
 // pieces they share with the stream (usage, tool-call arguments, the malformed-response error).
 
-import type { ToolCall } from '../../log/event.js';
+import type { ReasoningBlock, ToolCall } from '../../log/event.js';
 import { excerpt, malformedResponseError } from '../classify-http-error.js';
 import { jsonSourceAt } from '../json-source.js';
 import type { ModelResult, ModelUsage } from '../language-model.js';
@@ -9,6 +9,7 @@ import { createModelResult } from '../model-result.js';
 import type { ProviderError } from '../provider-error.js';
 import { isRecord, readArray, readNumber, readRecord, readString, type UnknownRecord } from '../response-fields.js';
 import { argumentsFromText, argumentsFromValue } from '../tool-arguments.js';
+import { createUsage } from '../usage.js';
 import { mapOpenAIChatFinishReason } from './map-finish-reason.js';
 
 export const OPENAI_CHAT_API = 'OpenAI chat completions';
@@ -17,8 +18,11 @@ export function openAIMalformed(service: string, found: string): ProviderError {
   return malformedResponseError('openai', service, found, OPENAI_CHAT_API);
 }
 
-/** `text` is the body as it arrived, where arguments JSON.parse could not keep exactly are read from. */
-export function parseOpenAIChatResponse(service: string, body: unknown, text = ''): ModelResult {
+/**
+ * `text` is the body as it arrived, where arguments JSON.parse could not keep exactly are read
+ * from; `reasoningProvider` tags the reasoning a server gives (DeepSeek's reasoning_content).
+ */
+export function parseOpenAIChatResponse(service: string, body: unknown, text = '', reasoningProvider = 'openai'): ModelResult {
   if (!isRecord(body)) return malformed(service, 'a JSON value that is not an object', body);
   const choice = readArray(body, 'choices')?.[0];
   if (!isRecord(choice)) return malformed(service, 'no choices[0]', body);
@@ -28,21 +32,48 @@ export function parseOpenAIChatResponse(service: string, body: unknown, text = '
   const toolCalls = (readArray(message, 'tool_calls') ?? []).map((call, index) =>
     parseToolCall(service, call, () => jsonSourceAt(text, ['choices', 0, 'message', 'tool_calls', index, 'function', 'arguments'])),
   );
+  const reasoning = reasoningBlock(reasoningTextOf(message), reasoningProvider);
   return createModelResult({
-    texts: [...textsOf(message.content), ...(refusal === undefined ? [] : [refusal])],
+    content: [...(reasoning === undefined ? [] : [reasoning]), ...textsOf(message.content), ...(refusal === undefined ? [] : [refusal])],
     toolCalls,
     finishReason: refusal === undefined ? mapOpenAIChatFinishReason(readString(choice, 'finish_reason')) : 'content-filter',
     usage: readOpenAIUsage(body),
     responseModel: readString(body, 'model'),
+    responseId: readString(body, 'id'),
   });
 }
 
-/** Usage as OpenAI reports it; absent when the server reported none or only part of it. */
+/**
+ * Usage as OpenAI reports it, cached input (prompt_tokens_details.cached_tokens, or DeepSeek's
+ * prompt_cache_hit_tokens) and reasoning (completion_tokens_details.reasoning_tokens) where
+ * given; absent when the server reported none or only part of the whole counts.
+ */
 export function readOpenAIUsage(body: UnknownRecord): ModelUsage | undefined {
   const usage = readRecord(body, 'usage');
-  const inputTokens = usage === undefined ? undefined : readNumber(usage, 'prompt_tokens');
-  const outputTokens = usage === undefined ? undefined : readNumber(usage, 'completion_tokens');
-  return inputTokens === undefined || outputTokens === undefined ? undefined : { inputTokens, outputTokens };
+  if (usage === undefined) return undefined;
+  const inputTokens = readNumber(usage, 'prompt_tokens');
+  const outputTokens = readNumber(usage, 'completion_tokens');
+  if (inputTokens === undefined || outputTokens === undefined) return undefined;
+  const promptDetails = readRecord(usage, 'prompt_tokens_details');
+  const completionDetails = readRecord(usage, 'completion_tokens_details');
+  return createUsage({
+    inputTokens,
+    outputTokens,
+    cacheReadTokens:
+      (promptDetails === undefined ? undefined : readNumber(promptDetails, 'cached_tokens')) ??
+      readNumber(usage, 'prompt_cache_hit_tokens'),
+    reasoningTokens: completionDetails === undefined ? undefined : readNumber(completionDetails, 'reasoning_tokens'),
+  });
+}
+
+/** The reasoning a message or a delta carries: reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (Ollama, newer vLLM). */
+export function reasoningTextOf(message: UnknownRecord): string | undefined {
+  return readString(message, 'reasoning_content') ?? readString(message, 'reasoning');
+}
+
+/** A reasoning block of `provider` for text the model reasoned; none for none. */
+export function reasoningBlock(text: string | undefined, provider: string): ReasoningBlock | undefined {
+  return text === undefined || text === '' ? undefined : { type: 'reasoning', provider, text };
 }
 
 /** Content is a string; a few compatible servers send an array of text parts instead. */

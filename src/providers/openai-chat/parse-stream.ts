@@ -10,7 +10,7 @@ import type { ServerSentEvent } from '../sse.js';
 import { argumentsFromText } from '../tool-arguments.js';
 import { mapOpenAIChatStreamError } from './map-error.js';
 import { mapOpenAIChatFinishReason } from './map-finish-reason.js';
-import { openAIMalformed, readOpenAIUsage } from './parse-response.js';
+import { openAIMalformed, readOpenAIUsage, reasoningBlock, reasoningTextOf } from './parse-response.js';
 
 interface PartialToolCall {
   id: string | undefined;
@@ -22,8 +22,14 @@ export async function readOpenAIChatStream(
   service: string,
   events: AsyncIterable<ServerSentEvent>,
   onTextDelta: ((text: string) => void) | undefined,
+  requestId?: string,
+  reasoningProvider = 'openai',
 ): Promise<ModelResult> {
   let text = '';
+  let reasoning = '';
+  // A refusal streams in delta.refusal; it is the answer's text, as in a JSON response.
+  let refusal = '';
+  let responseId: string | undefined;
   const partialCalls = new Map<number, PartialToolCall>();
   let finishReason: string | undefined;
   let usage: ModelUsage | undefined;
@@ -37,18 +43,25 @@ export async function readOpenAIChatStream(
     }
     const chunk = parseJson(event.data);
     if (!isRecord(chunk)) throw openAIMalformed(service, `a stream event that is not a JSON object: ${excerpt(event.data)}`);
-    if (chunk.error !== undefined && chunk.error !== null) throw mapOpenAIChatStreamError(service, chunk.error);
+    if (chunk.error !== undefined && chunk.error !== null) throw mapOpenAIChatStreamError(service, chunk.error, requestId);
     responseModel ??= readString(chunk, 'model');
+    responseId ??= readString(chunk, 'id');
     usage = readOpenAIUsage(chunk) ?? usage;
     const choice = readArray(chunk, 'choices')?.[0];
     if (!isRecord(choice)) continue;
     finishReason = readString(choice, 'finish_reason') ?? finishReason;
     const delta = readRecord(choice, 'delta');
     if (delta === undefined) continue;
+    reasoning += reasoningTextOf(delta) ?? '';
     const content = readString(delta, 'content');
     if (content !== undefined && content !== '') {
       text += content;
       onTextDelta?.(content);
+    }
+    const refused = readString(delta, 'refusal');
+    if (refused !== undefined && refused !== '') {
+      refusal += refused;
+      onTextDelta?.(refused);
     }
     for (const toolDelta of readArray(delta, 'tool_calls') ?? []) {
       if (isRecord(toolDelta)) addToolDelta(partialCalls, toolDelta);
@@ -59,7 +72,15 @@ export async function readOpenAIChatStream(
     throw openAIMalformed(service, 'a stream that ended before its last chunk (no finish_reason, no [DONE]); the answer may be cut short');
   }
   const toolCalls = [...partialCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => finishToolCall(service, call));
-  return createModelResult({ texts: [text], toolCalls, finishReason: mapOpenAIChatFinishReason(finishReason), usage, responseModel });
+  const reasoned = reasoningBlock(reasoning, reasoningProvider);
+  return createModelResult({
+    content: [...(reasoned === undefined ? [] : [reasoned]), text, refusal],
+    toolCalls,
+    finishReason: refusal === '' ? mapOpenAIChatFinishReason(finishReason) : 'content-filter',
+    usage,
+    responseModel,
+    responseId,
+  });
 }
 
 function addToolDelta(partialCalls: Map<number, PartialToolCall>, toolDelta: Readonly<Record<string, unknown>>): void {

@@ -1,0 +1,29 @@
+// The compaction policy of a chat the user gave none for. The policy's default headroom (65,536
+// tokens) leaves no pressure budget in a window below about 82,000 tokens, which would refuse
+// every small local model (llama.cpp, vLLM, Ollama at 32k); such a chat gets a headroom of a
+// quarter of its message budget instead, and says so. A policy the user gave is used as it is.
+
+import { PolicyBudgetError, parseCompactionConfig, resolvePolicy } from '../compaction/policy.js';
+import type { LanguageModel } from '../providers/index.js';
+
+export interface ChatCompactionConfig {
+  readonly config: unknown;
+  /** What was chosen for the user, to print; absent when nothing was. */
+  readonly note?: string;
+}
+
+export function chatCompactionConfig(given: unknown, model: LanguageModel, reserve: number): ChatCompactionConfig {
+  if (given !== undefined) return { config: given };
+  const { contextWindow } = model.limits;
+  try {
+    resolvePolicy(parseCompactionConfig({}), { provider: model.provider, model: model.modelId, contextWindow, reserve });
+    return { config: {} };
+  } catch (error) {
+    if (!(error instanceof PolicyBudgetError) || error.problem !== 'no-pressure-budget') throw error;
+    const headroomTokens = Math.floor((contextWindow - reserve) / 4);
+    return {
+      config: { headroomTokens },
+      note: `compaction: the default headroom (65,536 tokens) leaves no room in a ${contextWindow}-token window, so this chat uses headroomTokens ${headroomTokens} (a quarter of the ${contextWindow - reserve} tokens left for messages); give --compaction-config to choose`,
+    };
+  }
+}

@@ -1,0 +1,144 @@
+// Renders a neutral request as an OpenAI Responses API body (POST /v1/responses), stateless:
+// `store: false`, every turn sent as input items, so that the log alone holds the conversation
+// and replay rebuilds the request from it. Pure: the body depends only on the model id, the
+// request and the settings named by the renderer version.
+
+import type { ContentBlock, ImageBlock, ReasoningBlock, ToolCall } from '../../log/event.js';
+import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
+import { ProviderError } from '../provider-error.js';
+import { argumentsTextOf } from '../tool-arguments.js';
+import type {
+  ResponsesBody,
+  ResponsesFunctionCall,
+  ResponsesInputImage,
+  ResponsesInputPart,
+  ResponsesItem,
+  ResponsesReasoning,
+  ResponsesToolChoice,
+} from './wire-types.js';
+
+/** The provider tag of reasoning that came from (and goes back to) the Responses API. */
+export const RESPONSES_REASONING_PROVIDER = 'openai';
+
+export interface OpenAIResponsesRenderSettings {
+  /**
+   * Ask for reasoning items with their encrypted content on every request (a reasoning model:
+   * without it, a stateless request cannot send its reasoning back); otherwise only on requests
+   * that set a reasoning effort.
+   */
+  readonly reasoningModel: boolean;
+}
+
+export function convertToOpenAIResponsesBody(
+  modelId: string,
+  request: ModelRequest,
+  settings: OpenAIResponsesRenderSettings,
+): ResponsesBody {
+  const { params } = request;
+  const body: ResponsesBody = { model: modelId, input: request.messages.flatMap(convertMessage), store: false };
+  if (params.tools.length > 0) {
+    body.tools = params.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      strict: false,
+    }));
+    if (params.toolChoice !== undefined) body.tool_choice = toolChoiceOf(params.toolChoice);
+    if (params.parallelToolCalls !== undefined) body.parallel_tool_calls = params.parallelToolCalls;
+  }
+  if (params.maxOutputTokens !== undefined) body.max_output_tokens = params.maxOutputTokens;
+  if (params.temperature !== undefined) body.temperature = params.temperature;
+  const effort = params.reasoning?.effort;
+  // A summary of the reasoning, for the record; the reasoning itself arrives encrypted.
+  if (effort !== undefined) body.reasoning = { effort, summary: 'auto' };
+  if (settings.reasoningModel || effort !== undefined) body.include = ['reasoning.encrypted_content'];
+  if (params.stream) body.stream = true;
+  return body;
+}
+
+function toolChoiceOf(choice: ToolChoice): ResponsesToolChoice {
+  return typeof choice === 'string' ? choice : { type: 'function', name: choice.tool };
+}
+
+function convertMessage(message: ModelMessage): ResponsesItem[] {
+  switch (message.role) {
+    case 'system':
+      return [{ type: 'message', role: 'system', content: message.content.flatMap((block) => inputPart(block, 'system')) }];
+    case 'user':
+      return [{ type: 'message', role: 'user', content: message.content.flatMap((block) => inputPart(block, 'user')) }];
+    case 'assistant':
+      return [
+        // In the order they came: reasoning items, then one message per text block (the API
+        // takes an assistant's text as a string), then the calls.
+        ...message.content.flatMap((block) => assistantItem(block)),
+        ...message.toolCalls.map(functionCall),
+      ];
+    case 'tool':
+      return [{ type: 'function_call_output', call_id: message.callId, output: toolOutput(message.content) }];
+  }
+}
+
+/**
+ * Reasoning goes back as the item it came as, only to OpenAI and only with its encrypted content
+ * (a stateless request cannot name a stored item); another provider's reasoning, and the
+ * provider's own tools, are not sent.
+ */
+function assistantItem(block: ContentBlock): ResponsesItem[] {
+  switch (block.type) {
+    case 'image':
+      throw imageRefused('an assistant message');
+    case 'text':
+      return block.text === '' ? [] : [{ type: 'message', role: 'assistant', content: block.text }];
+    case 'reasoning':
+      return reasoningItem(block);
+    default:
+      return [];
+  }
+}
+
+function reasoningItem(block: ReasoningBlock): ResponsesReasoning[] {
+  if (block.provider !== RESPONSES_REASONING_PROVIDER || block.id === undefined || block.data === undefined) return [];
+  const item: ResponsesReasoning = {
+    type: 'reasoning',
+    id: block.id,
+    summary: (block.summary ?? []).map((text) => ({ type: 'summary_text', text })),
+    encrypted_content: block.data,
+  };
+  if (block.text !== undefined) item.content = [{ type: 'reasoning_text', text: block.text }];
+  return [item];
+}
+
+function functionCall(call: ToolCall): ResponsesFunctionCall {
+  return { type: 'function_call', call_id: call.callId, name: call.name, arguments: argumentsTextOf(call) };
+}
+
+/** Text and images; blocks a user or system message does not carry on this API are left out. */
+function inputPart(block: ContentBlock, where: 'system' | 'user'): ResponsesInputPart[] {
+  if (block.type === 'text') return [{ type: 'input_text', text: block.text }];
+  if (block.type !== 'image') return [];
+  if (where === 'system') throw imageRefused('a system message');
+  return [imagePart(block)];
+}
+
+function imagePart(block: ImageBlock): ResponsesInputImage {
+  const url = block.data === undefined ? block.url : `data:${block.mediaType};base64,${block.data}`;
+  return { type: 'input_image', detail: 'auto', image_url: url };
+}
+
+/** One text (or none) goes as a string, which every version of the API takes; more, or images, as parts. */
+function toolOutput(content: readonly ContentBlock[]): string | ResponsesInputPart[] {
+  const parts = content.flatMap((block) => inputPart(block, 'user'));
+  const [only] = content;
+  if (parts.length === 0) return '';
+  if (parts.length === 1 && only?.type === 'text') return only.text;
+  return parts;
+}
+
+function imageRefused(where: string): ProviderError {
+  return new ProviderError(
+    'invalid-request',
+    'openai-responses',
+    `the OpenAI Responses API takes images only in user messages and tool results, found one in ${where}; move the image to a user message`,
+  );
+}

@@ -1,0 +1,88 @@
+// Every body the adapters render is one the official SDKs' parameter types allow: the renderers
+// are typed by the wire types of each adapter (wire-types.ts), without casts, and these checks,
+// which the type check of `npm test` runs, hold those types to the SDKs' own. The SDKs are dev
+// dependencies only: the adapters keep sending their own canonical bytes.
+
+import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
+import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { convertToAnthropicBody } from '../../src/providers/anthropic-messages/convert-messages.js';
+import type { AnthropicMessagesBody } from '../../src/providers/anthropic-messages/wire-types.js';
+import type { ModelRequest } from '../../src/providers/language-model.js';
+import { convertToOpenAIChatBody } from '../../src/providers/openai-chat/convert-messages.js';
+import type { ChatCompletionsBody } from '../../src/providers/openai-chat/wire-types.js';
+import { convertToOpenAIResponsesBody } from '../../src/providers/openai-responses/convert-messages.js';
+import type { ResponsesBody } from '../../src/providers/openai-responses/wire-types.js';
+
+/** A type error here, not a failed assertion, is what a body outside the SDK's types gives. */
+function accepted<Allowed>(_body: Allowed): true {
+  return true;
+}
+
+const EVERYTHING: ModelRequest = {
+  messages: [
+    { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Look' },
+        { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', provider: 'anthropic', text: 'Hm.', signature: 'sig' },
+        { type: 'reasoning', provider: 'openai', id: 'rs_1', summary: ['s'], data: 'enc' },
+        { type: 'reasoning', provider: 'deepseek', text: 'Think.' },
+        { type: 'text', text: 'Let me see.' },
+      ],
+      toolCalls: [{ callId: 'call_1', name: 'look', arguments: { at: 'x' } }],
+    },
+    {
+      role: 'tool',
+      callId: 'call_1',
+      content: [
+        { type: 'text', text: 'seen' },
+        { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+      ],
+      isError: true,
+    },
+    { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
+  ],
+  params: {
+    tools: [{ name: 'look', description: 'Looks', parameters: { type: 'object', properties: { at: { type: 'string' } } } }],
+    maxOutputTokens: 4_096,
+    temperature: 0.5,
+    stream: true,
+    reasoning: { effort: 'high', budgetTokens: 2_048 },
+    toolChoice: { tool: 'look' },
+    parallelToolCalls: false,
+  },
+};
+
+describe("the rendered bodies and the official SDKs' parameter types", () => {
+  it('Anthropic Messages: every version renders a MessageCreateParams', () => {
+    expectTypeOf<AnthropicMessagesBody>().toExtend<MessageCreateParamsBase>();
+    for (const version of [1, 2] as const) {
+      const body = convertToAnthropicBody('claude-sonnet-4-5', EVERYTHING, { defaultMaxTokens: 64_000, version, promptCache: true });
+      expect(accepted<MessageCreateParamsBase>(body)).toBe(true);
+    }
+  });
+
+  it('OpenAI chat completions: every setting renders a ChatCompletionCreateParams', () => {
+    expectTypeOf<ChatCompletionsBody>().toExtend<ChatCompletionCreateParamsBase>();
+    const settings = [
+      { maxTokensField: 'max_completion_tokens', toolArguments: 'canonical' },
+      { maxTokensField: 'max_tokens', toolArguments: 'object', reasoning: { provider: 'deepseek', fill: true } },
+    ] as const;
+    for (const setting of settings)
+      expect(accepted<ChatCompletionCreateParamsBase>(convertToOpenAIChatBody('gpt-4.1', EVERYTHING, setting))).toBe(true);
+  });
+
+  it('OpenAI Responses: renders a ResponseCreateParams', () => {
+    expectTypeOf<ResponsesBody>().toExtend<ResponseCreateParamsBase>();
+    expect(accepted<ResponseCreateParamsBase>(convertToOpenAIResponsesBody('gpt-5', EVERYTHING, { reasoningModel: true }))).toBe(true);
+  });
+});

@@ -1,0 +1,328 @@
+// What the fake provider server refuses, so that it is stricter than the real servers: each
+// request is checked as the API documents it (required fields, roles that alternate where the
+// API requires it, at least one message, calls paired with their results, the
+// anthropic-version header), and, when asked, as DeepSeek's thinking mode and Ollama check it.
+// A check returns the problems it found, worded like the providers' own errors.
+
+import type { IncomingHttpHeaders } from 'node:http';
+
+export type FakeProtocol = 'openai' | 'anthropic' | 'responses';
+
+export interface FakeServerOptions {
+  /** DeepSeek's thinking mode: an assistant message with tool calls must carry its reasoning_content back. */
+  readonly deepseekThinking?: boolean;
+  /** Ollama and vLLM: a tool call's arguments must be the text of a JSON object. */
+  readonly objectArguments?: boolean;
+}
+
+type Value = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Value => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isNonEmptyText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+const isPositiveInteger = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+
+export function checkRequest(protocol: FakeProtocol, headers: IncomingHttpHeaders, body: unknown, options: FakeServerOptions): string[] {
+  if (!isObject(body)) return ['the request body must be a JSON object'];
+  if (!isNonEmptyText(body.model)) return ['model: a model id is required'];
+  switch (protocol) {
+    case 'openai':
+      return checkChat(body, options);
+    case 'anthropic':
+      return checkMessages(headers, body);
+    case 'responses':
+      return checkResponses(body);
+  }
+}
+
+function checkChat(body: Value, options: FakeServerOptions): string[] {
+  const problems: string[] = [];
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return ["'messages' must contain at least one message"];
+  let open = new Set<string>();
+  for (const [index, message] of messages.entries()) {
+    const at = `messages[${index}]`;
+    if (!isObject(message)) {
+      problems.push(`${at}: a message object is required`);
+      continue;
+    }
+    if (message.role !== 'tool' && open.size > 0) {
+      problems.push(
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`,
+      );
+      open = new Set();
+    }
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+      case 'user':
+        if (!(isText(message.content) || (Array.isArray(message.content) && message.content.length > 0)))
+          problems.push(`${at}.content: a string or a non-empty array of parts is required`);
+        else if (Array.isArray(message.content)) problems.push(...chatParts(message.content, at, message.role === 'user'));
+        break;
+      case 'assistant': {
+        const calls = message.tool_calls;
+        if (calls !== undefined && !(Array.isArray(calls) && calls.length > 0))
+          problems.push(`${at}.tool_calls: a non-empty array, or none`);
+        const hasCalls = Array.isArray(calls) && calls.length > 0;
+        if ((message.content === undefined || message.content === null) && !hasCalls)
+          problems.push(`${at}: an assistant message needs content or tool_calls`);
+        if (hasCalls) {
+          if (options.deepseekThinking === true && !isText(message.reasoning_content))
+            problems.push('The `reasoning_content` in the thinking mode must be passed back to the API.');
+          for (const [position, call] of (calls as unknown[]).entries()) {
+            const callAt = `${at}.tool_calls[${position}]`;
+            const fn = isObject(call) ? call.function : undefined;
+            if (!isObject(call) || !isNonEmptyText(call.id) || call.type !== 'function' || !isObject(fn) || !isNonEmptyText(fn.name)) {
+              problems.push(`${callAt}: id, type 'function' and function.name are required`);
+              continue;
+            }
+            if (!isText(fn.arguments)) problems.push(`${callAt}.function.arguments: a string is required`);
+            else if (options.objectArguments === true && !isJsonObjectText(fn.arguments))
+              problems.push(`${callAt}.function.arguments: invalid character in tool call arguments, expected a JSON object`);
+            open.add(call.id);
+          }
+        }
+        break;
+      }
+      case 'tool':
+        if (!isText(message.tool_call_id) || !open.delete(message.tool_call_id))
+          problems.push(`${at}: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'`);
+        if (!(isText(message.content) || Array.isArray(message.content))) problems.push(`${at}.content: a string or an array is required`);
+        break;
+      default:
+        problems.push(`${at}.role: one of system, developer, user, assistant, tool, found ${JSON.stringify(message.role)}`);
+    }
+  }
+  if (open.size > 0) problems.push(`tool_call_ids without a tool message: ${[...open].join(', ')}`);
+  if (body.stream_options !== undefined && body.stream !== true) problems.push("'stream_options' is only allowed when 'stream' is true");
+  if (body.max_tokens !== undefined && body.max_completion_tokens !== undefined)
+    problems.push("'max_tokens' and 'max_completion_tokens' cannot both be set");
+  for (const key of ['max_tokens', 'max_completion_tokens'])
+    if (body[key] !== undefined && !isPositiveInteger(body[key])) problems.push(`${key}: a positive integer`);
+  if (body.tools !== undefined) {
+    if (!Array.isArray(body.tools) || body.tools.length === 0) problems.push('tools: a non-empty array');
+    else
+      for (const tool of body.tools)
+        if (!isObject(tool) || tool.type !== 'function' || !isObject(tool.function) || !isNonEmptyText(tool.function.name))
+          problems.push('tools: each tool is {type: "function", function: {name, …}}');
+  }
+  if (body.parallel_tool_calls !== undefined && body.tools === undefined)
+    problems.push("'parallel_tool_calls' is only allowed when 'tools' are specified");
+  return problems;
+}
+
+function chatParts(parts: readonly unknown[], at: string, imagesAllowed: boolean): string[] {
+  return parts.flatMap((part, index) => {
+    if (isObject(part) && part.type === 'text' && isText(part.text)) return [];
+    if (imagesAllowed && isObject(part) && part.type === 'image_url' && isObject(part.image_url) && isText(part.image_url.url)) return [];
+    return [`${at}.content[${index}]: a text part${imagesAllowed ? ' or an image_url part' : ''}`];
+  });
+}
+
+function isJsonObjectText(text: string): boolean {
+  try {
+    return isObject(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
+function checkMessages(headers: IncomingHttpHeaders, body: Value): string[] {
+  const problems: string[] = [];
+  if (headers['anthropic-version'] === undefined) problems.push('anthropic-version: header is required');
+  if (!isPositiveInteger(body.max_tokens)) problems.push('max_tokens: Field required (a positive integer)');
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return [...problems, 'messages: at least one message is required'];
+  let breakpoints = 0;
+  const countBreakpoint = (block: Value) => {
+    if (block.cache_control !== undefined) breakpoints++;
+  };
+  if (body.system !== undefined) {
+    if (Array.isArray(body.system)) {
+      for (const block of body.system) {
+        if (!isObject(block) || block.type !== 'text' || !isNonEmptyText(block.text))
+          problems.push('system: text blocks with non-empty text');
+        else countBreakpoint(block);
+      }
+    } else if (!isText(body.system)) problems.push('system: a string or an array of text blocks');
+  }
+  if (Array.isArray(body.tools)) {
+    for (const tool of body.tools) {
+      if (!isObject(tool) || !isNonEmptyText(tool.name) || !isObject(tool.input_schema) || tool.input_schema.type !== 'object')
+        problems.push('tools: each tool needs a name and an input_schema of type object');
+      else countBreakpoint(tool);
+    }
+  }
+  let expected = 'user';
+  let pendingCalls: string[] = [];
+  for (const [index, message] of messages.entries()) {
+    const at = `messages.${index}`;
+    if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
+      problems.push(`${at}.role: Input should be 'user' or 'assistant'`);
+      continue;
+    }
+    if (message.role !== expected)
+      problems.push(
+        index === 0
+          ? 'messages: the first message must use the "user" role'
+          : 'messages: roles must alternate between "user" and "assistant", but found multiple consecutive messages of one role',
+      );
+    expected = message.role === 'user' ? 'assistant' : 'user';
+    const content = message.content;
+    if (isText(content)) {
+      if (content === '') problems.push(`${at}: all messages must have non-empty content`);
+      if (pendingCalls.length > 0) problems.push(toolResultsMissing(index, pendingCalls));
+      pendingCalls = [];
+      continue;
+    }
+    if (!Array.isArray(content) || content.length === 0) {
+      problems.push(`${at}: all messages must have non-empty content`);
+      continue;
+    }
+    const answered: string[] = [];
+    let afterResults = false;
+    for (const [position, block] of content.entries()) {
+      const blockAt = `${at}.content.${position}`;
+      if (!isObject(block)) {
+        problems.push(`${blockAt}: a content block object`);
+        continue;
+      }
+      countBreakpoint(block);
+      problems.push(...checkBlock(block, blockAt, message.role));
+      if (block.type === 'tool_result') {
+        if (afterResults) problems.push(`${at}: tool_result blocks must come first in the content, before any other block`);
+        if (isText(block.tool_use_id)) answered.push(block.tool_use_id);
+      } else afterResults = true;
+    }
+    if (message.role === 'user') {
+      for (const id of answered)
+        if (!pendingCalls.includes(id))
+          problems.push(
+            `${at}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          );
+      const missing = pendingCalls.filter((id) => !answered.includes(id));
+      if (missing.length > 0) problems.push(toolResultsMissing(index, missing));
+      pendingCalls = [];
+    } else {
+      if (pendingCalls.length > 0) problems.push(toolResultsMissing(index, pendingCalls));
+      pendingCalls = content.flatMap((block) => (isObject(block) && block.type === 'tool_use' && isText(block.id) ? [block.id] : []));
+    }
+  }
+  if (breakpoints > 4) problems.push(`A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
+  problems.push(...checkThinking(body, messages));
+  return problems;
+}
+
+function toolResultsMissing(index: number, ids: readonly string[]): string {
+  return `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+}
+
+function checkBlock(block: Value, at: string, role: 'user' | 'assistant'): string[] {
+  switch (block.type) {
+    case 'text':
+      return isNonEmptyText(block.text) ? [] : [`${at}.text: text content blocks must be non-empty`];
+    case 'image':
+      return role === 'user' && isObject(block.source) ? [] : [`${at}: an image block belongs in a user message, with a source`];
+    case 'tool_use':
+      return role === 'assistant' && isNonEmptyText(block.id) && isNonEmptyText(block.name) && isObject(block.input)
+        ? []
+        : [`${at}: a tool_use block belongs in an assistant message, with an id, a name and an input object`];
+    case 'tool_result':
+      return role === 'user' && isNonEmptyText(block.tool_use_id)
+        ? []
+        : [`${at}: a tool_result block belongs in a user message, with a tool_use_id`];
+    case 'thinking':
+      if (block.cache_control !== undefined) return [`${at}: thinking blocks cannot be marked with cache_control`];
+      return role === 'assistant' && isText(block.thinking) && isNonEmptyText(block.signature)
+        ? []
+        : [`${at}.signature: Field required (a thinking block goes back with its signature)`];
+    case 'redacted_thinking':
+      return role === 'assistant' && isNonEmptyText(block.data) ? [] : [`${at}.data: Field required`];
+    default:
+      return [`${at}.type: unknown content block type ${JSON.stringify(block.type)}`];
+  }
+}
+
+/** With thinking on: a budget below max_tokens, no temperature, and a final tool-using assistant turn that starts with its thinking. */
+function checkThinking(body: Value, messages: readonly unknown[]): string[] {
+  const thinking = body.thinking;
+  if (!isObject(thinking) || thinking.type !== 'enabled') return [];
+  const problems: string[] = [];
+  const budget = thinking.budget_tokens;
+  if (!isPositiveInteger(budget) || (budget as number) < 1024)
+    problems.push('thinking.budget_tokens: Input should be greater than or equal to 1024');
+  else if (isPositiveInteger(body.max_tokens) && (budget as number) >= (body.max_tokens as number))
+    problems.push('`max_tokens` must be greater than `thinking.budget_tokens`');
+  if (body.temperature !== undefined && body.temperature !== 1)
+    problems.push('`temperature` may only be set to 1 when thinking is enabled');
+  const lastAssistant = [...messages].reverse().find((message) => isObject(message) && message.role === 'assistant');
+  const content = isObject(lastAssistant) && Array.isArray(lastAssistant.content) ? lastAssistant.content : [];
+  const first = content[0];
+  if (
+    content.some((block) => isObject(block) && block.type === 'tool_use') &&
+    !(isObject(first) && (first.type === 'thinking' || first.type === 'redacted_thinking'))
+  )
+    problems.push(
+      'Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.',
+    );
+  return problems;
+}
+
+function checkResponses(body: Value): string[] {
+  const problems: string[] = [];
+  const input = body.input;
+  if (isNonEmptyText(input)) return problems;
+  if (!Array.isArray(input) || input.length === 0) return ["'input' must be a non-empty string or array"];
+  const calls = new Set<string>();
+  const answered = new Set<string>();
+  for (const [index, item] of input.entries()) {
+    const at = `input[${index}]`;
+    if (!isObject(item)) {
+      problems.push(`${at}: an input item object`);
+      continue;
+    }
+    const type = item.type ?? 'message';
+    switch (type) {
+      case 'message':
+        if (!['user', 'assistant', 'system', 'developer'].includes(item.role as string))
+          problems.push(`${at}.role: user, assistant, system or developer`);
+        if (!(isText(item.content) || (Array.isArray(item.content) && item.content.length > 0)))
+          problems.push(`${at}.content: a string or a non-empty array`);
+        break;
+      case 'function_call':
+        if (!isNonEmptyText(item.call_id) || !isNonEmptyText(item.name) || !isText(item.arguments))
+          problems.push(`${at}: call_id, name and arguments (a string) are required`);
+        else calls.add(item.call_id);
+        break;
+      case 'function_call_output':
+        if (!isText(item.call_id) || !calls.has(item.call_id))
+          problems.push(`${at}: No tool call found for function call output with call_id ${String(item.call_id)}.`);
+        else answered.add(item.call_id);
+        if (!(isText(item.output) || Array.isArray(item.output))) problems.push(`${at}.output: a string or an array`);
+        break;
+      case 'reasoning':
+        if (!isNonEmptyText(item.id) || !Array.isArray(item.summary)) problems.push(`${at}: id and summary are required`);
+        if (body.store === false && !isText(item.encrypted_content))
+          problems.push(`Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false.`);
+        break;
+      default:
+        problems.push(`${at}.type: unknown input item type ${JSON.stringify(type)}`);
+    }
+  }
+  for (const id of calls) if (!answered.has(id)) problems.push(`No tool output found for function call ${id}.`);
+  if (Array.isArray(body.tools))
+    for (const tool of body.tools)
+      if (!isObject(tool) || tool.type !== 'function' || !isNonEmptyText(tool.name))
+        problems.push('tools: each tool is {type: "function", name, …}');
+  if (body.max_output_tokens !== undefined && !isPositiveInteger(body.max_output_tokens))
+    problems.push('max_output_tokens: a positive integer');
+  return problems;
+}
+
+/** A refusal as the protocol words its errors. */
+export function refusalBody(protocol: FakeProtocol, problems: readonly string[]): unknown {
+  const message = `fake provider server refused the request: ${problems.join('; ')}`;
+  if (protocol === 'anthropic') return { type: 'error', error: { type: 'invalid_request_error', message } };
+  return { error: { message, type: 'invalid_request_error', param: null, code: null } };
+}
