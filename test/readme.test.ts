@@ -1,8 +1,9 @@
-// The README stays true: its code example is a real file that runs and prints what its
-// comments say, and every shadowlog command it shows runs.
+// The README and the pages under docs/ stay true: the README's code examples are real files
+// that run and print what their comments say, and every shadowlog command a page shows in a
+// shell block runs, in the order shown, against a fresh store of the page's own.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCliWorkspace } from './support/cli.js';
@@ -10,33 +11,25 @@ import { createCliWorkspace } from './support/cli.js';
 const ROOT = resolve(import.meta.dirname, '..');
 const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
 
-describe('README', () => {
-  for (const name of ['quick-start.ts', 'compaction.ts']) {
-    it(`embeds examples/${name} verbatim, and the example prints what its comments say`, () => {
-      const example = readFileSync(resolve(ROOT, 'examples', name), 'utf8');
-      expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
-      const expected = [...example.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((match) => match[1]);
-      expect(expected.length).toBeGreaterThan(0);
-      const output = execFileSync(process.execPath, ['--import', 'tsx', `examples/${name}`], { cwd: ROOT, encoding: 'utf8' });
-      expect(output.trim().split('\n')).toEqual(expected);
-    });
-  }
+/** The shadowlog commands of a page's shell blocks (prose mentions are not run). */
+function shadowlogCommands(page: string): string[] {
+  const shellBlocks = [...page.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
+  return shellBlocks
+    .flatMap((block) => block.split('\n'))
+    .flatMap((line) => line.replace(/#.*$/, '').split('&&'))
+    .map((part) => part.trim())
+    .filter((part) => part.startsWith('npx shadowlog '))
+    .map((part) => part.slice('npx shadowlog '.length));
+}
 
-  describe('its commands', () => {
+function describeCommands(name: string, page: string, minimum: number): void {
+  describe(`${name}: its commands`, () => {
     const workspace = createCliWorkspace();
     afterAll(() => workspace.cleanup());
-
-    // The shadowlog commands of the README's shell blocks (prose mentions are not run).
-    const shellBlocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
-    const commands = shellBlocks
-      .flatMap((block) => block.split('\n'))
-      .flatMap((line) => line.replace(/#.*$/, '').split('&&'))
-      .map((part) => part.trim())
-      .filter((part) => part.startsWith('npx shadowlog '))
-      .map((part) => part.slice('npx shadowlog '.length));
+    const commands = shadowlogCommands(page);
 
     it('are found', () => {
-      expect(commands.length).toBeGreaterThan(5);
+      expect(commands.length).toBeGreaterThanOrEqual(minimum);
     });
 
     it('all run, in the order shown, against a fresh store', async () => {
@@ -51,4 +44,38 @@ describe('README', () => {
       }
     });
   });
+}
+
+describe('README', () => {
+  for (const name of ['quick-start.ts', 'compaction.ts']) {
+    it(`embeds examples/${name} verbatim, and the example prints what its comments say`, () => {
+      const example = readFileSync(resolve(ROOT, 'examples', name), 'utf8');
+      expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
+      const expected = [...example.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((match) => match[1]);
+      expect(expected.length).toBeGreaterThan(0);
+      const output = execFileSync(process.execPath, ['--import', 'tsx', `examples/${name}`], { cwd: ROOT, encoding: 'utf8' });
+      expect(output.trim().split('\n')).toEqual(expected);
+    });
+  }
+
+  it('links only to docs pages that exist', () => {
+    for (const match of readme.matchAll(/\]\((docs\/[\w./-]+?\.md)(#[\w-]*)?\)/g)) {
+      expect(existsSync(resolve(ROOT, match[1] as string)), match[1]).toBe(true);
+    }
+  });
 });
+
+describeCommands('README', readme, 6);
+
+// Each page under docs/ runs its own commands in a fresh store. A page with no commands
+// is fine; a page whose commands fail is not.
+const DOCS = resolve(ROOT, 'docs');
+const pages = existsSync(DOCS)
+  ? readdirSync(DOCS)
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+  : [];
+for (const name of pages) {
+  const page = readFileSync(resolve(DOCS, name), 'utf8');
+  if (shadowlogCommands(page).length > 0) describeCommands(`docs/${name}`, page, 1);
+}
