@@ -3,6 +3,8 @@
 // carried on separately, give the digest of the whole.
 
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Sha256 } from '../../src/log/hash.js';
@@ -60,5 +62,16 @@ describe.each([
       expect(state.hex()).toBe(expected(text));
       expect(sha256Hex(text)).toBe(expected(text));
     }
+  });
+});
+
+describe('one hashing module', () => {
+  it('is the only place in src/ that hashes with node:crypto', () => {
+    const root = resolve(import.meta.dirname, '../../src');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    const hashing = files.filter((file) =>
+      /\bcreateHash\s*\(|\bcreateHmac\s*\(|\bsubtle\.digest\s*\(/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(hashing).toEqual([join('store', 'node-sha256.ts')]);
   });
 });
