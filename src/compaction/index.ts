@@ -1,0 +1,50 @@
+// Compaction (SPEC §6–§9), published as `shadowlog/compaction`: the capability and its policy,
+// the summarizers, the tool-result pruner, the compaction events, and reading a summary back.
+
+export {
+  CompactionCapability,
+  CompactionNotMountedError,
+  type CompactionOptions,
+  createCompaction,
+  type ManualOutcome,
+} from './compaction-capability.js';
+export { type CompactionLockTracker, type OpenCompaction, trackCompactionLocks } from './compaction-locks.js';
+export {
+  COMPACTION_END,
+  COMPACTION_EVENT_TYPES,
+  COMPACTION_OVER_THRESHOLD,
+  COMPACTION_POLICY,
+  COMPACTION_PRUNE,
+  COMPACTION_START,
+  COMPACTION_SUMMARY,
+  type CompactionEndData,
+  type CompactionPolicyData,
+  type CompactionPruneData,
+  type CompactionStartData,
+  type CompactionSummaryData,
+  type CompactionTrigger,
+} from './event-types.js';
+export { type ParsedSummary, parseSummaryText } from './parse-summary.js';
+export * from './policy.js';
+export {
+  PRUNER_DEFAULTS,
+  type PrunerConfig,
+  type PrunerOptions,
+  parsePrunerConfig,
+  pruneMarker,
+  readPrunerOptions,
+} from './pruner-config.js';
+export { summaryInside } from './render-summary.js';
+export { replaySummary, type SummaryReplayOptions, type SummaryReplayResult } from './replay-summary.js';
+export {
+  createExtractiveSummarizer,
+  createModelSummarizer,
+  type EarlierSummary,
+  type Summarizer,
+  SummaryFailedError,
+  type SummaryRequest,
+  type SummaryResult,
+} from './summarizer.js';
+export type { SummarySections } from './summary-sections.js';
+export { createToolResultPruner, type PruneResult, ToolResultPruner } from './tool-result-pruner.js';
+export type { CompactionFailure, CompactionOutcome } from './transaction.js';
