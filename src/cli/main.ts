@@ -198,6 +198,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       integerArgument(value, 'tokens', 1),
     )
     .option('--prune', 'prune long tool results too')
+    .option(
+      '--strategy <name>',
+      'what replaces the range: summary, mask, recall, native or auto (default: the recorded policy, else summary)',
+    )
     .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
     .option('--model <name>', 'the summarizer model, with --provider')
     .option('--base-url <url>', 'the summarizer API base URL')
@@ -206,7 +210,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
     .action(
-      (id: string, options: PolicyFlags & { window?: number; prune?: boolean; provider?: string; model?: string; baseUrl?: string }) =>
+      (
+        id: string,
+        options: PolicyFlags & { window?: number; prune?: boolean; strategy?: string; provider?: string; model?: string; baseUrl?: string },
+      ) =>
         run('write', (context) => {
           if ((options.provider === undefined) !== (options.model === undefined))
             throw new UsageError('--provider and --model go together');
@@ -221,6 +228,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
           return compactCommand(context, id, {
             ...pickPolicyFlags(options),
             prune: options.prune === true,
+            ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
             ...(options.window === undefined ? {} : { window: options.window }),
             ...(summarizer === undefined ? {} : { summarizer }),
           });

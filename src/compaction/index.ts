@@ -1,5 +1,6 @@
 // Compaction (SPEC §6–§9), published as `shadowlog/compaction`: the capability and its policy,
-// the summarizers, the tool-result pruner, the compaction events, and reading a summary back.
+// the transaction's outcome, the summarizers, the tool-result pruner, the strategies that decide
+// what replaces a compacted range, the compaction events, and reading a summary back.
 
 export {
   CompactionCapability,
@@ -26,16 +27,30 @@ export {
 } from './event-types.js';
 export { type ParsedSummary, parseSummaryText } from './parse-summary.js';
 export * from './policy.js';
-export {
-  PRUNER_DEFAULTS,
-  type PrunerConfig,
-  type PrunerOptions,
-  parsePrunerConfig,
-  pruneMarker,
-  readPrunerOptions,
-} from './pruner-config.js';
+export { PRUNER_DEFAULTS, type PrunerConfig, type PrunerOptions, parsePrunerConfig, pruneMarker, readPrunerOptions } from './pruner-config.js';
 export { summaryInside } from './render-summary.js';
 export { replaySummary, type SummaryReplayOptions, type SummaryReplayResult } from './replay-summary.js';
+export { type Selection, selectRange } from './select-range.js';
+export { NATIVE_COMPACTIONS, type NativeCompaction, nativeStrategyFor } from './strategies/native-compactions.js';
+export {
+  NativeCompactionUnavailableError,
+  type ResolveStrategyOptions,
+  resolveStrategy,
+  type StrategyFactories,
+  StrategyUnavailableError,
+} from './strategies/resolve-strategy.js';
+export {
+  type CompactionStrategy,
+  isStrategyName,
+  type ResolvedStrategyName,
+  type SelectInput,
+  STRATEGY_NAMES,
+  StrategyFailure,
+  type StrategyInput,
+  type StrategyName,
+  type StrategyPlan,
+} from './strategies/strategy.js';
+export { createSummaryStrategy, selectWholeRange, summarizeSelection, summaryPlan } from './strategies/summary-strategy.js';
 export {
   createExtractiveSummarizer,
   createModelSummarizer,

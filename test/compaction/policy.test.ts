@@ -221,6 +221,7 @@ describe('parseCompactionConfig', () => {
       maxOverflowRetries: 1,
       auto: true,
       estimator: 'script-aware',
+      strategy: 'summary',
     });
     expect(Object.isFrozen(COMPACTION_DEFAULTS)).toBe(true);
   });
@@ -237,6 +238,7 @@ describe('parseCompactionConfig', () => {
       maxOverflowRetries: 0,
       auto: false,
       estimator: 'o200k_base',
+      strategy: 'mask',
     };
     expect(parseCompactionConfig(config)).toEqual({
       thresholdRatio: 1,
@@ -249,6 +251,7 @@ describe('parseCompactionConfig', () => {
       maxOverflowRetries: 0,
       auto: false,
       estimator: 'o200k_base',
+      strategy: 'mask',
     });
   });
 
@@ -265,8 +268,8 @@ describe('parseCompactionConfig', () => {
   });
 
   const TOP =
-    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator';
-  const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator';
+    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, strategy';
+  const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator, strategy';
 
   it.each([
     [{ treshold: 0.8 }, 'treshold', `expected one of ${TOP}, found "treshold"; remove it`],
