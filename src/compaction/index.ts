@@ -27,7 +27,14 @@ export {
 } from './event-types.js';
 export { type ParsedSummary, parseSummaryText } from './parse-summary.js';
 export * from './policy.js';
-export { PRUNER_DEFAULTS, type PrunerConfig, type PrunerOptions, parsePrunerConfig, pruneMarker, readPrunerOptions } from './pruner-config.js';
+export {
+  PRUNER_DEFAULTS,
+  type PrunerConfig,
+  type PrunerOptions,
+  parsePrunerConfig,
+  pruneMarker,
+  readPrunerOptions,
+} from './pruner-config.js';
 export { summaryInside } from './render-summary.js';
 export { replaySummary, type SummaryReplayOptions, type SummaryReplayResult } from './replay-summary.js';
 export { type Selection, selectRange } from './select-range.js';
