@@ -13,12 +13,14 @@ export { type CompactionLockTracker, type OpenCompaction, trackCompactionLocks }
 export {
   COMPACTION_END,
   COMPACTION_EVENT_TYPES,
+  COMPACTION_MASK,
   COMPACTION_OVER_THRESHOLD,
   COMPACTION_POLICY,
   COMPACTION_PRUNE,
   COMPACTION_START,
   COMPACTION_SUMMARY,
   type CompactionEndData,
+  type CompactionMaskData,
   type CompactionPolicyData,
   type CompactionPruneData,
   type CompactionStartData,
@@ -38,6 +40,8 @@ export {
 export { summaryInside } from './render-summary.js';
 export { replaySummary, type SummaryReplayOptions, type SummaryReplayResult } from './replay-summary.js';
 export { type Selection, selectRange } from './select-range.js';
+export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/mask-placeholder.js';
+export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';
 export { NATIVE_COMPACTIONS, type NativeCompaction, nativeStrategyFor } from './strategies/native-compactions.js';
 export {
   NativeCompactionUnavailableError,
