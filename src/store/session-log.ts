@@ -10,10 +10,11 @@ import type { Sha256 } from '../log/hash.js';
 import { prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
+import { HARNESS_VERSION } from './harness-version.js';
 import type { LogStore } from './log-store.js';
 import { nodeSha256 } from './node-sha256.js';
 
-export const HARNESS_VERSION = '0.1.0';
+export { HARNESS_VERSION };
 
 export interface SessionLogOptions {
   readonly registry?: EventTypeRegistry;
@@ -25,6 +26,7 @@ export interface SessionLogOptions {
   readonly sha256?: Sha256;
 }
 
+/** A session's log over a store: appends are validated against the surface fold and written at the seq it expects. */
 export class SessionLog {
   /** Appends and catch-ups run one at a time: each is checked against the fold the last one left. */
   private queue: Promise<unknown> = Promise.resolve();
