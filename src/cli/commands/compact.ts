@@ -26,6 +26,8 @@ export interface CompactOptions extends PolicyFlags {
   /** Summarize with this model instead of the extractive summarizer. */
   readonly summarizer?: Pick<ChatOptions, 'provider' | 'model' | 'baseUrl'>;
   readonly prune: boolean;
+  /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
+  readonly compactionConfig?: unknown;
 }
 
 export async function compactCommand(context: CommandContext, sessionId: string, options: CompactOptions): Promise<number> {
@@ -40,6 +42,7 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const compaction = createCompaction({
     config: {
       ...(recorded.policy?.config ?? {}),
+      ...policyFileConfig(options.compactionConfig),
       ...policyFlagsConfig(options),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
@@ -68,6 +71,14 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     () => session.close(),
   );
   return outcome.status === 'failed' ? 1 : 0;
+}
+
+/** A policy file's keys; one that is not a JSON object is bad usage. */
+function policyFileConfig(config: unknown): Record<string, unknown> {
+  if (config === undefined) return {};
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new UsageError('--compaction-config must hold a JSON object of policy keys (thresholdRatio, headroomTokens, retainRatio, …)');
+  return config as Record<string, unknown>;
 }
 
 function describeOutcome(sessionId: string, outcome: ManualOutcome): string {
