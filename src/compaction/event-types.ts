@@ -10,6 +10,7 @@ import { checkSummarySections, type SummarySections } from './summary-sections.j
 export const COMPACTION_START = 'compaction/start';
 export const COMPACTION_SUMMARY = 'compaction/summary';
 export const COMPACTION_PRUNE = 'compaction/prune';
+export const COMPACTION_MASK = 'compaction/mask';
 export const COMPACTION_END = 'compaction/end';
 export const COMPACTION_OVER_THRESHOLD = 'compaction/over-threshold';
 export const COMPACTION_POLICY = 'compaction/policy';
@@ -23,6 +24,8 @@ export interface CompactionStartData {
   readonly turn: number | null;
   /** The seq of the compaction/policy event this compaction ran under (absent before policies were recorded). */
   readonly policySeq?: number;
+  /** The strategy that makes the replacement (absent on events written before strategies existed: summary). */
+  readonly strategy?: string;
 }
 
 /**
@@ -45,6 +48,11 @@ export interface CompactionPolicyData {
   readonly retain: number;
   readonly decidedBy: 'ratio' | 'headroom';
   readonly estimator: string;
+  /**
+   * The strategy compactions run with for this model, resolved (`auto` named as what it became);
+   * absent on events written before strategies existed, which summarized.
+   */
+  readonly strategy?: string;
 }
 
 export interface CompactionSummaryData {
@@ -82,6 +90,18 @@ export interface CompactionPruneData {
   readonly unseen?: true;
 }
 
+/** One tool result the `mask` strategy replaced by a placeholder; written just before the placeholder. */
+export interface CompactionMaskData {
+  readonly compactionId: string;
+  readonly shadowedSeqs: [number];
+  /** The original's price, by the session's meter. */
+  readonly shadowedTokenCount: number;
+  readonly replacementTokenCount: number;
+  /** The tool whose result it was, and its size in code points of text. */
+  readonly tool: string;
+  readonly chars: number;
+}
+
 /** What caused a failed compaction, when an error did: a provider's error keeps its classification. */
 export interface CompactionErrorCause {
   readonly code: string;
@@ -117,7 +137,10 @@ function definition(type: string, check: ReturnType<typeof objectWith>, metering
 }
 
 export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
-  definition(COMPACTION_START, objectWith({ compactionId: isNonEmptyString, trigger, turn: turnOrNull }, { policySeq: isSeq })),
+  definition(
+    COMPACTION_START,
+    objectWith({ compactionId: isNonEmptyString, trigger, turn: turnOrNull }, { policySeq: isSeq, strategy: isNonEmptyString }),
+  ),
   definition(
     COMPACTION_SUMMARY,
     objectWith(
@@ -131,19 +154,34 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
     objectWith({ shadowedSeqs: seqs, shadowedTokenCount: isCount, charsBefore: isCount, charsAfter: isCount }, { unseen: isTrue }),
     true,
   ),
+  definition(
+    COMPACTION_MASK,
+    objectWith({
+      compactionId: isNonEmptyString,
+      shadowedSeqs: seqs,
+      shadowedTokenCount: isCount,
+      replacementTokenCount: isCount,
+      tool: isString,
+      chars: isCount,
+    }),
+    true,
+  ),
   definition(COMPACTION_END, objectWith({ compactionId: isNonEmptyString }, { error: objectWith({ message: isString }) })),
   definition(COMPACTION_OVER_THRESHOLD, objectWith({ tokens: isCount, threshold: isCount })),
   definition(
     COMPACTION_POLICY,
-    objectWith({
-      config: isObject,
-      provider: isString,
-      model: isString,
-      contextWindow: isCount,
-      reserve: isCount,
-      fixedTokens: isCount,
-      threshold: isCount,
-      retain: isCount,
-    }),
+    objectWith(
+      {
+        config: isObject,
+        provider: isString,
+        model: isString,
+        contextWindow: isCount,
+        reserve: isCount,
+        fixedTokens: isCount,
+        threshold: isCount,
+        retain: isCount,
+      },
+      { strategy: isNonEmptyString },
+    ),
   ),
 ];

@@ -2,9 +2,13 @@
 // over as a new lifecycle, summarizes with the extractive summarizer (offline, the default)
 // or a named model, and prints the outcome.
 
-import { createCompaction, type ManualOutcome } from '../../compaction/compaction-capability.js';
-import { COMPACTION_POLICY, type CompactionPolicyData } from '../../compaction/event-types.js';
-import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
+import {
+  COMPACTION_POLICY,
+  type CompactionPolicyData,
+  createCompaction,
+  createToolResultPruner,
+  type ManualOutcome,
+} from '../../compaction/index.js';
 import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import type { JsonObject, ModelRequestData } from '../../log/event.js';
@@ -28,6 +32,11 @@ export interface CompactOptions extends PolicyFlags {
   readonly prune: boolean;
   /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
   readonly compactionConfig?: unknown;
+  /** The strategy, by name (the library checks it); else the recorded policy's, else summary. */
+  readonly strategy?: string;
+  /** The mask strategy's kept tail: recent tool results, or their tokens (exclusive; the library checks). */
+  readonly keepResults?: number;
+  readonly keepTokens?: number;
 }
 
 export async function compactCommand(context: CommandContext, sessionId: string, options: CompactOptions): Promise<number> {
@@ -44,6 +53,8 @@ export async function compactCommand(context: CommandContext, sessionId: string,
       ...(recorded.policy?.config ?? {}),
       ...policyFileConfig(options.compactionConfig),
       ...policyFlagsConfig(options),
+      ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+      ...maskConfig(options),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
     },
@@ -81,12 +92,29 @@ function policyFileConfig(config: unknown): Record<string, unknown> {
   return config as Record<string, unknown>;
 }
 
+/** The mask options the flags give; none keeps what the recorded policy says. */
+function maskConfig(options: CompactOptions): { mask?: Record<string, number> } {
+  const mask: Record<string, number> = {};
+  if (options.keepResults !== undefined) mask.keepResults = options.keepResults;
+  if (options.keepTokens !== undefined) mask.keepTokens = options.keepTokens;
+  return Object.keys(mask).length === 0 ? {} : { mask };
+}
+
+const REPLACEMENT_NAMES = {
+  summary: 'summary',
+  recall: 'recall handle',
+  native: "the provider's compaction",
+  mask: 'placeholders',
+} as const;
+
 function describeOutcome(sessionId: string, outcome: ManualOutcome): string {
   switch (outcome.status) {
     case 'nothing':
       return `${sessionId}: ${outcome.message}`;
     case 'compacted':
-      return `${sessionId}: compacted ${outcome.shadowedSeqs.length} nodes into summary #${outcome.summarySeq}; surface ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens (see \`shadowlog origins ${sessionId} ${outcome.summarySeq}\`)`;
+      if (outcome.strategy === 'mask')
+        return `${sessionId}: masked ${outcome.replacementSeqs.length} tool results (#${outcome.shadowedSeqs.join(', #')}); surface ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens (see \`shadowlog origins ${sessionId} ${outcome.summarySeq}\`)`;
+      return `${sessionId}: compacted ${outcome.shadowedSeqs.length} nodes into ${REPLACEMENT_NAMES[outcome.strategy]} #${outcome.summarySeq}; surface ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens (see \`shadowlog origins ${sessionId} ${outcome.summarySeq}\`)`;
     case 'failed':
       return `${sessionId}: compaction failed (${outcome.reason}): ${outcome.message}${outcome.orphaned ? '; the lock stays open until `shadowlog unlock`' : ''}`;
   }

@@ -21,6 +21,7 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     ...(policy.headroomTokens === undefined ? {} : { headroomTokens: policy.headroomTokens }),
     ...(policy.retain === undefined ? {} : retainKeys(policy.retain)),
     ...(policy.estimator === undefined ? {} : { estimator: policy.estimator }),
+    ...(policy.strategy === undefined ? {} : { strategy: policy.strategy }),
   }));
   return {
     thresholdRatio: config.thresholdRatio,
@@ -33,5 +34,12 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     maxOverflowRetries: config.maxOverflowRetries,
     auto: config.auto,
     estimator: config.estimator,
+    strategy: config.strategy,
+    mask:
+      config.mask.kind === 'results'
+        ? { keepResults: config.mask.results }
+        : config.mask.kind === 'tokens'
+          ? { keepTokens: config.mask.tokens }
+          : {},
   };
 }

@@ -3,6 +3,7 @@
 
 import { ConfigError } from '../../log/errors.js';
 import type { EstimatorName } from '../../meter/token-estimator.js';
+import { STRATEGY_NAMES } from '../strategies/strategy.js';
 import {
   childPath,
   describeFound,
@@ -18,6 +19,7 @@ import {
   COMPACTION_DEFAULTS,
   type CompactionConfig,
   type CompactionPolicyConfig,
+  type MaskSetting,
   type ModelPolicy,
   type ModelPolicyConfig,
   type RetainSetting,
@@ -38,6 +40,8 @@ const TOP_LEVEL_KEYS = Object.keys({
   maxOverflowRetries: true,
   auto: true,
   estimator: true,
+  strategy: true,
+  mask: true,
 } satisfies Record<keyof CompactionConfig, true>);
 
 const MODEL_POLICY_KEYS = Object.keys({
@@ -48,6 +52,7 @@ const MODEL_POLICY_KEYS = Object.keys({
   retainRatio: true,
   retainTokens: true,
   estimator: true,
+  strategy: true,
 } satisfies Record<keyof ModelPolicyConfig, true>);
 
 const SUMMARIZER_KEYS = ['kind', 'provider', 'model'] as const;
@@ -77,6 +82,8 @@ const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => 
   maxOverflowRetries: (value, path) => readInteger(value, path, 0, FIX.maxOverflowRetries),
   auto: (value, path) => readBoolean(value, path, FIX.auto),
   estimator: (value, path) => readEstimator(value, path),
+  strategy: (value, path) => readChoice(value, path, STRATEGY_NAMES),
+  mask: (value, path) => readMask(value, path),
 };
 
 /** Checks `input` (undefined means all defaults) and returns the configuration with defaults applied. */
@@ -96,7 +103,35 @@ export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
     maxOverflowRetries: read('maxOverflowRetries'),
     auto: read('auto'),
     estimator: read('estimator'),
+    strategy: read('strategy'),
+    mask: read('mask'),
   };
+}
+
+function readMask(value: unknown, path: string): MaskSetting {
+  const record = readRecord(value, path, 'the mask options', ['keepResults', 'keepTokens']);
+  if (record.keepResults !== undefined && record.keepTokens !== undefined) {
+    throw new ConfigError(
+      childPath(path, 'keepTokens'),
+      `${childPath(path, 'keepResults')} and ${childPath(path, 'keepTokens')} are exclusive: expected one of them, found both; keep keepResults for a number of recent tool results or keepTokens for their tokens, and remove the other`,
+    );
+  }
+  if (record.keepResults !== undefined)
+    return {
+      kind: 'results',
+      results: readInteger(record.keepResults, childPath(path, 'keepResults'), 0, 'it is how many recent tool results stay whole, e.g. 3'),
+    };
+  if (record.keepTokens !== undefined)
+    return {
+      kind: 'tokens',
+      tokens: readInteger(
+        record.keepTokens,
+        childPath(path, 'keepTokens'),
+        0,
+        'it is how many tokens of recent tool results stay whole, e.g. 8000',
+      ),
+    };
+  return { kind: 'tail' };
 }
 
 function readEstimator(value: unknown, path: string): EstimatorName {
@@ -163,6 +198,7 @@ function readModelPolicy(value: unknown, path: string): ModelPolicy {
       : { headroomTokens: readInteger(record.headroomTokens, at('headroomTokens'), 0, FIX.headroomTokens) }),
     ...(retain === undefined ? {} : { retain }),
     ...(record.estimator === undefined ? {} : { estimator: readEstimator(record.estimator, at('estimator')) }),
+    ...(record.strategy === undefined ? {} : { strategy: readChoice(record.strategy, at('strategy'), STRATEGY_NAMES) }),
   };
 }
 
