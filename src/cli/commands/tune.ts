@@ -5,7 +5,10 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { importFiles, isEstimatorName, MemoryLogStore, readImportInputs } from '../../index.js';
+import { importFiles } from '../../importers/import-files.js';
+import { readImportInputs } from '../../importers/import-inputs.js';
+import { isEstimatorName } from '../../meter/index.js';
+import { MemoryLogStore } from '../../store/memory/memory-store.js';
 import {
   BUILT_IN_PRICES,
   parseGrid,
