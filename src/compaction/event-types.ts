@@ -5,6 +5,7 @@
 import type { EventTypeDefinition } from '../log/event-types.js';
 import { arrayOf, fail, isCount, isNonEmptyString, isObject, isSeq, isString, objectWith } from '../log/shape.js';
 import type { CompactionConfig } from './policy/policy-config.js';
+import type { PolicyCalibration } from './policy/resolve-policy.js';
 import { checkSummarySections, type SummarySections } from './summary-sections.js';
 
 export const COMPACTION_START = 'compaction/start';
@@ -45,6 +46,8 @@ export interface CompactionPolicyData {
   readonly retain: number;
   readonly decidedBy: 'ratio' | 'headroom';
   readonly estimator: string;
+  /** How the meter scales estimates to the provider's counts (absent in policies recorded before calibration). */
+  readonly calibration?: PolicyCalibration;
 }
 
 export interface CompactionSummaryData {

@@ -266,8 +266,8 @@ describe('parseCompactionConfig', () => {
   });
 
   const TOP =
-    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator';
-  const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator';
+    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, calibrationFactor';
+  const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator, calibrationFactor';
 
   it.each([
     [{ treshold: 0.8 }, 'treshold', `expected one of ${TOP}, found "treshold"; remove it`],

@@ -21,6 +21,7 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     ...(policy.headroomTokens === undefined ? {} : { headroomTokens: policy.headroomTokens }),
     ...(policy.retain === undefined ? {} : retainKeys(policy.retain)),
     ...(policy.estimator === undefined ? {} : { estimator: policy.estimator }),
+    ...(policy.calibrationFactor === undefined ? {} : { calibrationFactor: policy.calibrationFactor }),
   }));
   return {
     thresholdRatio: config.thresholdRatio,
@@ -33,5 +34,6 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     maxOverflowRetries: config.maxOverflowRetries,
     auto: config.auto,
     estimator: config.estimator,
+    ...(config.calibrationFactor === undefined ? {} : { calibrationFactor: config.calibrationFactor }),
   };
 }

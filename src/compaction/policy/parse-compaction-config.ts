@@ -6,6 +6,7 @@ import type { EstimatorName } from '../../meter/token-estimator.js';
 import {
   childPath,
   describeFound,
+  invalid,
   readBoolean,
   readChoice,
   readInteger,
@@ -38,6 +39,7 @@ const TOP_LEVEL_KEYS = Object.keys({
   maxOverflowRetries: true,
   auto: true,
   estimator: true,
+  calibrationFactor: true,
 } satisfies Record<keyof CompactionConfig, true>);
 
 const MODEL_POLICY_KEYS = Object.keys({
@@ -48,6 +50,7 @@ const MODEL_POLICY_KEYS = Object.keys({
   retainRatio: true,
   retainTokens: true,
   estimator: true,
+  calibrationFactor: true,
 } satisfies Record<keyof ModelPolicyConfig, true>);
 
 const SUMMARIZER_KEYS = ['kind', 'provider', 'model'] as const;
@@ -62,10 +65,12 @@ const FIX = {
   compactionRetries: 'it counts further compactions per step while still above the threshold; 0 means none, e.g. 1',
   maxOverflowRetries: 'it counts retries of a request the provider rejected as too long; 0 means none, e.g. 1',
   auto: 'false means compaction runs only when asked',
+  calibrationFactor:
+    'it is the tokens the provider counts per estimated token, e.g. 1.28; leave it out to use the measured factor of the model family',
 } as const;
 
 /** Every key but the retain pair, which is read together (the two are exclusive). */
-type SingleKey = Exclude<keyof CompactionPolicyConfig, 'retain'>;
+type SingleKey = Exclude<keyof CompactionPolicyConfig, 'retain' | 'calibrationFactor'>;
 
 const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => CompactionPolicyConfig[Key] } = {
   thresholdRatio: (value, path) => readRatio(value, path, 'upToOne', FIX.thresholdRatio),
@@ -96,7 +101,21 @@ export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
     maxOverflowRetries: read('maxOverflowRetries'),
     auto: read('auto'),
     estimator: read('estimator'),
+    ...(record.calibrationFactor === undefined
+      ? {}
+      : { calibrationFactor: readCalibrationFactor(record.calibrationFactor, 'calibrationFactor') }),
   };
+}
+
+/** The smallest and largest calibration factors accepted: beyond them no tokenizer differs, the configuration does. */
+export const CALIBRATION_FACTOR_RANGE = { min: 0.25, max: 4 } as const;
+
+function readCalibrationFactor(value: unknown, path: string): number {
+  const { min, max } = CALIBRATION_FACTOR_RANGE;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    return invalid(path, `a number from ${min} to ${max}`, value, FIX.calibrationFactor);
+  }
+  return value;
 }
 
 function readEstimator(value: unknown, path: string): EstimatorName {
@@ -163,6 +182,9 @@ function readModelPolicy(value: unknown, path: string): ModelPolicy {
       : { headroomTokens: readInteger(record.headroomTokens, at('headroomTokens'), 0, FIX.headroomTokens) }),
     ...(retain === undefined ? {} : { retain }),
     ...(record.estimator === undefined ? {} : { estimator: readEstimator(record.estimator, at('estimator')) }),
+    ...(record.calibrationFactor === undefined
+      ? {}
+      : { calibrationFactor: readCalibrationFactor(record.calibrationFactor, at('calibrationFactor')) }),
   };
 }
 

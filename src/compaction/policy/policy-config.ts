@@ -38,6 +38,8 @@ export interface ModelPolicyConfig {
   readonly retainRatio?: number;
   readonly retainTokens?: number;
   readonly estimator?: EstimatorName;
+  /** Tokens the provider counts per estimated token, for this model; replaces the measured factor of its family. */
+  readonly calibrationFactor?: number;
 }
 
 /** The configuration as a user writes it; every key is optional. */
@@ -62,6 +64,11 @@ export interface CompactionConfig {
   readonly auto?: boolean;
   /** How the surface is measured when no model policy names an estimator. Default 'script-aware'. */
   readonly estimator?: EstimatorName;
+  /**
+   * Tokens the provider counts per estimated token, for every model without a model policy
+   * that sets one. Absent by default: each model family's factor, measured (meter/calibration-factors.ts).
+   */
+  readonly calibrationFactor?: number;
 }
 
 /** A parsed model policy: only the keys it overrides are present. */
@@ -72,6 +79,7 @@ export interface ModelPolicy {
   readonly headroomTokens?: number;
   readonly retain?: RetainSetting;
   readonly estimator?: EstimatorName;
+  readonly calibrationFactor?: number;
 }
 
 /** A validated configuration with every default applied. */
@@ -86,6 +94,8 @@ export interface CompactionPolicyConfig {
   readonly maxOverflowRetries: number;
   readonly auto: boolean;
   readonly estimator: EstimatorName;
+  /** A configured calibration factor for every model; absent: each family's measured factor. */
+  readonly calibrationFactor?: number;
 }
 
 /** Frozen, because parseCompactionConfig(undefined) hands out this very object. */
