@@ -3,6 +3,7 @@
 
 import { ConfigError } from '../../log/errors.js';
 import type { EstimatorName } from '../../meter/token-estimator.js';
+import { STRATEGY_NAMES } from '../strategies/strategy.js';
 import {
   childPath,
   describeFound,
@@ -39,6 +40,7 @@ const TOP_LEVEL_KEYS = Object.keys({
   maxOverflowRetries: true,
   auto: true,
   estimator: true,
+  strategy: true,
   calibrationFactor: true,
 } satisfies Record<keyof CompactionConfig, true>);
 
@@ -50,6 +52,7 @@ const MODEL_POLICY_KEYS = Object.keys({
   retainRatio: true,
   retainTokens: true,
   estimator: true,
+  strategy: true,
   calibrationFactor: true,
 } satisfies Record<keyof ModelPolicyConfig, true>);
 
@@ -82,6 +85,7 @@ const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => 
   maxOverflowRetries: (value, path) => readInteger(value, path, 0, FIX.maxOverflowRetries),
   auto: (value, path) => readBoolean(value, path, FIX.auto),
   estimator: (value, path) => readEstimator(value, path),
+  strategy: (value, path) => readChoice(value, path, STRATEGY_NAMES),
 };
 
 /** Checks `input` (undefined means all defaults) and returns the configuration with defaults applied. */
@@ -101,6 +105,7 @@ export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
     maxOverflowRetries: read('maxOverflowRetries'),
     auto: read('auto'),
     estimator: read('estimator'),
+    strategy: read('strategy'),
     ...(record.calibrationFactor === undefined
       ? {}
       : { calibrationFactor: readCalibrationFactor(record.calibrationFactor, 'calibrationFactor') }),
@@ -182,6 +187,7 @@ function readModelPolicy(value: unknown, path: string): ModelPolicy {
       : { headroomTokens: readInteger(record.headroomTokens, at('headroomTokens'), 0, FIX.headroomTokens) }),
     ...(retain === undefined ? {} : { retain }),
     ...(record.estimator === undefined ? {} : { estimator: readEstimator(record.estimator, at('estimator')) }),
+    ...(record.strategy === undefined ? {} : { strategy: readChoice(record.strategy, at('strategy'), STRATEGY_NAMES) }),
     ...(record.calibrationFactor === undefined
       ? {}
       : { calibrationFactor: readCalibrationFactor(record.calibrationFactor, at('calibrationFactor')) }),

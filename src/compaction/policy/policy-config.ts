@@ -3,6 +3,7 @@
 // The defaults are a starting point with no evidence behind them; configure them per model.
 
 import type { EstimatorName } from '../../meter/token-estimator.js';
+import type { StrategyName } from '../strategies/strategy.js';
 
 /** How much recent history a compaction keeps verbatim: a share of the message budget, or a token count. */
 export type RetainSetting = { readonly kind: 'ratio'; readonly ratio: number } | { readonly kind: 'tokens'; readonly tokens: number };
@@ -38,6 +39,8 @@ export interface ModelPolicyConfig {
   readonly retainRatio?: number;
   readonly retainTokens?: number;
   readonly estimator?: EstimatorName;
+  /** The strategy for this model; replaces the general one. */
+  readonly strategy?: StrategyName;
   /** Tokens the provider counts per estimated token, for this model; replaces the measured factor of its family. */
   readonly calibrationFactor?: number;
 }
@@ -65,6 +68,12 @@ export interface CompactionConfig {
   /** How the surface is measured when no model policy names an estimator. Default 'script-aware'. */
   readonly estimator?: EstimatorName;
   /**
+   * What replaces a compacted range: 'summary' (a structured summary), 'mask' (old tool results
+   * become placeholders), 'recall' (a handle and the recall tool), 'native' (the provider's own
+   * compaction), 'auto' (native where the provider offers it, else summary). Default 'summary'.
+   */
+  readonly strategy?: StrategyName;
+  /**
    * Tokens the provider counts per estimated token, for every model without a model policy
    * that sets one. Absent by default: each model family's factor, measured (meter/calibration-factors.ts).
    */
@@ -79,6 +88,7 @@ export interface ModelPolicy {
   readonly headroomTokens?: number;
   readonly retain?: RetainSetting;
   readonly estimator?: EstimatorName;
+  readonly strategy?: StrategyName;
   readonly calibrationFactor?: number;
 }
 
@@ -94,6 +104,7 @@ export interface CompactionPolicyConfig {
   readonly maxOverflowRetries: number;
   readonly auto: boolean;
   readonly estimator: EstimatorName;
+  readonly strategy: StrategyName;
   /** A configured calibration factor for every model; absent: each family's measured factor. */
   readonly calibrationFactor?: number;
 }
@@ -110,4 +121,5 @@ export const COMPACTION_DEFAULTS: CompactionPolicyConfig = Object.freeze({
   maxOverflowRetries: 1,
   auto: true,
   estimator: 'script-aware',
+  strategy: 'summary',
 });
