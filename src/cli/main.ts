@@ -202,6 +202,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       '--strategy <name>',
       'what replaces the range: summary, mask, recall, native or auto (default: the recorded policy, else summary)',
     )
+    .option(
+      '--keep-results <count>',
+      'with --strategy mask: the newest tool results kept whole (default: those in the retained tail)',
+      (value) => integerArgument(value, 'count', 0),
+    )
+    .option(
+      '--keep-tokens <tokens>',
+      'with --strategy mask: tokens of the newest tool results kept whole, instead of --keep-results',
+      (value) => integerArgument(value, 'tokens', 0),
+    )
     .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
     .option('--model <name>', 'the summarizer model, with --provider')
     .option('--base-url <url>', 'the summarizer API base URL')
@@ -212,7 +222,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .action(
       (
         id: string,
-        options: PolicyFlags & { window?: number; prune?: boolean; strategy?: string; provider?: string; model?: string; baseUrl?: string },
+        options: PolicyFlags & {
+          window?: number;
+          prune?: boolean;
+          strategy?: string;
+          keepResults?: number;
+          keepTokens?: number;
+          provider?: string;
+          model?: string;
+          baseUrl?: string;
+        },
       ) =>
         run('write', (context) => {
           if ((options.provider === undefined) !== (options.model === undefined))
@@ -229,6 +248,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
             ...pickPolicyFlags(options),
             prune: options.prune === true,
             ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+            ...(options.keepResults === undefined ? {} : { keepResults: options.keepResults }),
+            ...(options.keepTokens === undefined ? {} : { keepTokens: options.keepTokens }),
             ...(options.window === undefined ? {} : { window: options.window }),
             ...(summarizer === undefined ? {} : { summarizer }),
           });

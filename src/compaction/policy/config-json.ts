@@ -36,6 +36,12 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     auto: config.auto,
     estimator: config.estimator,
     strategy: config.strategy,
+    mask:
+      config.mask.kind === 'results'
+        ? { keepResults: config.mask.results }
+        : config.mask.kind === 'tokens'
+          ? { keepTokens: config.mask.tokens }
+          : {},
     ...(config.calibrationFactor === undefined ? {} : { calibrationFactor: config.calibrationFactor }),
   };
 }

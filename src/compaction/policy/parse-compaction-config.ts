@@ -20,6 +20,7 @@ import {
   COMPACTION_DEFAULTS,
   type CompactionConfig,
   type CompactionPolicyConfig,
+  type MaskSetting,
   type ModelPolicy,
   type ModelPolicyConfig,
   type RetainSetting,
@@ -41,6 +42,7 @@ const TOP_LEVEL_KEYS = Object.keys({
   auto: true,
   estimator: true,
   strategy: true,
+  mask: true,
   calibrationFactor: true,
 } satisfies Record<keyof CompactionConfig, true>);
 
@@ -86,6 +88,7 @@ const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => 
   auto: (value, path) => readBoolean(value, path, FIX.auto),
   estimator: (value, path) => readEstimator(value, path),
   strategy: (value, path) => readChoice(value, path, STRATEGY_NAMES),
+  mask: (value, path) => readMask(value, path),
 };
 
 /** Checks `input` (undefined means all defaults) and returns the configuration with defaults applied. */
@@ -106,10 +109,37 @@ export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
     auto: read('auto'),
     estimator: read('estimator'),
     strategy: read('strategy'),
+    mask: read('mask'),
     ...(record.calibrationFactor === undefined
       ? {}
       : { calibrationFactor: readCalibrationFactor(record.calibrationFactor, 'calibrationFactor') }),
   };
+}
+
+function readMask(value: unknown, path: string): MaskSetting {
+  const record = readRecord(value, path, 'the mask options', ['keepResults', 'keepTokens']);
+  if (record.keepResults !== undefined && record.keepTokens !== undefined) {
+    throw new ConfigError(
+      childPath(path, 'keepTokens'),
+      `${childPath(path, 'keepResults')} and ${childPath(path, 'keepTokens')} are exclusive: expected one of them, found both; keep keepResults for a number of recent tool results or keepTokens for their tokens, and remove the other`,
+    );
+  }
+  if (record.keepResults !== undefined)
+    return {
+      kind: 'results',
+      results: readInteger(record.keepResults, childPath(path, 'keepResults'), 0, 'it is how many recent tool results stay whole, e.g. 3'),
+    };
+  if (record.keepTokens !== undefined)
+    return {
+      kind: 'tokens',
+      tokens: readInteger(
+        record.keepTokens,
+        childPath(path, 'keepTokens'),
+        0,
+        'it is how many tokens of recent tool results stay whole, e.g. 8000',
+      ),
+    };
+  return { kind: 'tail' };
 }
 
 /** The smallest and largest calibration factors accepted: beyond them no tokenizer differs, the configuration does. */
