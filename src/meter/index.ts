@@ -27,7 +27,6 @@ export {
   nearestRank,
   summarizeCallErrors,
 } from './call-meter.js';
-export { chars4Blocks, chars4Message, chars4Text } from './chars4.js';
 export { chars4Estimator } from './chars4-estimator.js';
 export {
   createEstimator,

@@ -3,7 +3,10 @@
 // meter-calibration bench both measure with this, so the figures in docs/meter.md and the
 // assertions are the same computation.
 
-import { COMPACTION_EVENT_TYPES, EventTypeRegistry, importFiles, MemoryLogStore, readImportInputs } from '../../src/index.js';
+import { COMPACTION_EVENT_TYPES } from '../../src/compaction/index.js';
+import { importFiles, readImportInputs } from '../../src/importers/index.js';
+import { MemoryLogStore } from '../../src/index.js';
+import { EventTypeRegistry } from '../../src/log/index.js';
 import { CallMeter, createEstimator, type EstimatorName, type MeteredCallRow } from '../../src/meter/index.js';
 import { CORPUS_FILES, corpusFile } from './corpus-sessions.js';
 
