@@ -73,20 +73,20 @@ interface GlobalOptions {
 
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
   let exitCode = 0;
-  let context: (CommandContext & { close(): Promise<void> }) | undefined;
+  let opened: (CommandContext & { close(): Promise<void> }) | undefined;
   const output = watchOutput(io.stdout);
   const program = new Command('shadowlog');
   // A command that only reads never creates or changes a store (`access: 'read'`).
   const run = (access: StoreAccess, command: (context: CommandContext) => Promise<number>) => async () => {
     const options = program.opts<GlobalOptions>();
     const spec = parseStoreSpec(options.store, io.cwd);
-    context = createContext(
+    opened = createContext(
       io,
       options.json === true,
       () => openStore(spec, access, (message) => io.stderr.write(`shadowlog: ${message}\n`)),
       output,
     );
-    exitCode = await command(context);
+    exitCode = await command(opened);
   };
 
   program
@@ -106,8 +106,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--model-latency <ms>', 'make the scripted model wait this long per call', (value) => integerArgument(value, 'milliseconds'), 0)
     .option('--session <id>', 'the new session id (default: demo-<time>)')
     .action((options: { modelLatency: number; session?: string }) =>
-      run('write', (ctx) =>
-        demoCommand(ctx, {
+      run('write', (context) =>
+        demoCommand(context, {
           modelLatencyMs: options.modelLatency,
           ...(options.session === undefined ? {} : { sessionId: options.session }),
         }),
@@ -153,11 +153,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         compaction: boolean;
         compactionConfig?: string;
       }) =>
-        run('write', (ctx) =>
-          chatCommand(ctx, {
-            ...withModelLimits(readChatModelLimits(options.modelLimits, ctx.io.cwd)),
+        run('write', (context) =>
+          chatCommand(context, {
+            ...withModelLimits(readChatModelLimits(options.modelLimits, context.io.cwd)),
             compaction: options.compaction,
-            ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, ctx.io.cwd) }),
+            ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
             provider: options.provider,
             model: options.model,
             ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
@@ -178,10 +178,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--wire', 'print the exact request body that was sent')
     .option('--full', 'do not shorten long messages')
     .action((id: string, options: { turn?: number; step?: number; compaction?: string; wire?: boolean; full?: boolean }) =>
-      run('read', (ctx) => {
+      run('read', (context) => {
         if ((options.turn === undefined) === (options.compaction === undefined))
           throw new UsageError('replay takes --turn N [--step K], or --compaction ID');
-        return replayCommand(ctx, id, {
+        return replayCommand(context, id, {
           ...(options.turn === undefined ? {} : { turn: options.turn }),
           ...(options.step === undefined ? {} : { step: options.step }),
           ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
@@ -198,6 +198,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       integerArgument(value, 'tokens', 1),
     )
     .option('--prune', 'prune long tool results too')
+    .option(
+      '--strategy <name>',
+      'what replaces the range: summary, mask, recall, native or auto (default: the recorded policy, else summary)',
+    )
     .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
     .option('--model <name>', 'the summarizer model, with --provider')
     .option('--base-url <url>', 'the summarizer API base URL')
@@ -206,8 +210,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
     .action(
-      (id: string, options: PolicyFlags & { window?: number; prune?: boolean; provider?: string; model?: string; baseUrl?: string }) =>
-        run('write', (ctx) => {
+      (
+        id: string,
+        options: PolicyFlags & { window?: number; prune?: boolean; strategy?: string; provider?: string; model?: string; baseUrl?: string },
+      ) =>
+        run('write', (context) => {
           if ((options.provider === undefined) !== (options.model === undefined))
             throw new UsageError('--provider and --model go together');
           const summarizer =
@@ -218,9 +225,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
                   model: options.model,
                   ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
                 };
-          return compactCommand(ctx, id, {
+          return compactCommand(context, id, {
             ...pickPolicyFlags(options),
             prune: options.prune === true,
+            ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
             ...(options.window === undefined ? {} : { window: options.window }),
             ...(summarizer === undefined ? {} : { summarizer }),
           });
@@ -231,17 +239,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .command('unlock <id>')
     .description('declare an earlier lifecycle over (session/end-seed), making a compaction lock left by a dead process stale')
     .requiredOption('--reason <text>', 'why the lock is stale; recorded in the log with who unlocked it')
-    .action((id: string, options: { reason: string }) => run('write', (ctx) => unlockCommand(ctx, id, options.reason))());
+    .action((id: string, options: { reason: string }) => run('write', (context) => unlockCommand(context, id, options.reason))());
 
   program
     .command('stats <id>')
     .description('events, turns, model calls, compactions and prunes, tokens shadowed and replaced, and the cost of summarizing')
-    .action((id: string) => run('read', (ctx) => statsCommand(ctx, id))());
+    .action((id: string) => run('read', (context) => statsCommand(context, id))());
 
   program
     .command('sessions')
     .description('list the sessions in the store')
-    .action(run('read', (ctx) => sessionsCommand(ctx)));
+    .action(run('read', (context) => sessionsCommand(context)));
 
   program
     .command('show <id>')
@@ -262,14 +270,14 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--poll-ms <ms>', 'with --follow on SQLite: how often to look for new events (default 200)', (value) =>
       integerArgument(value, 'milliseconds', 1),
     )
-    .action((id: string, flags: ShowFlags) => run('read', (ctx) => showCommand(ctx, id, showOptionsOf(flags)))());
+    .action((id: string, flags: ShowFlags) => run('read', (context) => showCommand(context, id, showOptionsOf(flags)))());
 
   program
     .command('origins <id> <seq>')
     .description('the original events that a summary or pruned node stands for')
     .option('--full', 'do not shorten long messages')
     .action((id: string, seq: string, options: { full?: boolean }) =>
-      run('read', (ctx) => originsCommand(ctx, id, seqArgument(seq), options.full === true))(),
+      run('read', (context) => originsCommand(context, id, seqArgument(seq), options.full === true))(),
     );
 
   program
@@ -278,8 +286,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--all', 'verify every session in the store')
     .option('--file <export>', 'verify a JSONL export without importing it')
     .action((id: string | undefined, options: { all?: boolean; file?: string }) =>
-      run('read', (ctx) =>
-        verifyCommand(ctx, id, { all: options.all === true, ...(options.file === undefined ? {} : { file: options.file }) }),
+      run('read', (context) =>
+        verifyCommand(context, id, { all: options.all === true, ...(options.file === undefined ? {} : { file: options.file }) }),
       )(),
     );
 
@@ -287,7 +295,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .command('export <id>')
     .description('write a session as JSONL (to stdout, or --output FILE)')
     .option('-o, --output <file>', 'the file to write (it must not exist yet)')
-    .action((id: string, options: { output?: string }) => run('read', (ctx) => exportCommand(ctx, id, options.output))());
+    .action((id: string, options: { output?: string }) => run('read', (context) => exportCommand(context, id, options.output))());
 
   program
     .command('import <files...>')
@@ -306,8 +314,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       (value) => integerArgument(value, 'tokens', 1),
     )
     .action((files: string[], options: { format: ImportCommandOptions['format']; as?: string; window?: number }) =>
-      run('write', (ctx) =>
-        importCommand(ctx, files, {
+      run('write', (context) =>
+        importCommand(context, files, {
           format: options.format,
           ...(options.as === undefined ? {} : { as: options.as }),
           ...(options.window === undefined ? {} : { window: options.window }),
@@ -324,7 +332,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .requiredOption('--to <store>', 'the store to copy to: sqlite:PATH or postgres://…')
     .option('--all', 'copy every session of the --from store')
     .action((ids: string[], options: { from: string; to: string; all?: boolean }) =>
-      run('write', (ctx) => copyCommand(ctx, { from: options.from, to: options.to, all: options.all === true, sessionIds: ids }))(),
+      run('write', (context) => copyCommand(context, { from: options.from, to: options.to, all: options.all === true, sessionIds: ids }))(),
     );
 
   program
@@ -332,7 +340,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .description(
       "a text file's tokens under each estimator and each offline tokenizer, with their ratios to o200k_base (- reads standard input)",
     )
-    .action((file: string) => run('read', (ctx) => meterCommand(ctx, file))());
+    .action((file: string) => run('read', (context) => meterCommand(context, file))());
 
   program
     .command('policy')
@@ -344,7 +352,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536)')
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim, in (0, 1) (default 0.16)')
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
-    .action((options: PolicyCommandOptions) => run('read', (ctx) => policyCommand(ctx, options))());
+    .action((options: PolicyCommandOptions) => run('read', (context) => policyCommand(context, options))());
 
   if (argv.length === 0) {
     program.outputHelp();
@@ -355,7 +363,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     await withCleanup(
       () => program.parseAsync([...argv], { from: 'user' }),
       async () => {
-        await context?.close();
+        await opened?.close();
         output.dispose();
       },
     );

@@ -22,8 +22,10 @@ import {
 } from './event-types.js';
 import { configToJson } from './policy/config-json.js';
 import { type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
-import { selectRange } from './select-range.js';
 import { CompactionSessionState } from './session-state.js';
+import type { NativeCompaction } from './strategies/native-compactions.js';
+import { resolveStrategy, type StrategyFactories } from './strategies/resolve-strategy.js';
+import type { CompactionStrategy } from './strategies/strategy.js';
 import { createExtractiveSummarizer, createModelSummarizer, type Summarizer } from './summarizer.js';
 import type { ToolResultPruner } from './tool-result-pruner.js';
 import { type CompactionOutcome, runCompactionTransaction } from './transaction.js';
@@ -37,6 +39,10 @@ export interface CompactionOptions {
   readonly summarizerModel?: LanguageModel;
   /** Prune long tool results first (SPEC §7 step 2). */
   readonly pruner?: ToolResultPruner;
+  /** What replaces a compacted range; overrides the configuration's `strategy`. */
+  readonly strategy?: CompactionStrategy;
+  /** The providers' own compactions `native` and `auto` choose from (default: those shadowlog knows). */
+  readonly natives?: readonly NativeCompaction[];
 }
 
 export type ManualOutcome = CompactionOutcome | { readonly status: 'nothing'; readonly message: string };
@@ -44,6 +50,8 @@ export type ManualOutcome = CompactionOutcome | { readonly status: 'nothing'; re
 interface Mounted {
   readonly model: LanguageModel;
   readonly policy: ResolvedPolicy;
+  /** The strategy this model's compactions run with. */
+  readonly strategy: CompactionStrategy;
   /** What every request carries besides the surface, in wire form. */
   readonly fixedRequestText: () => string;
 }
@@ -81,7 +89,19 @@ export class CompactionCapability implements Capability {
         );
       }
     }
-    this.mounted = { model: context.model, policy, fixedRequestText: context.fixedRequestText };
+    const strategy =
+      this.options.strategy ??
+      resolveStrategy(policy.strategy, {
+        model: context.model,
+        ...(this.options.natives === undefined ? {} : { natives: this.options.natives }),
+        factories: this.strategyFactories(),
+      });
+    this.mounted = { model: context.model, policy, strategy, fixedRequestText: context.fixedRequestText };
+  }
+
+  /** The strategy compactions run with (after mount): `auto` resolved for the session's model. */
+  get strategy(): CompactionStrategy {
+    return this.requireMounted().strategy;
   }
 
   /** The resolved threshold and retained tail (after mount). */
@@ -153,13 +173,10 @@ export class CompactionCapability implements Capability {
     const summarizer = this.summarizerFor(meter);
     const state = this.state(context.sessionId);
     const policySeq = await this.recordPolicy(context.log, state, meter);
+    const { strategy } = this.requireMounted();
     const nodes = context.log.fold.toArray();
     const measurement = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter));
-    const selection = selectRange(
-      nodes,
-      measurement.nodes.map((node) => node.tokens),
-      retain,
-    );
+    const selection = strategy.select({ nodes, prices: measurement.nodes.map((node) => node.tokens), retain });
     if (selection === undefined)
       return { status: 'nothing', message: 'nothing to compact: no range outside the retained tail can be shadowed' };
     const outcome = await runCompactionTransaction({
@@ -173,9 +190,16 @@ export class CompactionCapability implements Capability {
       maxSummaryTokens: this.config.maxSummaryTokens,
       tokensBefore: measurement.total,
       priceOfSummary: (text) => meter.priceOfText('user/message', text),
+      priceOfData: (type, data) => meter.priceOfData(type, data),
+      strategy,
       signal: context.signal,
     });
     return outcome;
+  }
+
+  /** The strategies that need no provider, made with this configuration's options. */
+  private strategyFactories(): StrategyFactories {
+    return {};
   }
 
   private summarizerFor(meter: SurfaceMeter): Summarizer {
@@ -191,7 +215,7 @@ export class CompactionCapability implements Capability {
    * and returns the seq of the policy in force.
    */
   private async recordPolicy(log: SessionLog, state: CompactionSessionState, meter: SurfaceMeter): Promise<number> {
-    const { model, policy } = this.requireMounted();
+    const { model, policy, strategy } = this.requireMounted();
     const data: CompactionPolicyData = {
       config: configToJson(this.config),
       provider: model.provider,
@@ -205,6 +229,7 @@ export class CompactionCapability implements Capability {
       retain: policy.retain,
       decidedBy: policy.decidedBy,
       estimator: policy.estimator,
+      strategy: strategy.name,
     };
     if (state.policy !== undefined && canonicalJson(state.policy.data) === canonicalJson(data)) return state.policy.seq;
     const [event] = await log.append([{ type: COMPACTION_POLICY, data, ignorable: true }]);

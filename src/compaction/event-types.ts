@@ -23,6 +23,8 @@ export interface CompactionStartData {
   readonly turn: number | null;
   /** The seq of the compaction/policy event this compaction ran under (absent before policies were recorded). */
   readonly policySeq?: number;
+  /** The strategy that makes the replacement (absent on events written before strategies existed: summary). */
+  readonly strategy?: string;
 }
 
 /**
@@ -45,6 +47,11 @@ export interface CompactionPolicyData {
   readonly retain: number;
   readonly decidedBy: 'ratio' | 'headroom';
   readonly estimator: string;
+  /**
+   * The strategy compactions run with for this model, resolved (`auto` named as what it became);
+   * absent on events written before strategies existed, which summarized.
+   */
+  readonly strategy?: string;
 }
 
 export interface CompactionSummaryData {
@@ -117,7 +124,10 @@ function definition(type: string, check: ReturnType<typeof objectWith>, metering
 }
 
 export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
-  definition(COMPACTION_START, objectWith({ compactionId: isNonEmptyString, trigger, turn: turnOrNull }, { policySeq: isSeq })),
+  definition(
+    COMPACTION_START,
+    objectWith({ compactionId: isNonEmptyString, trigger, turn: turnOrNull }, { policySeq: isSeq, strategy: isNonEmptyString }),
+  ),
   definition(
     COMPACTION_SUMMARY,
     objectWith(
@@ -135,15 +145,18 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
   definition(COMPACTION_OVER_THRESHOLD, objectWith({ tokens: isCount, threshold: isCount })),
   definition(
     COMPACTION_POLICY,
-    objectWith({
-      config: isObject,
-      provider: isString,
-      model: isString,
-      contextWindow: isCount,
-      reserve: isCount,
-      fixedTokens: isCount,
-      threshold: isCount,
-      retain: isCount,
-    }),
+    objectWith(
+      {
+        config: isObject,
+        provider: isString,
+        model: isString,
+        contextWindow: isCount,
+        reserve: isCount,
+        fixedTokens: isCount,
+        threshold: isCount,
+        retain: isCount,
+      },
+      { strategy: isNonEmptyString },
+    ),
   ),
 ];

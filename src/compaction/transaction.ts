@@ -1,30 +1,21 @@
 // The compaction transaction (SPEC §7): validate, take the durable lock (compaction/start),
-// summarize, re-validate, append the summary and its replacing node, release the lock. A
+// let the strategy make the replacement (strategies/), re-validate, append the metering events
+// and the replacing nodes in one batch, release the lock. A
 // failure after the lock appends compaction/end with the error exactly once; if even that
 // cannot be written, the lock stays open on purpose, and every later compaction in this
 // lifecycle fails `busy` until a new lifecycle (or an operator's unlock) makes it stale.
 
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyError, ShadowlogError } from '../log/errors.js';
-import type { EventDraft, LogEvent } from '../log/event.js';
-import type { SurfaceFold, SurfaceNode } from '../log/surface-fold.js';
-import type { ModelMessage } from '../providers/language-model.js';
-import { renderSurface } from '../spine/render-surface.js';
+import type { LogEvent, SurfaceType } from '../log/event.js';
+import type { SurfaceNode } from '../log/surface-fold.js';
 import type { SessionLog } from '../store/session-log.js';
-import {
-  COMPACTION_END,
-  COMPACTION_START,
-  COMPACTION_SUMMARY,
-  type CompactionErrorCause,
-  type CompactionSummaryData,
-  type CompactionTrigger,
-} from './event-types.js';
-import type { EarlierSummary } from './extractive-summarizer.js';
-import { replacementText } from './render-summary.js';
+import { COMPACTION_END, COMPACTION_START, type CompactionErrorCause, type CompactionTrigger } from './event-types.js';
 import type { Selection } from './select-range.js';
 import type { CompactionSessionState } from './session-state.js';
+import { type CompactionStrategy, type ResolvedStrategyName, StrategyFailure, type StrategyInput } from './strategies/strategy.js';
+import { createSummaryStrategy } from './strategies/summary-strategy.js';
 import type { Summarizer } from './summarizer.js';
-import { isSummarySections } from './summary-sections.js';
 
 export type CompactionFailure = 'busy' | 'cancelled' | 'changed' | 'summary' | 'commit' | 'persistence';
 
@@ -32,9 +23,14 @@ export type CompactionOutcome =
   | {
       readonly status: 'compacted';
       readonly compactionId: string;
+      /** The strategy that made the replacement. */
+      readonly strategy: ResolvedStrategyName;
       readonly trigger: CompactionTrigger;
       readonly shadowedSeqs: readonly number[];
+      /** The first replacing node (the summary's node, for a whole-range strategy). */
       readonly summarySeq: number;
+      /** Every replacing node the compaction appended, in seq order (one per masked result for `mask`). */
+      readonly replacementSeqs: readonly number[];
       readonly tokensBefore: number;
       readonly tokensAfter: number;
     }
@@ -63,6 +59,10 @@ export interface TransactionInput {
   readonly tokensBefore: number;
   /** The price the meter gives a node with this content (for the summary's node). */
   readonly priceOfSummary: (text: string) => number;
+  /** The price the meter gives a node of this type with this data (a masked tool result, a provider's item). */
+  readonly priceOfData: (type: SurfaceType, data: object) => number;
+  /** What replaces the selection; the summary strategy when not given. */
+  readonly strategy?: CompactionStrategy;
   readonly signal: AbortSignal;
   readonly now?: () => number;
 }
@@ -81,8 +81,9 @@ class Stop extends Error {
 
 export async function runCompactionTransaction(input: TransactionInput): Promise<CompactionOutcome> {
   const { log, selection, state } = input;
-  // 1. The range is valid on the current surface.
-  const problem = rangeProblem(log.fold, selection);
+  const strategy = input.strategy ?? createSummaryStrategy();
+  // 1. The selection is valid on the current surface.
+  const problem = strategy.problem(log.fold, selection);
   if (problem !== undefined) return failed('changed', `the selected range is no longer valid: ${problem}`);
   // 2–3. The lock: refused while another compaction is live; else compaction/start, whose
   // append carries the seq the check was made at, so check and append are one atomic step.
@@ -101,6 +102,7 @@ export async function runCompactionTransaction(input: TransactionInput): Promise
       trigger: input.trigger,
       turn: input.turn,
       ...(input.policySeq === undefined ? {} : { policySeq: input.policySeq }),
+      strategy: strategy.name,
     };
     await log.append([{ type: COMPACTION_START, data: start, ignorable: true }]);
   } catch (error) {
@@ -110,7 +112,7 @@ export async function runCompactionTransaction(input: TransactionInput): Promise
 
   let stage: 'summary' | 'commit' = 'summary';
   try {
-    const outcome = await summarizeAndCommit(input, compactionId, () => {
+    const outcome = await planAndCommit(input, strategy, compactionId, () => {
       stage = 'commit';
     });
     // 7. Release the lock last.
@@ -152,114 +154,62 @@ function causeOf(error: unknown): CompactionErrorCause | undefined {
   };
 }
 
-async function summarizeAndCommit(input: TransactionInput, compactionId: string, committing: () => void): Promise<CompactionOutcome> {
+async function planAndCommit(
+  input: TransactionInput,
+  strategy: CompactionStrategy,
+  compactionId: string,
+  committing: () => void,
+): Promise<CompactionOutcome> {
   const { log, selection } = input;
-  const nodes = selection.seqs.map((seq) => log.fold.node(seq) as SurfaceNode);
-  const shadowedTokenCount = selection.prices.reduce((sum, price) => sum + price, 0);
   const clock = input.now ?? Date.now;
-  const started = clock();
-
-  // 4. Summarize; an earlier summary in the range is handed over as its sections, to be merged.
-  if (input.signal.aborted) throw new Stop('cancelled', 'the compaction was cancelled before the summary');
-  const messages: ModelMessage[] = renderSurface(nodes);
-  const earlierSummaries = await earlierSummariesIn(log, nodes).catch((error: unknown) => {
-    throw new Stop('summary', `the earlier summary in the range could not be read: ${messageOf(error)}`, error);
+  const strategyInput: StrategyInput = {
+    log,
+    selection,
+    nodes: selection.seqs.map((seq) => log.fold.node(seq) as SurfaceNode),
+    compactionId,
+    trigger: input.trigger,
+    summarizer: input.summarizer,
+    maxSummaryTokens: input.maxSummaryTokens,
+    tokensBefore: input.tokensBefore,
+    priceOfSummary: input.priceOfSummary,
+    priceOfData: input.priceOfData,
+    signal: input.signal,
+    now: clock,
+    startedAt: clock(),
+  };
+  // 4. The strategy makes the replacement (a summarizer call, a provider's compaction, or none).
+  const plan = await strategy.plan(strategyInput).catch((error: unknown) => {
+    if (error instanceof Stop) throw error;
+    if (error instanceof StrategyFailure) throw new Stop(error.reason, error.message, error.source);
+    if (input.signal.aborted) throw new Stop('cancelled', `the compaction was cancelled while the ${strategy.name} strategy ran`);
+    throw new Stop('summary', `the ${strategy.name} strategy failed: ${messageOf(error)}`, error);
   });
-  const summary = await input.summarizer
-    .summarize({ messages, maxTokens: input.maxSummaryTokens, signal: input.signal, earlierSummaries })
-    .catch((error: unknown) => {
-      if (input.signal.aborted) throw new Stop('cancelled', 'the compaction was cancelled during the summary');
-      throw new Stop('summary', `the summarizer failed: ${messageOf(error)}`, error);
-    });
-  if (summary.text === '') throw new Stop('summary', 'the summarizer answered with an empty summary');
-  if (summary.truncated)
-    throw new Stop(
-      'summary',
-      `the summary was cut at its token limit (maxSummaryTokens ${input.maxSummaryTokens}); raise maxSummaryTokens or compact less at once`,
-    );
-  const text = replacementText(summary.text, nodes.length);
-  const summaryTokens = input.priceOfSummary(text);
-  if (summaryTokens >= shadowedTokenCount) {
-    throw new Stop(
-      'summary',
-      `the summary (${summaryTokens} tokens) is not smaller than what it would replace (${shadowedTokenCount} tokens)`,
-    );
-  }
   if (input.signal.aborted) throw new Stop('cancelled', 'the compaction was cancelled after the summary');
 
-  // 5. Re-validate: unrelated appends are fine, a change to the range is not.
-  const problem = rangeProblem(log.fold, selection);
+  // 5. Re-validate: unrelated appends are fine, a change to the selection is not.
+  const problem = strategy.problem(log.fold, selection);
   if (problem !== undefined) throw new Stop('changed', `the surface changed while summarizing: ${problem}`);
 
-  // 6. The metering event, then the replacing node, in one atomic batch.
+  // 6. The metering events and the replacing nodes, in one atomic batch.
   committing();
-  const data: CompactionSummaryData = {
-    compactionId,
-    shadowedSeqs: [...selection.seqs],
-    shadowedTokenCount,
-    shadowedTokens: [...selection.prices],
-    provider: summary.provider,
-    model: summary.model,
-    usage: summary.usage,
-    requestDigest: summary.requestDigest,
-    rendererVersion: summary.rendererVersion,
-    summarizer: summary.kind,
-    trigger: input.trigger,
-    tokensBefore: input.tokensBefore,
-    tokensAfter: input.tokensBefore - shadowedTokenCount + summaryTokens,
-    summaryTokens,
-    durationMs: Math.max(0, Math.round(clock() - started)),
-    ...(summary.sections === undefined ? {} : { sections: summary.sections }),
-    ...(summary.targetTokens === undefined ? {} : { targetTokens: summary.targetTokens }),
-  };
-  const summarySeq = log.nextSeq;
-  const drafts: EventDraft[] = [
-    { type: COMPACTION_SUMMARY, data: { ...data, maxTokens: input.maxSummaryTokens }, ignorable: true },
-    {
-      type: 'user/message',
-      data: { content: [{ type: 'text', text }] },
-      surfaceOp: { op: 'replace', startSeq: selection.startSeq as never, endSeq: selection.endSeq as never },
-      sourceEventSeqs: [...selection.seqs, summarySeq],
-    },
-  ];
-  const appended: readonly LogEvent[] = await log.append(drafts);
+  const firstSeq = log.nextSeq;
+  const appended: readonly LogEvent[] = await log.append(plan.drafts(firstSeq));
+  const replacementSeqs = appended.filter((event) => event.sourceEventSeqs !== undefined).map((event) => event.seq);
   return {
     status: 'compacted',
     compactionId,
+    strategy: strategy.name,
     trigger: input.trigger,
     shadowedSeqs: selection.seqs,
-    summarySeq: (appended[1] as LogEvent).seq,
-    tokensBefore: data.tokensBefore,
-    tokensAfter: data.tokensAfter,
+    summarySeq: replacementSeqs[0] as number,
+    replacementSeqs,
+    tokensBefore: input.tokensBefore,
+    tokensAfter: plan.tokensAfter,
   };
 }
 
-/**
- * The range's earlier summary nodes: replacing user messages. Their compaction/summary event is
- * the highest of their sourceEventSeqs (appended just before them); its sections, when it has
- * them, are what the summarizer merges. A summary without sections is passed as such.
- */
-async function earlierSummariesIn(log: SessionLog, nodes: readonly SurfaceNode[]): Promise<EarlierSummary[]> {
-  const found: EarlierSummary[] = [];
-  for (const [messageIndex, node] of nodes.entries()) {
-    if (node.type !== 'user/message' || node.sourceEventSeqs.length === 0) continue;
-    const summarySeq = Math.max(...node.sourceEventSeqs);
-    const event = await log.store.readEvent(log.sessionId, summarySeq);
-    const sections = event.type === COMPACTION_SUMMARY ? event.data.sections : undefined;
-    found.push({ messageIndex, sections: isSummarySections(sections) ? sections : undefined });
-  }
-  return found;
-}
-
 /** Why `selection` is not (or no longer) a run of consecutive current surface nodes, if it is not. */
-export function rangeProblem(fold: SurfaceFold, selection: Selection): string | undefined {
-  let expected: SurfaceNode | undefined = fold.node(selection.startSeq);
-  for (const seq of selection.seqs) {
-    if (expected === undefined || expected.seq !== seq) return `node #${seq} is no longer where it was on the surface`;
-    expected = fold.nodeAfter(seq);
-  }
-  return undefined;
-}
+export { rangeProblem } from './select-range-problem.js';
 
 function failed(reason: CompactionFailure, message: string): CompactionOutcome {
   return { status: 'failed', reason, message, orphaned: false };

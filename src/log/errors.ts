@@ -3,19 +3,41 @@
 
 const marker = Symbol.for('shadowlog.error');
 
+/** A class of shadowlog error, as `isInstance` is called on it. */
+type ErrorClass<T> = abstract new (...args: never[]) => T;
+
+/** The names of a class and its ancestors up to ShadowlogError: the identity `isInstance` checks. */
+function classNames(target: ErrorClass<unknown>): readonly string[] {
+  const names: string[] = [];
+  for (let current: unknown = target; typeof current === 'function' && current !== Error; current = Object.getPrototypeOf(current)) {
+    names.push(current.name);
+    if (current === ShadowlogError) break;
+  }
+  return names;
+}
+
 export class ShadowlogError extends Error {
   readonly code: string;
-  readonly [marker] = true;
+  /** The error's class names, most derived first; compared by name, so a second copy of the package agrees. */
+  readonly [marker]: readonly string[];
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+    this[marker] = classNames(new.target);
   }
 
-  /** True for any shadowlog error, even one thrown by a second copy of the package. */
-  static isInstance(value: unknown): value is ShadowlogError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  /**
+   * True for an error of this class or a subclass, even one thrown by a second copy of the
+   * package: `ShadowlogError.isInstance` accepts any shadowlog error,
+   * `ConcurrencyError.isInstance` only concurrency errors.
+   */
+  static isInstance<T>(this: ErrorClass<T>, value: unknown): value is T {
+    if (typeof value !== 'object' || value === null) return false;
+    const names = (value as Record<symbol, unknown>)[marker];
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class isInstance is called on, a subclass included.
+    return Array.isArray(names) && names.includes(this.name);
   }
 }
 

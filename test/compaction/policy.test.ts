@@ -89,7 +89,6 @@ describe('the SPEC §6 vectors', () => {
 
   it('floors values that are whole numbers on paper to those numbers, not one below', () => {
     // In binary floating point 100 × 0.29 is 28.999999999999996 and 100 × 0.57 is 56.99999999999999.
-    expect(100 * 0.29).toBeLessThan(29);
     const policy = resolveWith({ thresholdRatio: 0.57, headroomTokens: 0, retainRatio: 0.29 }, { contextWindow: 100, reserve: 0 });
     expect(policy).toMatchObject({ threshold: 57, retain: 29 });
     expect(resolveWith({ retainRatio: 0.16 }, { contextWindow: 1_000_000, reserve: 256_000 }).retain).toBe(119_040);
@@ -222,6 +221,7 @@ describe('parseCompactionConfig', () => {
       maxOverflowRetries: 1,
       auto: true,
       estimator: 'script-aware',
+      strategy: 'summary',
     });
     expect(Object.isFrozen(COMPACTION_DEFAULTS)).toBe(true);
   });
@@ -238,6 +238,7 @@ describe('parseCompactionConfig', () => {
       maxOverflowRetries: 0,
       auto: false,
       estimator: 'o200k_base',
+      strategy: 'mask',
     };
     expect(parseCompactionConfig(config)).toEqual({
       thresholdRatio: 1,
@@ -250,6 +251,7 @@ describe('parseCompactionConfig', () => {
       maxOverflowRetries: 0,
       auto: false,
       estimator: 'o200k_base',
+      strategy: 'mask',
     });
   });
 
@@ -266,8 +268,8 @@ describe('parseCompactionConfig', () => {
   });
 
   const TOP =
-    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator';
-  const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator';
+    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, strategy';
+  const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator, strategy';
 
   it.each([
     [{ treshold: 0.8 }, 'treshold', `expected one of ${TOP}, found "treshold"; remove it`],

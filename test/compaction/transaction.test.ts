@@ -74,6 +74,7 @@ async function run(
     maxSummaryTokens: 1000,
     tokensBefore: priceOf(context.log).reduce((a, b) => a + b, 0),
     priceOfSummary: (text) => Math.ceil(text.length / 4),
+    priceOfData: (_type, data) => Math.ceil(JSON.stringify(data).length / 4),
     signal,
   });
 }

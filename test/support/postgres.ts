@@ -81,3 +81,9 @@ export async function findPostgres(options: { announce: boolean }): Promise<Post
     },
   };
 }
+
+/** The server of a suite that is skipped without one: only its tests call this, and they run only with a server. */
+export function serverOf(server: PostgresTestServer | undefined): PostgresTestServer {
+  if (server === undefined) throw new Error(`${POSTGRES_URL_VARIABLE} is not set; this suite should have been skipped`);
+  return server;
+}

@@ -2,9 +2,13 @@
 // over as a new lifecycle, summarizes with the extractive summarizer (offline, the default)
 // or a named model, and prints the outcome.
 
-import { createCompaction, type ManualOutcome } from '../../compaction/compaction-capability.js';
-import { COMPACTION_POLICY, type CompactionPolicyData } from '../../compaction/event-types.js';
-import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
+import {
+  COMPACTION_POLICY,
+  type CompactionPolicyData,
+  createCompaction,
+  createToolResultPruner,
+  type ManualOutcome,
+} from '../../compaction/index.js';
 import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import type { JsonObject, ModelRequestData } from '../../log/event.js';
@@ -26,6 +30,8 @@ export interface CompactOptions extends PolicyFlags {
   /** Summarize with this model instead of the extractive summarizer. */
   readonly summarizer?: Pick<ChatOptions, 'provider' | 'model' | 'baseUrl'>;
   readonly prune: boolean;
+  /** The strategy, by name (the library checks it); else the recorded policy's, else summary. */
+  readonly strategy?: string;
 }
 
 export async function compactCommand(context: CommandContext, sessionId: string, options: CompactOptions): Promise<number> {
@@ -41,6 +47,7 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     config: {
       ...(recorded.policy?.config ?? {}),
       ...policyFlagsConfig(options),
+      ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
     },
@@ -70,12 +77,21 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   return outcome.status === 'failed' ? 1 : 0;
 }
 
+const REPLACEMENT_NAMES = {
+  summary: 'summary',
+  recall: 'recall handle',
+  native: "the provider's compaction",
+  mask: 'placeholders',
+} as const;
+
 function describeOutcome(sessionId: string, outcome: ManualOutcome): string {
   switch (outcome.status) {
     case 'nothing':
       return `${sessionId}: ${outcome.message}`;
     case 'compacted':
-      return `${sessionId}: compacted ${outcome.shadowedSeqs.length} nodes into summary #${outcome.summarySeq}; surface ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens (see \`shadowlog origins ${sessionId} ${outcome.summarySeq}\`)`;
+      if (outcome.strategy === 'mask')
+        return `${sessionId}: masked ${outcome.replacementSeqs.length} tool results (#${outcome.shadowedSeqs.join(', #')}); surface ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens (see \`shadowlog origins ${sessionId} ${outcome.summarySeq}\`)`;
+      return `${sessionId}: compacted ${outcome.shadowedSeqs.length} nodes into ${REPLACEMENT_NAMES[outcome.strategy]} #${outcome.summarySeq}; surface ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens (see \`shadowlog origins ${sessionId} ${outcome.summarySeq}\`)`;
     case 'failed':
       return `${sessionId}: compaction failed (${outcome.reason}): ${outcome.message}${outcome.orphaned ? '; the lock stays open until `shadowlog unlock`' : ''}`;
   }

@@ -21,6 +21,7 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     ...(policy.headroomTokens === undefined ? {} : { headroomTokens: policy.headroomTokens }),
     ...(policy.retain === undefined ? {} : retainKeys(policy.retain)),
     ...(policy.estimator === undefined ? {} : { estimator: policy.estimator }),
+    ...(policy.strategy === undefined ? {} : { strategy: policy.strategy }),
   }));
   return {
     thresholdRatio: config.thresholdRatio,
@@ -33,5 +34,6 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     maxOverflowRetries: config.maxOverflowRetries,
     auto: config.auto,
     estimator: config.estimator,
+    strategy: config.strategy,
   };
 }

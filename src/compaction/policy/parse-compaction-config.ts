@@ -3,6 +3,7 @@
 
 import { ConfigError } from '../../log/errors.js';
 import type { EstimatorName } from '../../meter/token-estimator.js';
+import { STRATEGY_NAMES } from '../strategies/strategy.js';
 import {
   childPath,
   describeFound,
@@ -38,6 +39,7 @@ const TOP_LEVEL_KEYS = Object.keys({
   maxOverflowRetries: true,
   auto: true,
   estimator: true,
+  strategy: true,
 } satisfies Record<keyof CompactionConfig, true>);
 
 const MODEL_POLICY_KEYS = Object.keys({
@@ -48,6 +50,7 @@ const MODEL_POLICY_KEYS = Object.keys({
   retainRatio: true,
   retainTokens: true,
   estimator: true,
+  strategy: true,
 } satisfies Record<keyof ModelPolicyConfig, true>);
 
 const SUMMARIZER_KEYS = ['kind', 'provider', 'model'] as const;
@@ -77,6 +80,7 @@ const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => 
   maxOverflowRetries: (value, path) => readInteger(value, path, 0, FIX.maxOverflowRetries),
   auto: (value, path) => readBoolean(value, path, FIX.auto),
   estimator: (value, path) => readEstimator(value, path),
+  strategy: (value, path) => readChoice(value, path, STRATEGY_NAMES),
 };
 
 /** Checks `input` (undefined means all defaults) and returns the configuration with defaults applied. */
@@ -96,6 +100,7 @@ export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
     maxOverflowRetries: read('maxOverflowRetries'),
     auto: read('auto'),
     estimator: read('estimator'),
+    strategy: read('strategy'),
   };
 }
 
@@ -163,6 +168,7 @@ function readModelPolicy(value: unknown, path: string): ModelPolicy {
       : { headroomTokens: readInteger(record.headroomTokens, at('headroomTokens'), 0, FIX.headroomTokens) }),
     ...(retain === undefined ? {} : { retain }),
     ...(record.estimator === undefined ? {} : { estimator: readEstimator(record.estimator, at('estimator')) }),
+    ...(record.strategy === undefined ? {} : { strategy: readChoice(record.strategy, at('strategy'), STRATEGY_NAMES) }),
   };
 }
 

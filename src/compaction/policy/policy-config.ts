@@ -3,6 +3,7 @@
 // The defaults are a starting point with no evidence behind them; configure them per model.
 
 import type { EstimatorName } from '../../meter/token-estimator.js';
+import type { StrategyName } from '../strategies/strategy.js';
 
 /** How much recent history a compaction keeps verbatim: a share of the message budget, or a token count. */
 export type RetainSetting = { readonly kind: 'ratio'; readonly ratio: number } | { readonly kind: 'tokens'; readonly tokens: number };
@@ -38,6 +39,8 @@ export interface ModelPolicyConfig {
   readonly retainRatio?: number;
   readonly retainTokens?: number;
   readonly estimator?: EstimatorName;
+  /** The strategy for this model; replaces the general one. */
+  readonly strategy?: StrategyName;
 }
 
 /** The configuration as a user writes it; every key is optional. */
@@ -62,6 +65,12 @@ export interface CompactionConfig {
   readonly auto?: boolean;
   /** How the surface is measured when no model policy names an estimator. Default 'script-aware'. */
   readonly estimator?: EstimatorName;
+  /**
+   * What replaces a compacted range: 'summary' (a structured summary), 'mask' (old tool results
+   * become placeholders), 'recall' (a handle and the recall tool), 'native' (the provider's own
+   * compaction), 'auto' (native where the provider offers it, else summary). Default 'summary'.
+   */
+  readonly strategy?: StrategyName;
 }
 
 /** A parsed model policy: only the keys it overrides are present. */
@@ -72,6 +81,7 @@ export interface ModelPolicy {
   readonly headroomTokens?: number;
   readonly retain?: RetainSetting;
   readonly estimator?: EstimatorName;
+  readonly strategy?: StrategyName;
 }
 
 /** A validated configuration with every default applied. */
@@ -86,6 +96,7 @@ export interface CompactionPolicyConfig {
   readonly maxOverflowRetries: number;
   readonly auto: boolean;
   readonly estimator: EstimatorName;
+  readonly strategy: StrategyName;
 }
 
 /** Frozen, because parseCompactionConfig(undefined) hands out this very object. */
@@ -100,4 +111,5 @@ export const COMPACTION_DEFAULTS: CompactionPolicyConfig = Object.freeze({
   maxOverflowRetries: 1,
   auto: true,
   estimator: 'script-aware',
+  strategy: 'summary',
 });

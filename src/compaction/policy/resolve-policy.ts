@@ -3,6 +3,7 @@
 // rejected before the first turn) and whenever the reserve of a request changes.
 
 import type { EstimatorName } from '../../meter/token-estimator.js';
+import type { StrategyName } from '../strategies/strategy.js';
 import { noMessageBudget, noPressureBudget, retainNotBelowThreshold } from './budget-messages.js';
 import { childPath, readInteger } from './config-checks.js';
 import { floorTimes, smallestWindowWhereRatioDecides, timesAtMost } from './exact-ratio.js';
@@ -25,6 +26,8 @@ export interface ResolvedPolicy {
   readonly headroomTokens: number;
   readonly retainSetting: RetainSetting;
   readonly estimator: EstimatorName;
+  /** The strategy as configured for this model (`auto` and `native` are resolved against the provider at mount). */
+  readonly strategy: StrategyName;
   /** W − reserve. */
   readonly messageBudget: number;
   /** messageBudget − headroomTokens. */
@@ -91,6 +94,7 @@ export function resolvePolicy(config: CompactionPolicyConfig, target: PolicyTarg
     headroomTokens,
     retainSetting,
     estimator: modelPolicy?.estimator ?? config.estimator,
+    strategy: modelPolicy?.strategy ?? config.strategy,
     messageBudget,
     pressureBudget,
     threshold,

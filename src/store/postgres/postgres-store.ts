@@ -19,7 +19,7 @@
 // prepared statements, and ownership a session-level lock.
 
 import { type ClientBase, DatabaseError, Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
-import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
+import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
@@ -34,7 +34,7 @@ import {
   resolveTarget,
   storeFailure,
 } from './connection.js';
-import { OwnershipLostError, PostgresStoreClosedError, PostgresStoreError, StoreReadOnlyError } from './errors.js';
+import { PostgresStoreClosedError, PostgresStoreError, StoreReadOnlyError } from './errors.js';
 import { NOTIFY_SCHEMA_VERSION } from './notify-schema.js';
 import { prepareSchema } from './open-schema.js';
 import type { AppendAttempt, OwnerConnection } from './owner-connection.js';
@@ -277,7 +277,7 @@ export class PostgresLogStore implements LogStore {
     attempt: AppendAttempt,
     owner: OwnerConnection | undefined,
   ): Promise<unknown> {
-    if (OwnershipLostError.isInstance(error)) return error;
+    if (ShadowlogError.isInstance(error)) return error;
     if (owner !== undefined && (owner.lost || isConnectionFailure(error))) return owner.appendCutOff(error, attempt);
     const inFlight: AppendInFlight = { sessionId, expectedSeq: attempt.firstSeq, events: attempt.count, committing: attempt.committing };
     const conflict =

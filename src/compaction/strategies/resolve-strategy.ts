@@ -1,0 +1,64 @@
+// Turns a policy's strategy name into the strategy that runs for one model: `native` must be
+// offered by the model's provider (else a typed error naming it), `auto` is native where it is
+// offered and summary elsewhere.
+
+import { ShadowlogError } from '../../log/errors.js';
+import type { LanguageModel } from '../../providers/language-model.js';
+import { type NativeCompaction, nativeStrategyFor } from './native-compactions.js';
+import type { CompactionStrategy, StrategyName } from './strategy.js';
+import { createSummaryStrategy } from './summary-strategy.js';
+
+/** The strategies that need nothing from the provider, made with the options their configuration gives. */
+export interface StrategyFactories {
+  readonly summary?: () => CompactionStrategy;
+  readonly mask?: () => CompactionStrategy;
+  readonly recall?: () => CompactionStrategy;
+}
+
+export interface ResolveStrategyOptions {
+  readonly model: LanguageModel;
+  readonly natives?: readonly NativeCompaction[];
+  readonly factories?: StrategyFactories;
+}
+
+export class NativeCompactionUnavailableError extends ShadowlogError {
+  constructor(
+    readonly provider: string,
+    readonly model: string,
+  ) {
+    super(
+      'NATIVE_COMPACTION_UNAVAILABLE',
+      `strategy "native" needs the provider's own compaction, but ${provider} offers none for ${model}; choose strategy "auto" to fall back to "summary" where a provider has none, or "summary", "mask" or "recall"`,
+    );
+  }
+}
+
+export class StrategyUnavailableError extends ShadowlogError {
+  constructor(readonly strategy: StrategyName) {
+    super(
+      'STRATEGY_UNAVAILABLE',
+      `strategy "${strategy}" is not available in this build of shadowlog; choose "summary", or another strategy it offers`,
+    );
+  }
+}
+
+export function resolveStrategy(name: StrategyName, options: ResolveStrategyOptions): CompactionStrategy {
+  const { model, factories = {} } = options;
+  switch (name) {
+    case 'native': {
+      const native = nativeStrategyFor(model, options.natives);
+      if (native === undefined) throw new NativeCompactionUnavailableError(model.provider, model.modelId);
+      return native;
+    }
+    case 'auto':
+      return nativeStrategyFor(model, options.natives) ?? (factories.summary ?? createSummaryStrategy)();
+    case 'summary':
+      return (factories.summary ?? createSummaryStrategy)();
+    case 'mask':
+    case 'recall': {
+      const factory = factories[name];
+      if (factory === undefined) throw new StrategyUnavailableError(name);
+      return factory();
+    }
+  }
+}

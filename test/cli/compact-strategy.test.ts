@@ -1,0 +1,43 @@
+// `shadowlog compact --strategy NAME` compacts the demo session with that strategy, and the log
+// still verifies and every model call still replays; `native` refuses a provider without its own
+// compaction, writing nothing; an unknown name is refused with the choices.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliWorkspace } from '../support/cli.js';
+
+describe('compact --strategy', () => {
+  const workspace = createCliWorkspace();
+  beforeAll(async () => {
+    expect((await workspace.run(['demo', '--session', 'd', '--json'])).code).toBe(0);
+  });
+  afterAll(() => workspace.cleanup());
+
+  async function verifiesAndReplays() {
+    const verify = await workspace.run(['verify', 'd']);
+    expect(verify.code).toBe(0);
+    const replay = await workspace.run(['replay', 'd', '--turn', '1']);
+    expect(replay.stderr).toBe('');
+    expect(replay.code).toBe(0);
+  }
+
+  it('compacts with summary, and the log verifies and replays', async () => {
+    const result = await workspace.run(['compact', 'd', '--strategy', 'summary', '--json']);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'compacted', strategy: 'summary' });
+    await verifiesAndReplays();
+  });
+
+  it('refuses native for the scripted provider and writes nothing', async () => {
+    const before = (await workspace.run(['show', 'd', '--record', '--json'])).stdout;
+    const result = await workspace.run(['compact', 'd', '--strategy', 'native']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/NATIVE_COMPACTION_UNAVAILABLE: .*scripted offers none/);
+    expect((await workspace.run(['show', 'd', '--record', '--json'])).stdout).toBe(before);
+  });
+
+  it('refuses an unknown strategy with the choices', async () => {
+    const result = await workspace.run(['compact', 'd', '--strategy', 'shrink']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/INVALID_CONFIG: strategy must be one of "summary", "mask", "recall", "native", "auto"/);
+  });
+});
