@@ -67,7 +67,8 @@ export interface CompactionSummaryData {
   /** The digest of the summarizer's request; null for the extractive summarizer, which sends none. */
   readonly requestDigest: string | null;
   readonly rendererVersion: string | null;
-  readonly summarizer: 'model' | 'extractive';
+  /** native: the provider's own compaction made the replacement (strategy native). */
+  readonly summarizer: 'model' | 'extractive' | 'native';
   readonly trigger: CompactionTrigger;
   /** The surface's price before and (estimated) after the replacement. */
   readonly tokensBefore: number;
@@ -78,6 +79,11 @@ export interface CompactionSummaryData {
   readonly sections?: SummarySections;
   /** The size the summary aimed at; a model summarizer's request states it, so replay needs it. */
   readonly targetTokens?: number;
+  /** Native: the model/request whose tools the compaction request carried (replay sends the same); absent when none. */
+  readonly toolsSeq?: number;
+  /** Native: the provider's ids for the compaction's answer and request. */
+  readonly responseId?: string;
+  readonly requestId?: string;
 }
 
 export interface CompactionPruneData {

@@ -49,17 +49,3 @@ export class NativeCompactionError extends ShadowlogError {
     this.provider = provider;
   }
 }
-
-/** A provider without a compaction of its own, asked for one (strategy `native`). */
-export class NoNativeCompactionError extends ShadowlogError {
-  readonly provider: string;
-  readonly model: string;
-  constructor(provider: string, model: string) {
-    super(
-      'NO_NATIVE_COMPACTION',
-      `${provider}/${model} has no compaction of its own (Anthropic Messages and the OpenAI Responses API have one); use strategy summary, or auto, which falls back to it`,
-    );
-    this.provider = provider;
-    this.model = model;
-  }
-}
