@@ -138,7 +138,7 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
     COMPACTION_SUMMARY,
     objectWith(
       { compactionId: isNonEmptyString, shadowedSeqs: seqs, shadowedTokenCount: isCount, provider: isString, model: isString },
-      { sections: checkSummarySections, targetTokens: isCount },
+      { sections: checkSummarySections, targetTokens: isCount, toolsSeq: isSeq },
     ),
     true,
   ),

@@ -15,6 +15,7 @@ import type { NativeCompactor } from '../../providers/native-compaction.js';
 import { renderSurface } from '../../spine/render-surface.js';
 import type { SessionLog } from '../../store/session-log.js';
 import { COMPACTION_SUMMARY, type CompactionSummaryData } from '../event-types.js';
+import type { Selection } from '../select-range.js';
 import { rangeProblem } from '../select-range-problem.js';
 import { NativeCompactionUnavailableError } from './resolve-strategy.js';
 import type { CompactionStrategy, StrategyInput, StrategyPlan } from './strategy.js';
@@ -37,10 +38,13 @@ export function createNativeStrategy(model: LanguageModel, options: NativeStrate
     name: 'native',
     select: selectWholeRange,
     problem: rangeProblem,
+    delegateFor(selection) {
+      const fallback = options.fallback;
+      return fallback !== undefined && tokensOf(selection) < compactor.minimumInputTokens ? fallback() : undefined;
+    },
     async plan(input) {
-      const shadowedTokenCount = input.selection.prices.reduce((sum, price) => sum + price, 0);
+      const shadowedTokenCount = tokensOf(input.selection);
       if (shadowedTokenCount < compactor.minimumInputTokens) {
-        if (options.fallback !== undefined) return options.fallback().plan(input);
         throw new StrategyFailure(
           `the range (${shadowedTokenCount} tokens by the session's meter) is smaller than ${model.provider} compacts at all (${compactor.minimumInputTokens} input tokens, its smallest trigger); use strategy auto, which summarizes such a range, or summary`,
         );
@@ -48,6 +52,10 @@ export function createNativeStrategy(model: LanguageModel, options: NativeStrate
       return nativePlan(input, model, compactor, shadowedTokenCount);
     },
   };
+}
+
+function tokensOf(selection: Selection): number {
+  return selection.prices.reduce((sum, price) => sum + price, 0);
 }
 
 async function nativePlan(
