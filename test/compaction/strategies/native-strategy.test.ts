@@ -209,7 +209,7 @@ describe('the native strategy, through the fake server', () => {
     });
     const node = events.find((event) => event.seq === (summary?.seq ?? -1) + 1);
     expect(node?.type).toBe('assistant/message');
-    const block = (node?.data as unknown as AssistantMessageData).content[0];
+    const block = (node?.data as unknown as AssistantMessageData | undefined)?.content[0];
     expect(block).toEqual({ type: 'compaction', provider: 'anthropic', text: ANTHROPIC_SUMMARY });
     expect(readableText(block as never)).toContain('the value is 42');
 
@@ -252,7 +252,7 @@ describe('the native strategy, through the fake server', () => {
       usage: { inputTokens: 61_000, outputTokens: 900 },
     });
     const node = events.find((event) => event.seq === (summary?.seq ?? -1) + 1);
-    const block = (node?.data as unknown as AssistantMessageData).content[0];
+    const block = (node?.data as unknown as AssistantMessageData | undefined)?.content[0];
     expect(block).toMatchObject({ type: 'compaction', provider: 'openai-responses', id: 'cmp_1', data: ENCRYPTED });
     expect(readableText(block as never)).toMatch(
       /compaction by openai-responses cmp_1, 40 chars of opaque data; it keeps 1 user message: Read the notes\./,
