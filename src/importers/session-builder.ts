@@ -35,6 +35,9 @@ export interface SessionBuilderOptions {
   readonly window?: number;
 }
 
+/** Where a content mapper reports a part it could not map (a session builder, or the proxy's request reader). */
+export type MappingNotes = Pick<SessionBuilder, 'note'>;
+
 export class SessionBuilder {
   readonly sessionId: string;
   readonly sourcePath: string;

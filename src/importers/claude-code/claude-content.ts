@@ -7,13 +7,13 @@ import { type ContentBlock, imageBlockFromUrl, isBase64 } from '../../log/conten
 import type { JsonValue, Usage } from '../../log/event.js';
 import { argumentsFromValue } from '../../providers/tool-arguments.js';
 import type { SourceToolCall } from '../imported-call.js';
-import type { SessionBuilder } from '../session-builder.js';
+import type { MappingNotes } from '../session-builder.js';
 import { arrayOf, countOf, objectOf, type SourceObject, stringOf } from '../source-values.js';
 
 const PROVIDER = 'anthropic';
 
 /** Text and image blocks (a user message, a tool result); a string is one text block. */
-export function claudeContent(content: unknown, line: number, builder: SessionBuilder, where = 'content'): ContentBlock[] {
+export function claudeContent(content: unknown, line: number, builder: MappingNotes, where = 'content'): ContentBlock[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const blocks: ContentBlock[] = [];
   for (const [index, item] of arrayOf(content).entries()) {
@@ -42,7 +42,7 @@ function plainBlock(block: SourceObject): ContentBlock | undefined {
 export function claudeAssistantContent(
   blocks: readonly unknown[],
   line: number,
-  builder: SessionBuilder,
+  builder: MappingNotes,
 ): { content: ContentBlock[]; toolCalls: SourceToolCall[] } {
   const content: ContentBlock[] = [];
   const toolCalls: SourceToolCall[] = [];

@@ -7,7 +7,7 @@ import { type ContentBlock, imageBlockFromUrl } from '../../log/content-block.js
 import type { JsonValue, Usage } from '../../log/event.js';
 import { argumentsFromText } from '../../providers/tool-arguments.js';
 import type { SourceToolCall } from '../imported-call.js';
-import type { SessionBuilder } from '../session-builder.js';
+import type { MappingNotes } from '../session-builder.js';
 import { arrayOf, countOf, objectOf, type SourceObject, stringOf } from '../source-values.js';
 
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -20,7 +20,7 @@ export function isOutputItem(item: SourceObject): boolean {
 }
 
 /** A message's content parts: input_text, output_text, input_image (by URL, or data: URL). */
-export function codexContent(parts: unknown, line: number, builder: SessionBuilder, where = 'content'): ContentBlock[] {
+export function codexContent(parts: unknown, line: number, builder: MappingNotes, where = 'content'): ContentBlock[] {
   if (typeof parts === 'string') return [{ type: 'text', text: parts }];
   const blocks: ContentBlock[] = [];
   for (const [index, item] of arrayOf(parts).entries()) {
@@ -40,7 +40,7 @@ export function codexContent(parts: unknown, line: number, builder: SessionBuild
 }
 
 /** An output item as assistant content (reasoning, message text, a server tool), or undefined for a tool call. */
-export function outputContent(item: SourceObject, provider: string, line: number, builder: SessionBuilder): ContentBlock[] {
+export function outputContent(item: SourceObject, provider: string, line: number, builder: MappingNotes): ContentBlock[] {
   switch (item.type) {
     case 'message':
       return codexContent(item.content, line, builder);
@@ -104,7 +104,7 @@ export function toolCallOf(item: SourceObject): SourceToolCall | undefined {
 }
 
 /** A tool output's content and error flag: a string, `{content, success}`, or content items. */
-export function toolOutput(output: unknown, line: number, builder: SessionBuilder): { content: ContentBlock[]; error?: true } {
+export function toolOutput(output: unknown, line: number, builder: MappingNotes): { content: ContentBlock[]; error?: true } {
   if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
   const object = objectOf(output);
   if (object !== undefined && 'content' in object) {

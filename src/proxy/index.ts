@@ -1,0 +1,18 @@
+// The public parts of the recording proxy (shadowlog/proxy): start one in front of an
+// upstream, and the matching rule it records sessions by.
+
+export { CREDENTIAL_HEADERS, REDACTED, SESSION_HEADER } from './headers.js';
+export { PROTOCOLS, type ProxyProtocol, type UpstreamName } from './protocols.js';
+export type { ProxyMessage, ProxyRequest, ProxyToolCall } from './proxy-message.js';
+export { messageKey } from './proxy-message.js';
+export {
+  DEFAULT_PROXY_PORT,
+  isLoopbackHost,
+  type ProxyOptions,
+  type ProxyServer,
+  type ProxyStats,
+  startProxy,
+} from './proxy-server.js';
+export { UnreadableRequestError } from './request-notes.js';
+export { newProxySessionId } from './session-router.js';
+export { keptLength, matchSurface, type SurfaceMatch } from './surface-match.js';

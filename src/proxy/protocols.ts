@@ -1,0 +1,77 @@
+// The three APIs the proxy records, each by its path: how to read a request, how to read an
+// answer (the provider adapters' own parsers, JSON or event stream), and how an error the proxy
+// itself must give (the upstream down, a timeout) is shaped in that API's own words, so that
+// the client's SDK reads it as it reads the provider's.
+
+import { parseAnthropicResponse } from '../providers/anthropic-messages/parse-response.js';
+import { readAnthropicStream } from '../providers/anthropic-messages/parse-stream.js';
+import type { ModelResult } from '../providers/language-model.js';
+import { parseOpenAIChatResponse } from '../providers/openai-chat/parse-response.js';
+import { readOpenAIChatStream } from '../providers/openai-chat/parse-stream.js';
+import { parseOpenAIResponsesResponse } from '../providers/openai-responses/parse-response.js';
+import { readOpenAIResponsesStream } from '../providers/openai-responses/parse-stream.js';
+import type { ServerSentEvent } from '../providers/sse.js';
+import { readAnthropicRequest } from './anthropic-request.js';
+import { readOpenAIChatRequest } from './openai-chat-request.js';
+import { readOpenAIResponsesRequest } from './openai-responses-request.js';
+import type { ProxyRequest } from './proxy-message.js';
+
+export type UpstreamName = 'openai' | 'anthropic';
+
+export interface ProxyProtocol {
+  readonly name: 'openai-chat' | 'openai-responses' | 'anthropic-messages';
+  readonly path: string;
+  /** The upstream it goes to, and the provider its model/request names. */
+  readonly upstream: UpstreamName;
+  readRequest(body: unknown): ProxyRequest;
+  readAnswer(body: unknown, text: string): ModelResult;
+  readStream(events: AsyncIterable<ServerSentEvent>): Promise<ModelResult>;
+  /** A JSON error body in the API's own shape. */
+  errorBody(status: number, message: string): string;
+}
+
+const SERVICE = 'upstream (through shadowlog proxy)';
+
+function openAIError(status: number, message: string): string {
+  const type = status === 504 ? 'timeout' : 'proxy_error';
+  return JSON.stringify({ error: { message, type, param: null, code: status === 504 ? 'upstream_timeout' : 'upstream_unavailable' } });
+}
+
+export const PROTOCOLS: readonly ProxyProtocol[] = [
+  {
+    name: 'openai-chat',
+    path: '/v1/chat/completions',
+    upstream: 'openai',
+    readRequest: readOpenAIChatRequest,
+    readAnswer: (body, text) => parseOpenAIChatResponse(SERVICE, body, text),
+    readStream: (events) => readOpenAIChatStream(SERVICE, events, undefined),
+    errorBody: openAIError,
+  },
+  {
+    name: 'openai-responses',
+    path: '/v1/responses',
+    upstream: 'openai',
+    readRequest: readOpenAIResponsesRequest,
+    readAnswer: (body) => parseOpenAIResponsesResponse(SERVICE, body),
+    readStream: (events) => readOpenAIResponsesStream(SERVICE, events, undefined),
+    errorBody: openAIError,
+  },
+  {
+    name: 'anthropic-messages',
+    path: '/v1/messages',
+    upstream: 'anthropic',
+    readRequest: readAnthropicRequest,
+    readAnswer: (body, text) => parseAnthropicResponse(SERVICE, body, text),
+    readStream: (events) => readAnthropicStream(SERVICE, events, undefined),
+    // Anthropic's envelope; 529 is its "overloaded", 504 a timeout, anything else an api_error.
+    errorBody: (status, message) =>
+      JSON.stringify({ type: 'error', error: { type: status === 504 ? 'timeout_error' : 'api_error', message } }),
+  },
+];
+
+/** The protocol a request path (query string aside) is recorded as; undefined for any other path (forwarded, not recorded). */
+export function protocolOf(method: string, url: string): ProxyProtocol | undefined {
+  if (method !== 'POST') return undefined;
+  const path = url.split('?')[0];
+  return PROTOCOLS.find((protocol) => protocol.path === path);
+}

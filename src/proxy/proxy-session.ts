@@ -1,0 +1,342 @@
+// One session the proxy records: its log (this process owns it while the proxy runs), what the
+// client's next request is matched against, and the calls waiting to be written. Calls are
+// written strictly in order, each request before its outcome, on one chain: the store sees one
+// writer per session. Matching needs no store: the keys of the surface are kept here, updated
+// when a request is routed and when its answer arrives, before the client sees its end.
+
+import { hostname } from 'node:os';
+import { ShadowlogError } from '../log/errors.js';
+import type { EventDraft, JsonObject, RawAnswer, TurnEndReason } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
+import { prepareAppend } from '../log/seal.js';
+import { encodeRequestSurface } from '../log/surface-change.js';
+import type { ModelResult } from '../providers/language-model.js';
+import { knownModelLimits } from '../providers/model-limits.js';
+import type { LogStore, Ownership } from '../store/log-store.js';
+import { nodeSha256Hex } from '../store/node-sha256.js';
+import { SessionLog } from '../store/session-log.js';
+import { keyOfNode } from './node-keys.js';
+import type { ProxyProtocol } from './protocols.js';
+import { messageKey, type ProxyRequest } from './proxy-message.js';
+import { type Plan, planRequest } from './session-plan.js';
+
+/** A call as received: the bytes, their digest, and what the proxy could read of them. */
+export interface ReceivedCall {
+  readonly protocol: ProxyProtocol;
+  readonly path: string;
+  readonly body: Buffer;
+  readonly digest: string;
+  /** The request read, or why it could not be (recorded as unparsed). */
+  readonly request: ProxyRequest | { readonly unparsed: string };
+  /** The request headers as the log records them (credentials redacted). */
+  readonly headers: Record<string, string>;
+  readonly redactedHeaders: readonly string[];
+}
+
+export type CallOutcome =
+  | { readonly kind: 'answer'; readonly status: number; readonly result: ModelResult; readonly raw: RawAnswer }
+  | {
+      readonly kind: 'failure';
+      readonly code: string;
+      readonly message: string;
+      readonly retryable: boolean;
+      readonly contextOverflow: boolean;
+      readonly status?: number;
+      /** What the upstream sent before it failed (an error body, a cut stream), when anything; base64 for bytes that could not be decoded. */
+      readonly raw?: RawAnswer | { readonly format: 'base64'; readonly text: string };
+    };
+
+export type RouteMode = 'match' | 'continues';
+
+export class ProxySession {
+  /** The keys of the surface as the next request should find it. */
+  keys: string[] = [];
+  /** A call is routed here and its answer has not arrived: only the session header joins it then. */
+  busy = false;
+  lastResponseId: string | undefined;
+  conversationKey: string | undefined;
+  readonly protocol: string;
+  lastUsed = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly nodeKeys = new Map<number, string>();
+  private turn = 0;
+  private step = 0;
+  private turnOpen = false;
+  private lastReason: TurnEndReason = 'completed';
+
+  private constructor(
+    readonly id: string,
+    private readonly log: SessionLog,
+    private readonly ownership: Ownership,
+    protocol: string,
+    private readonly onError: (error: unknown, session: string) => void,
+  ) {
+    this.protocol = protocol;
+  }
+
+  static async create(
+    store: LogStore,
+    id: string,
+    protocol: string,
+    onError: (error: unknown, session: string) => void,
+  ): Promise<ProxySession> {
+    const ownership = await store.acquireOwnership(id);
+    try {
+      const log = await SessionLog.create(store, id, { harnessVersion: `shadowlog proxy` });
+      return new ProxySession(id, log, ownership, protocol, onError);
+    } catch (error) {
+      await ownership.release();
+      throw error;
+    }
+  }
+
+  /** Continues a stored session (the client named it): a new lifecycle, its surface keyed from the log. */
+  static async open(
+    store: LogStore,
+    id: string,
+    protocol: string,
+    onError: (error: unknown, session: string) => void,
+  ): Promise<ProxySession> {
+    const ownership = await store.acquireOwnership(id);
+    try {
+      let turn = 0;
+      let open = false;
+      const log = await SessionLog.open(store, id, {
+        observe: (event) => {
+          if (event.type === 'turn/start') {
+            turn = dataOf(event, 'turn/start').turn;
+            open = true;
+          } else if (event.type === 'turn/end') open = false;
+        },
+      });
+      const session = new ProxySession(id, log, ownership, protocol, onError);
+      const drafts: EventDraft[] = [
+        { type: 'session/end-seed', data: { reason: `continued by shadowlog proxy, pid ${process.pid} on ${hostname()}` } },
+      ];
+      if (open) drafts.push({ type: 'turn/end', data: { turn, reason: 'interrupted' } });
+      await log.append(drafts);
+      session.turn = turn;
+      session.keys = log.fold.toArray().map((node) => session.keyOf(node.seq));
+      return session;
+    } catch (error) {
+      await ownership.release();
+      throw error;
+    }
+  }
+
+  /** Routes `call` here: the keys move to its messages now, its events are written in turn. */
+  begin(call: ReceivedCall, mode: RouteMode): void {
+    this.busy = true;
+    this.lastUsed = Date.now();
+    if (!('unparsed' in call.request)) {
+      const keys = call.request.messages.map(messageKey);
+      this.keys =
+        mode === 'continues'
+          ? [...this.keys, ...keys.slice(this.keys.length > 0 && call.request.messages[0]?.type === 'system/message' ? 1 : 0)]
+          : keys;
+      if (call.request.conversationKey !== undefined) this.conversationKey = call.request.conversationKey;
+    }
+    this.enqueue(() => this.writeRequest(call, mode));
+  }
+
+  /** The call's outcome: the session is free for the next request at once; the events follow on the chain. */
+  finish(call: ReceivedCall, outcome: CallOutcome): void {
+    if (outcome.kind === 'answer') {
+      const toolCalls = outcome.result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
+      this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
+      this.lastResponseId = outcome.result.responseId;
+    }
+    this.busy = false;
+    const model = 'unparsed' in call.request ? 'unknown' : call.request.model;
+    this.enqueue(() => this.writeOutcome(outcome, model));
+  }
+
+  /** Waits for every write queued so far. */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  /** Ends the open turn and gives up the session. */
+  async close(): Promise<void> {
+    this.enqueue(async () => {
+      if (this.turnOpen) await this.log.append([this.turnEnd(this.busy ? 'interrupted' : this.lastReason)]);
+      this.turnOpen = false;
+    });
+    await this.chain;
+    await this.ownership.release();
+  }
+
+  private enqueue(job: () => Promise<void>): void {
+    this.chain = this.chain.then(job).catch((error: unknown) => this.onError(error, this.id));
+  }
+
+  private keyOf(seq: number): string {
+    let key = this.nodeKeys.get(seq);
+    if (key === undefined) {
+      const node = this.log.fold.node(seq);
+      key = node === undefined ? '' : keyOfNode(node);
+      this.nodeKeys.set(seq, key);
+    }
+    return key;
+  }
+
+  private async writeRequest(call: ReceivedCall, mode: RouteMode): Promise<void> {
+    const fold = this.log.fold;
+    const parsed = 'unparsed' in call.request ? undefined : call.request;
+    let plan: Plan | undefined;
+    let turnDrafts: EventDraft[] = [];
+    if (parsed !== undefined) {
+      const nodes = fold.toArray();
+      const input = {
+        nodes,
+        nodeKeys: nodes.map((node) => this.keyOf(node.seq)),
+        messages: parsed.messages,
+        keys: parsed.messages.map(messageKey),
+        model: parsed.model,
+        continues: mode === 'continues',
+      };
+      for (const attempt of [0, 1] as const) {
+        plan = planRequest(input, attempt);
+        if (plan === undefined) continue;
+        turnDrafts = this.turnDrafts(plan.startsTurn);
+        try {
+          const trial = prepareAppend(
+            fold,
+            [...turnDrafts, ...plan.messages.map((message) => message.draft)],
+            () => new Date().toISOString(),
+            nodeSha256Hex,
+          );
+          trial.rollback();
+          break;
+        } catch (error) {
+          if (!ShadowlogError.isInstance(error)) throw error;
+          plan = undefined;
+        }
+      }
+    }
+    let unmatched: string | undefined;
+    if (plan === undefined) {
+      // The log's rules refuse the messages as a change of this surface (a client whose list breaks
+      // its own API's rules): the call is still recorded, its body holds them.
+      if (parsed !== undefined) unmatched = "the request's messages cannot be written as a change of the session's surface";
+      plan = { messages: [], startsTurn: false };
+      turnDrafts = this.turnDrafts(false);
+    }
+    this.applyTurn(plan.startsTurn);
+    const messageDrafts = plan.messages.map((message) => message.draft);
+    // The surface the request stands for: the fold after these drafts (a trial append, rolled back).
+    const trial = prepareAppend(fold, [...turnDrafts, ...messageDrafts], () => new Date().toISOString(), nodeSha256Hex);
+    const surfaceSeqs = fold.toArray().map((node) => node.seq);
+    trial.rollback();
+    const request: JsonObject = {
+      turn: this.turn,
+      step: this.step,
+      provider: call.protocol.upstream,
+      model: parsed?.model ?? 'unknown',
+      provenance: 'proxied',
+      requestDigest: call.digest,
+      requestBody: bodyOf(call.body),
+      ...(encodeRequestSurface(fold.lastRequestSurface, surfaceSeqs) as unknown as JsonObject),
+      ...windowOf(parsed?.model),
+      proxy: {
+        protocol: call.protocol.name,
+        path: call.path,
+        headers: call.headers,
+        redactedHeaders: [...call.redactedHeaders],
+        stream: parsed?.stream ?? false,
+        ...(parsed === undefined ? { unparsed: (call.request as { unparsed: string }).unparsed } : {}),
+        ...(unmatched === undefined ? {} : { unmatched }),
+        ...(parsed !== undefined && parsed.notes.length > 0 ? { notes: [...parsed.notes] } : {}),
+        ...(plan.rewrite === undefined ? {} : { rewrite: plan.rewrite as unknown as JsonObject }),
+      },
+    };
+    const written = await this.log.append([...turnDrafts, ...messageDrafts, { type: 'model/request', data: request }]);
+    const offset = turnDrafts.length;
+    plan.messages.forEach((message, index) => {
+      const event = written[offset + index];
+      if (event !== undefined) this.nodeKeys.set(event.seq, message.key);
+    });
+  }
+
+  private async writeOutcome(outcome: CallOutcome, model: string): Promise<void> {
+    if (outcome.kind === 'failure') {
+      this.lastReason = 'error';
+      await this.log.append([
+        {
+          type: 'model/error',
+          data: {
+            turn: this.turn,
+            step: this.step,
+            code: outcome.code,
+            message: outcome.message,
+            retryable: outcome.retryable,
+            contextOverflow: outcome.contextOverflow,
+            ...(outcome.status === undefined ? {} : { status: outcome.status }),
+            ...(outcome.raw === undefined ? {} : { answer: outcome.raw }),
+          },
+        },
+      ]);
+      return;
+    }
+    const { result } = outcome;
+    const data = {
+      content: result.content,
+      toolCalls: result.toolCalls,
+      model: result.responseModel ?? model,
+      ...(result.usage === undefined ? {} : { usage: result.usage }),
+      finishReason: result.finishReason,
+      ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
+    };
+    const toolCalls = result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
+    try {
+      const [event] = await this.log.append([{ type: 'assistant/message', data, surfaceOp: 'append' }]);
+      if (event !== undefined) this.nodeKeys.set(event.seq, messageKey({ type: 'assistant/message', content: result.content, toolCalls }));
+      this.lastReason = 'completed';
+    } catch (error) {
+      if (!ShadowlogError.isInstance(error)) throw error;
+      // The log's rules refused the answer (a call id already on the surface): it is kept as it arrived.
+      await this.log.append([
+        {
+          type: 'model/unrecorded-answer',
+          data: { turn: this.turn, step: this.step, code: error.code, message: error.message, raw: outcome.raw },
+        },
+      ]);
+      this.keys = this.keys.slice(0, -1);
+      this.lastReason = 'error';
+    }
+  }
+
+  private turnDrafts(startsTurn: boolean): EventDraft[] {
+    if (this.turnOpen && !startsTurn) return [];
+    const drafts: EventDraft[] = [];
+    if (this.turnOpen) drafts.push(this.turnEnd(this.lastReason));
+    drafts.push({ type: 'turn/start', data: { turn: this.turn + 1 } });
+    return drafts;
+  }
+
+  private applyTurn(startsTurn: boolean): void {
+    if (this.turnOpen && !startsTurn) {
+      this.step++;
+      return;
+    }
+    this.turn++;
+    this.step = 1;
+    this.turnOpen = true;
+    this.lastReason = 'completed';
+  }
+
+  private turnEnd(reason: TurnEndReason): EventDraft {
+    return { type: 'turn/end', data: { turn: this.turn, reason } };
+  }
+}
+
+function bodyOf(body: Buffer): JsonObject {
+  const text = body.toString('utf8');
+  // Bytes that are not UTF-8 do not survive a round trip through a string: they are kept as base64.
+  return Buffer.from(text, 'utf8').equals(body) ? { encoding: 'utf-8', text } : { encoding: 'base64', text: body.toString('base64') };
+}
+
+function windowOf(model: string | undefined): JsonObject {
+  const window = model === undefined ? undefined : knownModelLimits(model)?.contextWindow;
+  return window === undefined ? {} : { contextWindow: window };
+}

@@ -1,0 +1,38 @@
+// The bound on calls the proxy has forwarded and not yet written: a call takes a place before it
+// is forwarded and gives it back once its request and outcome are in the store. When the store
+// is slower than the clients, new calls wait for a place (back-pressure reaches the clients as
+// latency); none is ever dropped.
+
+export class RecordingQueue {
+  private used = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** The most places ever taken at once, and how many calls had to wait. */
+  peak = 0;
+  waited = 0;
+
+  constructor(readonly capacity: number) {}
+
+  /** Resolves once a place is free; the returned function gives it back (once). */
+  async take(): Promise<() => void> {
+    if (this.used >= this.capacity) {
+      this.waited++;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.used++;
+    }
+    this.peak = Math.max(this.peak, this.used);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const next = this.waiting.shift();
+      // The place passes straight to the next waiter.
+      if (next !== undefined) next();
+      else this.used--;
+    };
+  }
+
+  get pending(): number {
+    return this.used;
+  }
+}
