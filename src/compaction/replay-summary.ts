@@ -134,10 +134,17 @@ export function replayNextSummary(
   sessionId: string,
   broken: ChainLink | undefined,
   resolveRenderer: RendererResolver,
-  options: { readonly policy?: SummaryReplayResult['policy']; readonly hasher?: Hasher } = {},
+  options: {
+    readonly policy?: SummaryReplayResult['policy'];
+    readonly hasher?: Hasher;
+    /** The tools of the model/request at a seq before the event (a native compaction names the call whose tools it sent). */
+    readonly toolsAt?: (seq: number) => readonly unknown[] | undefined;
+  } = {},
 ): SummaryReplayResult {
   chain.fold.registry.validateData(event.type, event.data, event.seq);
-  const found = { event, nodes: shadowedNodes(chain, event), broken, policy: options.policy ?? null };
+  const toolsSeq = (event.data as { toolsSeq?: unknown }).toolsSeq;
+  const tools = typeof toolsSeq === 'number' ? options.toolsAt?.(toolsSeq) : undefined;
+  const found = { event, tools, nodes: shadowedNodes(chain, event), broken, policy: options.policy ?? null };
   return rebuild(found, sessionId, resolveRenderer, options.hasher ?? nodeSha256Hex);
 }
 
