@@ -12,6 +12,7 @@ import { rendererFor } from '../../../src/cli/renderers.js';
 import { createCompaction } from '../../../src/compaction/compaction-capability.js';
 import { COMPACTION_SUMMARY } from '../../../src/compaction/event-types.js';
 import { replaySummary } from '../../../src/compaction/replay-summary.js';
+import type { StrategyName } from '../../../src/compaction/strategies/strategy.js';
 import { readableText } from '../../../src/log/content-block.js';
 import type { AssistantMessageData, LogEvent } from '../../../src/log/event.js';
 import { sha256Hex } from '../../../src/log/sha256.js';
@@ -32,7 +33,7 @@ afterEach(async () => {
 });
 
 const LIMITS = { contextWindow: 1_000_000, defaultMaxOutputTokens: 4_096 };
-const CONFIG = { headroomTokens: 0, retainTokens: 40, auto: false, summarizer: { kind: 'extractive' } };
+const CONFIG = { headroomTokens: 0, retainTokens: 40, auto: false, summarizer: { kind: 'extractive' as const } };
 /** Notes far past Anthropic's smallest compaction trigger (50,000 input tokens). */
 const NOTES = `The value is 42. ${'Notes on the build, line after line, nothing else of note. '.repeat(4_500)}`;
 
@@ -153,7 +154,7 @@ const responsesCompaction: FakeResponse = {
   },
 };
 
-async function sessionWith(script: Script, strategy: string, compactionResponse?: FakeResponse) {
+async function sessionWith(script: Script, strategy: StrategyName, compactionResponse?: FakeResponse) {
   server = await startFakeProviderServer();
   const store = new MemoryLogStore();
   const model = script.model(server.baseUrl);
@@ -295,7 +296,7 @@ describe('the native strategy, through the fake server', () => {
       input: z.object({}),
       execute: async () => 'The value is 42.',
     });
-    for (const strategy of ['auto', 'native']) {
+    for (const strategy of ['auto', 'native'] as const) {
       server = await startFakeProviderServer();
       const store = new MemoryLogStore();
       const compaction = createCompaction({ config: { ...CONFIG, strategy } });
