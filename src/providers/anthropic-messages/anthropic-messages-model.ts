@@ -3,11 +3,12 @@
 import { type ConnectionOptions, resolveConnection } from '../connection.js';
 import { resolveTimeouts, type Timeouts } from '../http.js';
 import type { LanguageModel, ModelRequest, RenderedRequest } from '../language-model.js';
+import { RenderMemos } from '../message-memo.js';
 import { type ModelLimitsOverride, resolveModelLimits, type UserModelLimits } from '../model-limits.js';
 import { sendCompactionRequest } from '../send-compaction-request.js';
 import { sendModelRequest } from '../send-model-request.js';
 import { checkAnthropicParams } from './check-params.js';
-import { convertToAnthropicBody } from './convert-messages.js';
+import { anthropicMemo, convertToAnthropicBody } from './convert-messages.js';
 import { mapAnthropicHttpError } from './map-error.js';
 import {
   ANTHROPIC_COMPACTION_BETA,
@@ -73,6 +74,7 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
   const headersFor = (body: RenderedRequest['body']) =>
     needsCompactionBeta(body) ? { ...headers, 'anthropic-beta': ANTHROPIC_COMPACTION_BETA } : headers;
   const url = `${connection.baseUrl}/v1/messages`;
+  const memos = new RenderMemos(anthropicMemo);
 
   return {
     provider: 'anthropic',
@@ -80,7 +82,7 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
     rendererVersion,
     limits,
     render(request: ModelRequest, version: string = rendererVersion): RenderedRequest {
-      return { body: convertToAnthropicBody(options.model, request, anthropicSettingsOf(version)) };
+      return { body: convertToAnthropicBody(options.model, request, anthropicSettingsOf(version), memos.of(version)) };
     },
     checkParams: (params) => checkAnthropicParams(options.model, params, limits.defaultMaxOutputTokens, options.modelLimits),
     send(rendered, sendOptions = {}) {
