@@ -24,6 +24,7 @@ import { type ShowFlags, showCommand, showOptionsOf } from './commands/show.js';
 import { statsCommand } from './commands/stats.js';
 import { unlockCommand } from './commands/unlock.js';
 import { verifyCommand } from './commands/verify.js';
+import { type ViewCommandOptions, viewCommand } from './commands/view.js';
 import { type CliIo, type CommandContext, createContext } from './context.js';
 import { openStore, parseStoreSpec, type StoreAccess } from './store-option.js';
 import { escapeTerminalText } from './terminal-text.js';
@@ -203,6 +204,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       '--strategy <name>',
       'what replaces the range: summary, mask, recall, native or auto (default: the recorded policy, else summary)',
     )
+    .option(
+      '--keep-results <count>',
+      'with --strategy mask: the newest tool results kept whole (default: those in the retained tail)',
+      (value) => integerArgument(value, 'count', 0),
+    )
+    .option(
+      '--keep-tokens <tokens>',
+      'with --strategy mask: tokens of the newest tool results kept whole, instead of --keep-results',
+      (value) => integerArgument(value, 'tokens', 0),
+    )
     .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
     .option('--model <name>', 'the summarizer model, with --provider')
     .option('--base-url <url>', 'the summarizer API base URL')
@@ -213,7 +224,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .action(
       (
         id: string,
-        options: PolicyFlags & { window?: number; prune?: boolean; strategy?: string; provider?: string; model?: string; baseUrl?: string },
+        options: PolicyFlags & {
+          window?: number;
+          prune?: boolean;
+          strategy?: string;
+          keepResults?: number;
+          keepTokens?: number;
+          provider?: string;
+          model?: string;
+          baseUrl?: string;
+        },
       ) =>
         run('write', (context) => {
           if ((options.provider === undefined) !== (options.model === undefined))
@@ -230,6 +250,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
             ...pickPolicyFlags(options),
             prune: options.prune === true,
             ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+            ...(options.keepResults === undefined ? {} : { keepResults: options.keepResults }),
+            ...(options.keepTokens === undefined ? {} : { keepTokens: options.keepTokens }),
             ...(options.window === undefined ? {} : { window: options.window }),
             ...(summarizer === undefined ? {} : { summarizer }),
           });
@@ -280,6 +302,21 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .action((id: string, seq: string, options: { full?: boolean }) =>
       run('read', (context) => originsCommand(context, id, seqArgument(seq), options.full === true))(),
     );
+
+  program
+    .command('view <id>')
+    .description(
+      'the audit page: each call with the surface it was sent, digest-checked, compactions expandable to their originals, the token-pressure chart; served on 127.0.0.1 and following the session, or --out FILE',
+    )
+    .option('--out <file>', 'write one self-contained HTML file instead of serving it')
+    .option('--port <port>', 'serve on this port (default: any free one)', (value) => integerArgument(value, 'a port', 0))
+    .option('--host <address>', 'serve on this address (default 127.0.0.1; anything else needs --allow-remote)')
+    .option('--allow-remote', 'allow a --host that is not loopback: anyone who can reach it can read the session')
+    .option('--tune <report>', 'show a tune report (the JSON of `shadowlog tune --json`) on the page too')
+    .option('--poll-ms <ms>', 'on SQLite: how often to look for new events (default 200)', (value) =>
+      integerArgument(value, 'milliseconds', 1),
+    )
+    .action((id: string, options: ViewCommandOptions) => run('read', (ctx) => viewCommand(ctx, id, options))());
 
   program
     .command('verify [id]')

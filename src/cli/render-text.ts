@@ -120,6 +120,8 @@ export function renderLogOnlyEvent(event: LogEvent): string {
     }
     case 'compaction/prune':
       return `#${event.seq} ── pruned tool result #${String((data.shadowedSeqs as unknown[])[0])}: ${String(data.charsBefore)} → ${String(data.charsAfter)} characters (${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount ?? '?')} tokens)${data.unseen === true ? '; before its first send: the model never saw it whole' : ''}`;
+    case 'compaction/mask':
+      return `#${event.seq} ── compaction ${shortId(data.compactionId)} masked tool result #${String((data.shadowedSeqs as unknown[])[0])} (${String(data.tool)}, ${String(data.chars)} characters): ${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount)} tokens`;
     case 'compaction/end':
       return data.error === undefined
         ? `#${event.seq} ── compaction ${shortId(data.compactionId)} ends; the lock is released`

@@ -22,7 +22,9 @@ import {
 } from './event-types.js';
 import { configToJson } from './policy/config-json.js';
 import { type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
+import { sentNodes } from './sent-nodes.js';
 import { CompactionSessionState } from './session-state.js';
+import { createMaskStrategy } from './strategies/mask-strategy.js';
 import type { NativeCompaction } from './strategies/native-compactions.js';
 import { resolveStrategy, type StrategyFactories } from './strategies/resolve-strategy.js';
 import type { CompactionStrategy } from './strategies/strategy.js';
@@ -176,9 +178,22 @@ export class CompactionCapability implements Capability {
     const { strategy } = this.requireMounted();
     const nodes = context.log.fold.toArray();
     const measurement = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter));
-    const selection = strategy.select({ nodes, prices: measurement.nodes.map((node) => node.tokens), retain });
+    const sent = nodes[0] === undefined ? () => false : await sentNodes(context.log, nodes[0].seq);
+    const selection = strategy.select({
+      nodes,
+      prices: measurement.nodes.map((node) => node.tokens),
+      retain,
+      sent,
+      priceOfData: (type, data) => meter.priceOfData(type, data),
+    });
     if (selection === undefined)
-      return { status: 'nothing', message: 'nothing to compact: no range outside the retained tail can be shadowed' };
+      return {
+        status: 'nothing',
+        message:
+          strategy.name === 'mask'
+            ? 'nothing to compact: no tool result the model has been sent, outside the kept tail, is larger than its placeholder'
+            : 'nothing to compact: no range outside the retained tail can be shadowed',
+      };
     const outcome = await runCompactionTransaction({
       log: context.log,
       state,
@@ -199,7 +214,7 @@ export class CompactionCapability implements Capability {
 
   /** The strategies that need no provider, made with this configuration's options. */
   private strategyFactories(): StrategyFactories {
-    return {};
+    return { mask: () => createMaskStrategy({ keep: this.config.mask }) };
   }
 
   private summarizerFor(meter: SurfaceMeter): Summarizer {

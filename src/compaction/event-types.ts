@@ -10,6 +10,7 @@ import { checkSummarySections, type SummarySections } from './summary-sections.j
 export const COMPACTION_START = 'compaction/start';
 export const COMPACTION_SUMMARY = 'compaction/summary';
 export const COMPACTION_PRUNE = 'compaction/prune';
+export const COMPACTION_MASK = 'compaction/mask';
 export const COMPACTION_END = 'compaction/end';
 export const COMPACTION_OVER_THRESHOLD = 'compaction/over-threshold';
 export const COMPACTION_POLICY = 'compaction/policy';
@@ -89,6 +90,18 @@ export interface CompactionPruneData {
   readonly unseen?: true;
 }
 
+/** One tool result the `mask` strategy replaced by a placeholder; written just before the placeholder. */
+export interface CompactionMaskData {
+  readonly compactionId: string;
+  readonly shadowedSeqs: [number];
+  /** The original's price, by the session's meter. */
+  readonly shadowedTokenCount: number;
+  readonly replacementTokenCount: number;
+  /** The tool whose result it was, and its size in code points of text. */
+  readonly tool: string;
+  readonly chars: number;
+}
+
 /** What caused a failed compaction, when an error did: a provider's error keeps its classification. */
 export interface CompactionErrorCause {
   readonly code: string;
@@ -139,6 +152,18 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
   definition(
     COMPACTION_PRUNE,
     objectWith({ shadowedSeqs: seqs, shadowedTokenCount: isCount, charsBefore: isCount, charsAfter: isCount }, { unseen: isTrue }),
+    true,
+  ),
+  definition(
+    COMPACTION_MASK,
+    objectWith({
+      compactionId: isNonEmptyString,
+      shadowedSeqs: seqs,
+      shadowedTokenCount: isCount,
+      replacementTokenCount: isCount,
+      tool: isString,
+      chars: isCount,
+    }),
     true,
   ),
   definition(COMPACTION_END, objectWith({ compactionId: isNonEmptyString }, { error: objectWith({ message: isString }) })),

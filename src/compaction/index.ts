@@ -3,11 +3,20 @@
 // what replaces a compacted range.
 
 export { CompactionCapability, type CompactionOptions, createCompaction, type ManualOutcome } from './compaction-capability.js';
-export { COMPACTION_EVENT_TYPES, COMPACTION_POLICY, type CompactionPolicyData, type CompactionTrigger } from './event-types.js';
+export {
+  COMPACTION_EVENT_TYPES,
+  COMPACTION_MASK,
+  COMPACTION_POLICY,
+  type CompactionMaskData,
+  type CompactionPolicyData,
+  type CompactionTrigger,
+} from './event-types.js';
 export * from './policy.js';
 export { parsePrunerConfig, pruneMarker } from './pruner-config.js';
 export { replaySummary, type SummaryReplayResult } from './replay-summary.js';
 export { type Selection, selectRange } from './select-range.js';
+export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/mask-placeholder.js';
+export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';
 export { NATIVE_COMPACTIONS, type NativeCompaction, nativeStrategyFor } from './strategies/native-compactions.js';
 export {
   NativeCompactionUnavailableError,

@@ -8,6 +8,8 @@ export {
   COMPACTION_DEFAULTS,
   type CompactionConfig,
   type CompactionPolicyConfig,
+  type MaskConfig,
+  type MaskSetting,
   type ModelPolicy,
   type ModelPolicyConfig,
   type RetainSetting,

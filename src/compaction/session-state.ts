@@ -8,6 +8,7 @@ import { isSurfaceType } from '../log/event.js';
 import { RequestSurfaceDecoder } from '../log/request-surface.js';
 import {
   COMPACTION_END,
+  COMPACTION_MASK,
   COMPACTION_POLICY,
   COMPACTION_PRUNE,
   COMPACTION_START,
@@ -64,6 +65,7 @@ export class CompactionSessionState {
         });
         return;
       }
+      case COMPACTION_MASK:
       case COMPACTION_PRUNE: {
         const [seq] = data.shadowedSeqs as number[];
         if (seq !== undefined) this.shadowedPrices.set(seq, data.shadowedTokenCount as number);

@@ -27,6 +27,22 @@ describe('compact --strategy', () => {
     await verifiesAndReplays();
   });
 
+  it('compacts with mask, naming the tool, size and seq of each original, and the log verifies and replays', async () => {
+    const result = await workspace.run(['compact', 'd', '--strategy', 'mask', '--keep-results', '0', '--json']);
+    expect(result.stderr).toBe('');
+    const outcome = JSON.parse(result.stdout) as { status: string; strategy: string; shadowedSeqs: number[]; replacementSeqs: number[] };
+    expect(outcome).toMatchObject({ status: 'compacted', strategy: 'mask' });
+    expect(outcome.replacementSeqs.length).toBe(outcome.shadowedSeqs.length);
+    expect(outcome.shadowedSeqs.length).toBeGreaterThan(0);
+    const surface = (await workspace.run(['show', 'd', '--full'])).stdout;
+    for (const seq of outcome.shadowedSeqs)
+      expect(surface).toMatch(new RegExp(`\\[masked tool result: read_file returned [\\d,]+ characters \\([\\d,]+ tokens\\); the original is event #${seq} of the log\\]`));
+    await verifiesAndReplays();
+    // Nothing is left to mask.
+    const again = await workspace.run(['compact', 'd', '--strategy', 'mask', '--keep-results', '0']);
+    expect(again.stdout).toMatch(/nothing to compact/);
+  });
+
   it('refuses native for the scripted provider and writes nothing', async () => {
     const before = (await workspace.run(['show', 'd', '--record', '--json'])).stdout;
     const result = await workspace.run(['compact', 'd', '--strategy', 'native']);

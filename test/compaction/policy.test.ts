@@ -222,6 +222,7 @@ describe('parseCompactionConfig', () => {
       auto: true,
       estimator: 'script-aware',
       strategy: 'summary',
+      mask: { kind: 'tail' },
     });
     expect(Object.isFrozen(COMPACTION_DEFAULTS)).toBe(true);
   });
@@ -239,6 +240,7 @@ describe('parseCompactionConfig', () => {
       auto: false,
       estimator: 'o200k_base',
       strategy: 'mask',
+      mask: { keepResults: 2 },
     };
     expect(parseCompactionConfig(config)).toEqual({
       thresholdRatio: 1,
@@ -252,6 +254,7 @@ describe('parseCompactionConfig', () => {
       auto: false,
       estimator: 'o200k_base',
       strategy: 'mask',
+      mask: { kind: 'results', results: 2 },
     });
   });
 
@@ -268,7 +271,7 @@ describe('parseCompactionConfig', () => {
   });
 
   const TOP =
-    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, strategy';
+    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, strategy, mask';
   const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator, strategy';
 
   it.each([

@@ -32,6 +32,9 @@ export interface CompactOptions extends PolicyFlags {
   readonly prune: boolean;
   /** The strategy, by name (the library checks it); else the recorded policy's, else summary. */
   readonly strategy?: string;
+  /** The mask strategy's kept tail: recent tool results, or their tokens (exclusive; the library checks). */
+  readonly keepResults?: number;
+  readonly keepTokens?: number;
 }
 
 export async function compactCommand(context: CommandContext, sessionId: string, options: CompactOptions): Promise<number> {
@@ -48,6 +51,7 @@ export async function compactCommand(context: CommandContext, sessionId: string,
       ...(recorded.policy?.config ?? {}),
       ...policyFlagsConfig(options),
       ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+      ...maskConfig(options),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
     },
@@ -75,6 +79,14 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     () => session.close(),
   );
   return outcome.status === 'failed' ? 1 : 0;
+}
+
+/** The mask options the flags give; none keeps what the recorded policy says. */
+function maskConfig(options: CompactOptions): { mask?: Record<string, number> } {
+  const mask: Record<string, number> = {};
+  if (options.keepResults !== undefined) mask.keepResults = options.keepResults;
+  if (options.keepTokens !== undefined) mask.keepTokens = options.keepTokens;
+  return Object.keys(mask).length === 0 ? {} : { mask };
 }
 
 const REPLACEMENT_NAMES = {

@@ -1,7 +1,14 @@
 // `shadowlog stats <id>`: what a session did: events, turns, model calls, compactions and
 // prunes, the tokens they shadowed and what replaced them, and what summarizing cost.
 
-import { COMPACTION_END, COMPACTION_POLICY, COMPACTION_PRUNE, COMPACTION_START, COMPACTION_SUMMARY } from '../../compaction/event-types.js';
+import {
+  COMPACTION_END,
+  COMPACTION_MASK,
+  COMPACTION_POLICY,
+  COMPACTION_PRUNE,
+  COMPACTION_START,
+  COMPACTION_SUMMARY,
+} from '../../compaction/event-types.js';
 import { SessionNotFoundError } from '../../log/errors.js';
 import { dataOf } from '../../log/event-data.js';
 import { isForeignType } from '../../log/foreign-event.js';
@@ -33,6 +40,8 @@ export interface SessionStats {
   cacheHitShare: number | null;
   compactions: number;
   prunes: number;
+  /** Tool results the mask strategy replaced by placeholders. */
+  maskedResults: number;
   failedCompactions: number;
   /** compaction/start events with no compaction/end: locks left open (see `unlock`). */
   openCompactions: number;
@@ -89,6 +98,7 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     cacheHitShare: null,
     compactions: 0,
     prunes: 0,
+    maskedResults: 0,
     failedCompactions: 0,
     openCompactions: 0,
     tokensBefore: 0,
@@ -180,6 +190,11 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
           stats.summarizerMilliseconds += numberOf(data.durationMs);
           break;
         }
+        case COMPACTION_MASK:
+          stats.maskedResults++;
+          stats.tokensBefore += numberOf(data.shadowedTokenCount);
+          stats.tokensAfter += numberOf(data.replacementTokenCount);
+          break;
         case COMPACTION_PRUNE:
           stats.prunes++;
           stats.tokensBefore += numberOf(data.shadowedTokenCount);
@@ -213,7 +228,7 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
   }
   if (stats.reasoningTokens > 0) context.print(`reasoning: ${stats.reasoningTokens} output tokens`);
   context.print(
-    `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open), prunes: ${stats.prunes}`,
+    `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open), prunes: ${stats.prunes}${stats.maskedResults > 0 ? `, masked tool results: ${stats.maskedResults}` : ''}`,
   );
   context.print(`shadowed ${stats.tokensBefore} tokens, replaced by ${stats.tokensAfter} (${saved} fewer on the surface)`);
   if (stats.summaryRatio !== null)

@@ -35,5 +35,11 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     auto: config.auto,
     estimator: config.estimator,
     strategy: config.strategy,
+    mask:
+      config.mask.kind === 'results'
+        ? { keepResults: config.mask.results }
+        : config.mask.kind === 'tokens'
+          ? { keepTokens: config.mask.tokens }
+          : {},
   };
 }

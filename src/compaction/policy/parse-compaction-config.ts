@@ -19,6 +19,7 @@ import {
   COMPACTION_DEFAULTS,
   type CompactionConfig,
   type CompactionPolicyConfig,
+  type MaskSetting,
   type ModelPolicy,
   type ModelPolicyConfig,
   type RetainSetting,
@@ -40,6 +41,7 @@ const TOP_LEVEL_KEYS = Object.keys({
   auto: true,
   estimator: true,
   strategy: true,
+  mask: true,
 } satisfies Record<keyof CompactionConfig, true>);
 
 const MODEL_POLICY_KEYS = Object.keys({
@@ -81,6 +83,7 @@ const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => 
   auto: (value, path) => readBoolean(value, path, FIX.auto),
   estimator: (value, path) => readEstimator(value, path),
   strategy: (value, path) => readChoice(value, path, STRATEGY_NAMES),
+  mask: (value, path) => readMask(value, path),
 };
 
 /** Checks `input` (undefined means all defaults) and returns the configuration with defaults applied. */
@@ -101,7 +104,34 @@ export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
     auto: read('auto'),
     estimator: read('estimator'),
     strategy: read('strategy'),
+    mask: read('mask'),
   };
+}
+
+function readMask(value: unknown, path: string): MaskSetting {
+  const record = readRecord(value, path, 'the mask options', ['keepResults', 'keepTokens']);
+  if (record.keepResults !== undefined && record.keepTokens !== undefined) {
+    throw new ConfigError(
+      childPath(path, 'keepTokens'),
+      `${childPath(path, 'keepResults')} and ${childPath(path, 'keepTokens')} are exclusive: expected one of them, found both; keep keepResults for a number of recent tool results or keepTokens for their tokens, and remove the other`,
+    );
+  }
+  if (record.keepResults !== undefined)
+    return {
+      kind: 'results',
+      results: readInteger(record.keepResults, childPath(path, 'keepResults'), 0, 'it is how many recent tool results stay whole, e.g. 3'),
+    };
+  if (record.keepTokens !== undefined)
+    return {
+      kind: 'tokens',
+      tokens: readInteger(
+        record.keepTokens,
+        childPath(path, 'keepTokens'),
+        0,
+        'it is how many tokens of recent tool results stay whole, e.g. 8000',
+      ),
+    };
+  return { kind: 'tail' };
 }
 
 function readEstimator(value: unknown, path: string): EstimatorName {

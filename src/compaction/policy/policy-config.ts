@@ -29,6 +29,21 @@ export type SummarizerConfig =
   | { readonly kind: 'extractive' }
   | { readonly kind?: 'session-model' };
 
+/**
+ * Which tool results the `mask` strategy keeps whole: those within the policy's retained tail
+ * (`tail`, the default), the newest `results` of them, or the newest that fit in `tokens`.
+ */
+export type MaskSetting =
+  | { readonly kind: 'tail' }
+  | { readonly kind: 'results'; readonly results: number }
+  | { readonly kind: 'tokens'; readonly tokens: number };
+
+/** The `mask` key as written: keepResults or keepTokens (exclusive); neither keeps the policy's retained tail. */
+export interface MaskConfig {
+  readonly keepResults?: number;
+  readonly keepTokens?: number;
+}
+
 /** Overrides for one exact provider and model id. */
 export interface ModelPolicyConfig {
   readonly provider: string;
@@ -71,6 +86,8 @@ export interface CompactionConfig {
    * compaction), 'auto' (native where the provider offers it, else summary). Default 'summary'.
    */
   readonly strategy?: StrategyName;
+  /** For the `mask` strategy: which recent tool results stay whole. Default: those in the retained tail. */
+  readonly mask?: MaskConfig;
 }
 
 /** A parsed model policy: only the keys it overrides are present. */
@@ -97,6 +114,7 @@ export interface CompactionPolicyConfig {
   readonly auto: boolean;
   readonly estimator: EstimatorName;
   readonly strategy: StrategyName;
+  readonly mask: MaskSetting;
 }
 
 /** Frozen, because parseCompactionConfig(undefined) hands out this very object. */
@@ -112,4 +130,5 @@ export const COMPACTION_DEFAULTS: CompactionPolicyConfig = Object.freeze({
   auto: true,
   estimator: 'script-aware',
   strategy: 'summary',
+  mask: Object.freeze({ kind: 'tail' }),
 });

@@ -26,6 +26,10 @@ export interface SelectInput {
   readonly prices: readonly number[];
   /** Tokens the policy keeps verbatim at the end (0 when a provider has refused the request as too long). */
   readonly retain: number;
+  /** Whether the model has been sent the node at this seq (a node on the surface now). */
+  readonly sent: (seq: number) => boolean;
+  /** The price the session's meter gives a node of this type with this data. */
+  readonly priceOfData: (type: SurfaceType, data: object) => number;
 }
 
 /** What the transaction hands a strategy once it holds the lock. */
