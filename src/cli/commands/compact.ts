@@ -8,6 +8,7 @@ import {
   createCompaction,
   createToolResultPruner,
   type ManualOutcome,
+  readCompactionConfig,
 } from '../../compaction/index.js';
 import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
@@ -46,15 +47,16 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const summarizerModel = options.summarizer === undefined ? undefined : createChatModel(options.summarizer);
   // The session's own policy, as its log recorded it (flags override it); the defaults only
   // for a session that never recorded one.
+  // The flags are checked as JSON would be: a strategy name the library does not know is refused there.
   const compaction = createCompaction({
-    config: {
+    config: readCompactionConfig({
       ...(recorded.policy?.config ?? {}),
       ...policyFlagsConfig(options),
       ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
       ...maskConfig(options),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
-    },
+    }),
     ...(summarizerModel === undefined ? {} : { summarizerModel }),
     ...(options.prune ? { pruner: createToolResultPruner() } : {}),
   });
