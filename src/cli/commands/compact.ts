@@ -31,6 +31,8 @@ export interface CompactOptions extends PolicyFlags {
   /** Summarize with this model instead of the extractive summarizer. */
   readonly summarizer?: Pick<ChatOptions, 'provider' | 'model' | 'baseUrl'>;
   readonly prune: boolean;
+  /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
+  readonly compactionConfig?: unknown;
   /** The strategy, by name (the library checks it); else the recorded policy's, else summary. */
   readonly strategy?: string;
   /** The mask strategy's kept tail: recent tool results, or their tokens (exclusive; the library checks). */
@@ -51,6 +53,7 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const compaction = createCompaction({
     config: readCompactionConfig({
       ...(recorded.policy?.config ?? {}),
+      ...policyFileConfig(options.compactionConfig),
       ...policyFlagsConfig(options),
       ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
       ...maskConfig(options),
@@ -81,6 +84,14 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     () => session.close(),
   );
   return outcome.status === 'failed' ? 1 : 0;
+}
+
+/** A policy file's keys; one that is not a JSON object is bad usage. */
+function policyFileConfig(config: unknown): Record<string, unknown> {
+  if (config === undefined) return {};
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new UsageError('--compaction-config must hold a JSON object of policy keys (thresholdRatio, headroomTokens, retainRatio, …)');
+  return config as Record<string, unknown>;
 }
 
 /** The mask options the flags give; none keeps what the recorded policy says. */
