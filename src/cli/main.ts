@@ -216,7 +216,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     )
     .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
     .option('--model <name>', 'the summarizer model, with --provider')
-    .option('--base-url <url>', 'the summarizer API base URL')
+    .option(
+      '--base-url <url>',
+      "the summarizer API base URL; without --provider, with --strategy native or auto: the session provider's",
+    )
     .option('--threshold-ratio <ratio>', 'the policy, as for `shadowlog policy` (the retained tail is what matters here)')
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
@@ -253,6 +256,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
             ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
             prune: options.prune === true,
             ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+            ...(summarizer === undefined && options.baseUrl !== undefined ? { sessionBaseUrl: options.baseUrl } : {}),
             ...(options.keepResults === undefined ? {} : { keepResults: options.keepResults }),
             ...(options.keepTokens === undefined ? {} : { keepTokens: options.keepTokens }),
             ...(options.window === undefined ? {} : { window: options.window }),
