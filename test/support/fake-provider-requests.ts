@@ -306,6 +306,10 @@ function checkResponses(body: Value): string[] {
         if (body.store === false && !isText(item.encrypted_content))
           problems.push(`Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false.`);
         break;
+      case 'compaction':
+        // What a compaction left (Codex sends it back in its replacement history): opaque to everyone but the server.
+        if (!isNonEmptyText(item.encrypted_content)) problems.push(`${at}: encrypted_content is required`);
+        break;
       default:
         problems.push(`${at}.type: unknown input item type ${JSON.stringify(type)}`);
     }
