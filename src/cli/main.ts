@@ -217,10 +217,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     )
     .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
     .option('--model <name>', 'the summarizer model, with --provider')
-    .option(
-      '--base-url <url>',
-      "the summarizer API base URL; without --provider, with --strategy native or auto: the session provider's",
-    )
+    .option('--base-url <url>', "the summarizer API base URL; without --provider, with --strategy native or auto: the session provider's")
     .option('--threshold-ratio <ratio>', 'the policy, as for `shadowlog policy` (the retained tail is what matters here)')
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
