@@ -74,17 +74,6 @@ describe('the fake server keeps the compaction rules', () => {
       /requires the anthropic-beta header/,
     ],
     [
-      'Anthropic: tool_use blocks without tools',
-      '/v1/messages',
-      messages([
-        user,
-        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'done' }] },
-      ]),
-      { 'anthropic-version': '2023-06-01' },
-      /must define tools/,
-    ],
-    [
       'Responses compact: a parameter it does not take',
       '/v1/responses/compact',
       { model: 'gpt-5.4', input: [{ type: 'message', role: 'user', content: 'hi' }], tools: [] },
