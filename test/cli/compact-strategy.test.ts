@@ -36,7 +36,11 @@ describe('compact --strategy', () => {
     expect(outcome.shadowedSeqs.length).toBeGreaterThan(0);
     const surface = (await workspace.run(['show', 'd', '--full'])).stdout;
     for (const seq of outcome.shadowedSeqs)
-      expect(surface).toMatch(new RegExp(`\\[masked tool result: read_file returned [\\d,]+ characters \\([\\d,]+ tokens\\); the original is event #${seq} of the log\\]`));
+      expect(surface).toMatch(
+        new RegExp(
+          `\\[masked tool result: read_file returned [\\d,]+ characters \\([\\d,]+ tokens\\); the original is event #${seq} of the log\\]`,
+        ),
+      );
     await verifiesAndReplays();
     // Nothing is left to mask.
     const again = await workspace.run(['compact', 'd', '--strategy', 'mask', '--keep-results', '0']);
