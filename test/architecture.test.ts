@@ -19,9 +19,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   spine: ['spine', 'log', 'store', 'meter', 'providers'],
   compaction: ['compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   importers: ['importers', 'compaction', 'log', 'store', 'meter', 'providers'],
+  tune: ['tune', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   view: ['view', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   proxy: ['proxy', 'importers', 'log', 'store', 'meter', 'providers'],
-  cli: ['cli', 'proxy', 'view', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  cli: ['cli', 'tune', 'proxy', 'view', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   '.': ['.', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
 };
 

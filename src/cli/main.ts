@@ -21,6 +21,7 @@ import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { type ShowFlags, showCommand, showOptionsOf } from './commands/show.js';
 import { statsCommand } from './commands/stats.js';
+import { tuneCommand } from './commands/tune.js';
 import { unlockCommand } from './commands/unlock.js';
 import { verifyCommand } from './commands/verify.js';
 import { type ViewCommandOptions, viewCommand } from './commands/view.js';
@@ -220,6 +221,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
+    .option('--compaction-config <file>', 'a JSON policy file (as chat takes, or as `tune` writes); the flags above override it')
     .action(
       (
         id: string,
@@ -232,6 +234,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
           provider?: string;
           model?: string;
           baseUrl?: string;
+          compactionConfig?: string;
         },
       ) =>
         run('write', (context) => {
@@ -247,6 +250,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
                 };
           return compactCommand(context, id, {
             ...pickPolicyFlags(options),
+            ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
             prune: options.prune === true,
             ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
             ...(options.keepResults === undefined ? {} : { keepResults: options.keepResults }),
@@ -255,6 +259,48 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
             ...(summarizer === undefined ? {} : { summarizer }),
           });
         })(),
+    );
+
+  program
+    .command('tune [inputs...]')
+    .description(
+      'replay recorded sessions (ids, or files and directories of any importable format) under compaction policies and baselines: tokens, cost, retention, and a recommended policy file',
+    )
+    .option('--all', 'every session in the store')
+    .option('--window <tokens>', "every call's context window, instead of the recorded one", (value) => integerArgument(value, 'tokens', 1))
+    .option('--reserve <tokens>', 'completion tokens reserved per call, instead of the recorded max output (else 0)', (value) =>
+      integerArgument(value, 'tokens'),
+    )
+    .option(
+      '--grid <key=v1,v2...>',
+      'policy values to replay, e.g. thresholdRatio=0.6,0.8 retainRatio=0.05,0.16 pruner=on,off',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--strategies <list>', 'the strategies each grid point runs with (default summary)')
+    .option('--baselines <list>', 'the baselines to compare, by name: pi, claude-code, codex, opencode, drop-oldest, none (default all)')
+    .option('--prices <file>', 'a JSON price table laid over the built-in one')
+    .option('--margin <share>', 'how far below the best retention the recommendation may be (default 0.02)')
+    .option('--estimator <name>', 'how tokens are counted (default script-aware)')
+    .option('--out <dir>', 'write report.md, report.json, policy.json and SVG plots there')
+    .option('--policy-file <file>', 'write the recommended policy there')
+    .action(
+      (
+        inputs: string[],
+        options: {
+          all?: boolean;
+          window?: number;
+          reserve?: number;
+          grid: string[];
+          strategies?: string;
+          baselines?: string;
+          prices?: string;
+          margin?: string;
+          estimator?: string;
+          out?: string;
+          policyFile?: string;
+        },
+      ) => run('read', (context) => tuneCommand(context, inputs, { ...options, all: options.all === true }))(),
     );
 
   program

@@ -21,7 +21,7 @@ import {
   type CompactionTrigger,
 } from './event-types.js';
 import { configToJson } from './policy/config-json.js';
-import { type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
+import { type CompactionConfig, type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
 import { sentNodes } from './sent-nodes.js';
 import { CompactionSessionState } from './session-state.js';
 import { createMaskStrategy } from './strategies/mask-strategy.js';
@@ -33,8 +33,11 @@ import type { ToolResultPruner } from './tool-result-pruner.js';
 import { type CompactionOutcome, runCompactionTransaction } from './transaction.js';
 
 export interface CompactionOptions {
-  /** The policy (SPEC §6); unknown keys and bad values are refused. */
-  readonly config?: unknown;
+  /**
+   * The policy (SPEC §6); bad values are refused with a ConfigError. A configuration read from
+   * JSON goes through readCompactionConfig first.
+   */
+  readonly config?: CompactionConfig;
   /** Who writes summaries; overrides the configuration's `summarizer` choice. */
   readonly summarizer?: Summarizer;
   /** The model a configuration's `summarizer: {provider, model}` names. */
@@ -318,6 +321,11 @@ export class CompactionNotMountedError extends ShadowlogError {
   }
 }
 
+/**
+ * Compaction as a capability to mount on a harness (SPEC §6–§7): over the policy's threshold it
+ * prunes long tool results and shadows the oldest range behind a summary; it answers a
+ * context-window error by compacting and retrying once; `compactNow` compacts on demand.
+ */
 export function createCompaction(options: CompactionOptions = {}): CompactionCapability {
   return new CompactionCapability(options);
 }

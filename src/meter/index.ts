@@ -1,6 +1,5 @@
 // The token meter (SPEC §10): estimators and tokenizers by name, and the measure of a surface.
 
-export { chars4Blocks, chars4Message, chars4Text } from './chars4.js';
 export { chars4Estimator } from './chars4-estimator.js';
 export {
   createEstimator,

@@ -67,6 +67,7 @@ interface CachedPrice {
   readonly tokens: number;
 }
 
+/** Measures a surface in tokens with an estimator, anchored to the input tokens a provider last reported. */
 export class SurfaceMeter {
   readonly estimator: TokenEstimator;
   private readonly prices = new Map<number, CachedPrice>();

@@ -75,6 +75,7 @@ export interface ReplayOptions {
   readonly hasher?: Hasher;
 }
 
+/** Rebuilds a recorded model request byte for byte from the log, and checks it against the digest recorded when it was sent (SPEC §5). */
 export async function replay(store: LogStore, sessionId: string, target: ReplayTarget, options: ReplayOptions): Promise<ReplayResult> {
   const step = target.step ?? 1;
   const hasher = options.hasher ?? nodeSha256Hex;

@@ -8,6 +8,7 @@ import {
   createCompaction,
   createToolResultPruner,
   type ManualOutcome,
+  readCompactionConfig,
 } from '../../compaction/index.js';
 import { withCleanup } from '../../log/cleanup.js';
 import { SessionNotFoundError } from '../../log/errors.js';
@@ -30,6 +31,8 @@ export interface CompactOptions extends PolicyFlags {
   /** Summarize with this model instead of the extractive summarizer. */
   readonly summarizer?: Pick<ChatOptions, 'provider' | 'model' | 'baseUrl'>;
   readonly prune: boolean;
+  /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
+  readonly compactionConfig?: unknown;
   /** The strategy, by name (the library checks it); else the recorded policy's, else summary. */
   readonly strategy?: string;
   /** The mask strategy's kept tail: recent tool results, or their tokens (exclusive; the library checks). */
@@ -46,15 +49,17 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const summarizerModel = options.summarizer === undefined ? undefined : createChatModel(options.summarizer);
   // The session's own policy, as its log recorded it (flags override it); the defaults only
   // for a session that never recorded one.
+  // The flags are checked as JSON would be: a strategy name the library does not know is refused there.
   const compaction = createCompaction({
-    config: {
+    config: readCompactionConfig({
       ...(recorded.policy?.config ?? {}),
+      ...policyFileConfig(options.compactionConfig),
       ...policyFlagsConfig(options),
       ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
       ...maskConfig(options),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
-    },
+    }),
     ...(summarizerModel === undefined ? {} : { summarizerModel }),
     ...(options.prune ? { pruner: createToolResultPruner() } : {}),
   });
@@ -79,6 +84,14 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     () => session.close(),
   );
   return outcome.status === 'failed' ? 1 : 0;
+}
+
+/** A policy file's keys; one that is not a JSON object is bad usage. */
+function policyFileConfig(config: unknown): Record<string, unknown> {
+  if (config === undefined) return {};
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new UsageError('--compaction-config must hold a JSON object of policy keys (thresholdRatio, headroomTokens, retainRatio, …)');
+  return config as Record<string, unknown>;
 }
 
 /** The mask options the flags give; none keeps what the recorded policy says. */

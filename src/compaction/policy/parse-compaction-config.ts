@@ -86,6 +86,15 @@ const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => 
   mask: (value, path) => readMask(value, path),
 };
 
+/**
+ * Checks a configuration read from JSON (or any value of unknown shape) and returns it typed as
+ * written, for `createCompaction({config})`; a ConfigError names the first wrong value.
+ */
+export function readCompactionConfig(input: unknown): CompactionConfig {
+  parseCompactionConfig(input);
+  return (input ?? {}) as CompactionConfig;
+}
+
 /** Checks `input` (undefined means all defaults) and returns the configuration with defaults applied. */
 export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
   if (input === undefined) return COMPACTION_DEFAULTS;
