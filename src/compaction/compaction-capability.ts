@@ -7,7 +7,7 @@ import { canonicalJson } from '../log/canonical-json.js';
 import { ConfigError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import { createEstimator } from '../meter/index.js';
-import { SurfaceMeter } from '../meter/measure.js';
+import { type MeterAnchor, SurfaceMeter } from '../meter/measure.js';
 import type { TokenEstimator } from '../meter/token-estimator.js';
 import type { LanguageModel } from '../providers/language-model.js';
 import type { AgentSession } from '../spine/agent-session.js';
@@ -23,7 +23,7 @@ import {
 import { configToJson } from './policy/config-json.js';
 import { type CompactionConfig, type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
 import { sentNodes } from './sent-nodes.js';
-import { CompactionSessionState } from './session-state.js';
+import { anchorKey, CompactionSessionState } from './session-state.js';
 import { createMaskStrategy } from './strategies/mask-strategy.js';
 import type { NativeCompaction } from './strategies/native-compactions.js';
 import { resolveStrategy, type StrategyFactories } from './strategies/resolve-strategy.js';
@@ -180,7 +180,12 @@ export class CompactionCapability implements Capability {
     const policySeq = await this.recordPolicy(context.log, state, meter);
     const { strategy } = this.requireMounted();
     const nodes = context.log.fold.toArray();
-    const measurement = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter));
+    const measurement = meter.measure(
+      nodes,
+      this.anchorOf(state),
+      this.fixedTokens(meter),
+      this.requireMounted().policy.calibration.factor,
+    );
     const sent = nodes[0] === undefined ? () => false : await sentNodes(context.log, nodes[0].seq);
     const selection = strategy.select({
       nodes,
@@ -248,6 +253,7 @@ export class CompactionCapability implements Capability {
       decidedBy: policy.decidedBy,
       estimator: policy.estimator,
       strategy: strategy.name,
+      calibration: policy.calibration,
     };
     if (state.policy !== undefined && canonicalJson(state.policy.data) === canonicalJson(data)) return state.policy.seq;
     const [event] = await log.append([{ type: COMPACTION_POLICY, data, ignorable: true }]);
@@ -265,18 +271,31 @@ export class CompactionCapability implements Capability {
 
   private measure(log: SessionLog, meter: SurfaceMeter, state: CompactionSessionState): number {
     const nodes = log.fold.toArray();
-    const total = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter)).total;
+    const total = meter.measure(
+      nodes,
+      this.anchorOf(state),
+      this.fixedTokens(meter),
+      this.requireMounted().policy.calibration.factor,
+    ).total;
     meter.trimTo(nodes);
     return total;
   }
 
-  private anchorOf(state: CompactionSessionState) {
+  /**
+   * The meter's anchor: the latest call that reported its input, if it was made by the mounted
+   * model (another model's count says nothing of this one's tokenizer), and that model's first
+   * such call in the session.
+   */
+  private anchorOf(state: CompactionSessionState): MeterAnchor | undefined {
     const anchor = state.anchor;
-    if (anchor === undefined) return undefined;
+    const { model } = this.requireMounted();
+    if (anchor === undefined || anchor.provider !== model.provider || anchor.model !== model.modelId) return undefined;
+    const first = state.firstAnchors.get(anchorKey(anchor.provider, anchor.model));
     return {
       inputTokens: anchor.inputTokens,
       surfaceSeqs: anchor.surfaceSeqs,
-      shadowedPrice: (seq: number) => state.shadowedPrices.get(seq),
+      ...(first === undefined ? {} : { first }),
+      shadowedPrice: (seq: number) => state.shadowedPrice(seq),
     };
   }
 
