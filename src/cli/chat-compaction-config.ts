@@ -9,7 +9,7 @@ import {
   parseCompactionConfig,
   readCompactionConfig,
   resolvePolicy,
-} from '../compaction/policy.js';
+} from '../compaction/index.js';
 import type { LanguageModel } from '../providers/index.js';
 
 export interface ChatCompactionConfig {

@@ -4,10 +4,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { withCleanup } from '../log/cleanup.js';
-import { ShadowlogError } from '../log/errors.js';
+import { ShadowlogError, withCleanup } from '../log/index.js';
 import type { UserModelLimits } from '../providers/index.js';
-import { HARNESS_VERSION } from '../store/session-log.js';
+import { HARNESS_VERSION } from '../store/index.js';
 import { watchOutput } from './closed-output.js';
 import { chatCommand, readChatModelLimits } from './commands/chat.js';
 import { compactCommand } from './commands/compact.js';

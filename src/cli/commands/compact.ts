@@ -10,15 +10,10 @@ import {
   type ManualOutcome,
   readCompactionConfig,
 } from '../../compaction/index.js';
-import { withCleanup } from '../../log/cleanup.js';
-import { SessionNotFoundError } from '../../log/errors.js';
-import type { JsonObject, ModelRequestData } from '../../log/event.js';
-import { dataOf } from '../../log/event-data.js';
-import { assertSessionId } from '../../log/session-id.js';
-import type { LanguageModel, ToolDefinition } from '../../providers/language-model.js';
-import { createHarness } from '../../spine/harness.js';
-import type { Tool } from '../../spine/tool.js';
-import type { LogStore } from '../../store/log-store.js';
+import { assertSessionId, dataOf, type JsonObject, type ModelRequestData, SessionNotFoundError, withCleanup } from '../../log/index.js';
+import type { LanguageModel, ToolDefinition } from '../../providers/index.js';
+import { createHarness, type Tool } from '../../spine/index.js';
+import type { LogStore } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';

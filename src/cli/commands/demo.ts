@@ -4,19 +4,11 @@
 
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createCompaction } from '../../compaction/compaction-capability.js';
-import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
-import { withCleanup } from '../../log/cleanup.js';
-import type { ContentBlock, LogEvent } from '../../log/event.js';
-import { dataOf } from '../../log/event-data.js';
-import type { EventTypeRegistry } from '../../log/event-types.js';
-import { requestSurfaceLength } from '../../log/request-surface.js';
-import { ScriptedModel } from '../../providers/scripted-model.js';
-import type { TurnResult } from '../../spine/agent-session.js';
-import { createHarness, newSessionId } from '../../spine/harness.js';
-import { type ReplayResult, replay } from '../../spine/replay.js';
-import { createFileTools } from '../../spine/tools/file-tools.js';
-import type { LogStore } from '../../store/log-store.js';
+import { createCompaction, createToolResultPruner } from '../../compaction/index.js';
+import { type ContentBlock, dataOf, type EventTypeRegistry, type LogEvent, requestSurfaceLength, withCleanup } from '../../log/index.js';
+import { ScriptedModel } from '../../providers/index.js';
+import { createFileTools, createHarness, newSessionId, type ReplayResult, replay, type TurnResult } from '../../spine/index.js';
+import type { LogStore } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
 import { rendererFor } from '../renderers.js';

@@ -5,10 +5,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { importFiles } from '../../importers/import-files.js';
-import { readImportInputs } from '../../importers/import-inputs.js';
+import { importFiles, readImportInputs } from '../../importers/index.js';
 import { isEstimatorName } from '../../meter/index.js';
-import { MemoryLogStore } from '../../store/memory/memory-store.js';
+import { MemoryLogStore } from '../../store/index.js';
 import {
   BUILT_IN_PRICES,
   parseGrid,

@@ -3,11 +3,9 @@
 // open by a dead process stale. A live owner keeps its session: unlock needs ownership.
 
 import { hostname, userInfo } from 'node:os';
-import { trackCompactionLocks } from '../../compaction/compaction-locks.js';
-import { withCleanup } from '../../log/cleanup.js';
-import { SessionNotFoundError } from '../../log/errors.js';
-import { assertSessionId } from '../../log/session-id.js';
-import { SessionLog } from '../../store/session-log.js';
+import { trackCompactionLocks } from '../../compaction/index.js';
+import { assertSessionId, SessionNotFoundError, withCleanup } from '../../log/index.js';
+import { SessionLog } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';

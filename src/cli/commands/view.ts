@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { assertSessionId } from '../../log/session-id.js';
+import { assertSessionId } from '../../log/index.js';
 import { buildViewDocument, isLoopbackHost, parseTuneReport, renderViewPage, startViewServer } from '../../view/index.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
