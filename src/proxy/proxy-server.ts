@@ -4,12 +4,12 @@
 // it arrives; a copy of it is read once it is complete, and the call is written to its session
 // (proxy-session.ts) after the client has its bytes. Other paths are passed through, unrecorded.
 
-import { createHash } from 'node:crypto';
 import { createServer, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isSessionId } from '../log/session-id.js';
 import type { LogStore } from '../store/log-store.js';
+import { nodeSha256HexOfBytes } from '../store/node-sha256.js';
 import { failure, outcomeOf, type UpstreamAnswer } from './answer-outcome.js';
 import { passedOn, recordedHeaders, SESSION_HEADER } from './headers.js';
 import { type ProxyProtocol, protocolOf, type UpstreamName } from './protocols.js';
@@ -127,7 +127,7 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
       return passThrough(request, response, target(base, url));
     }
     const body = await readBody(request);
-    const digest = createHash('sha256').update(body).digest('hex');
+    const digest = nodeSha256HexOfBytes(body);
     const named = headerValue(request.headers[SESSION_HEADER]);
     if (named !== undefined && !isSessionId(named)) {
       // Refused before anything is forwarded or written: the client named a session no store can hold.

@@ -3,10 +3,11 @@
 import { type ConnectionOptions, resolveConnection } from '../connection.js';
 import { resolveTimeouts, type Timeouts } from '../http.js';
 import type { LanguageModel, ModelRequest, RenderedRequest } from '../language-model.js';
+import { RenderMemos } from '../message-memo.js';
 import { type ModelLimitsOverride, resolveModelLimits, type UserModelLimits } from '../model-limits.js';
 import { sendModelRequest } from '../send-model-request.js';
 import { checkAnthropicParams } from './check-params.js';
-import { convertToAnthropicBody } from './convert-messages.js';
+import { anthropicMemo, convertToAnthropicBody } from './convert-messages.js';
 import { mapAnthropicHttpError } from './map-error.js';
 import { ANTHROPIC_MESSAGES_API, parseAnthropicResponse } from './parse-response.js';
 import { readAnthropicStream } from './parse-stream.js';
@@ -60,6 +61,7 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
   });
   const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': ANTHROPIC_API_VERSION };
   if (connection.apiKey !== undefined) headers['x-api-key'] = connection.apiKey;
+  const memos = new RenderMemos(anthropicMemo);
 
   return {
     provider: 'anthropic',
@@ -67,7 +69,7 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
     rendererVersion,
     limits,
     render(request: ModelRequest, version: string = rendererVersion): RenderedRequest {
-      return { body: convertToAnthropicBody(options.model, request, anthropicSettingsOf(version)) };
+      return { body: convertToAnthropicBody(options.model, request, anthropicSettingsOf(version), memos.of(version)) };
     },
     checkParams: (params) => checkAnthropicParams(options.model, params, limits.defaultMaxOutputTokens, options.modelLimits),
     send(rendered, sendOptions = {}) {

@@ -4,6 +4,7 @@
 
 import type { ContentBlock, ImageBlock, JsonObject, JsonValue, ReasoningBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelParams, ModelRequest, ToolDefinition } from '../language-model.js';
+import { memoized, memoizedRun, type RunMemo } from '../message-memo.js';
 import { ProviderError } from '../provider-error.js';
 import { placeCacheBreakpoints, type Turn } from './cache-breakpoints.js';
 import { ANTHROPIC_REASONING_PROVIDER } from './parse-response.js';
@@ -31,22 +32,60 @@ export interface AnthropicRenderSettings {
   readonly promptCache: boolean;
 }
 
-export function convertToAnthropicBody(modelId: string, request: ModelRequest, settings: AnthropicRenderSettings): AnthropicMessagesBody {
+/** What a render keeps for the next (see message-memo.ts): each message's turn, and each merged run's. */
+export interface AnthropicMemo {
+  readonly turns: WeakMap<ModelMessage, Turn>;
+  readonly merged: WeakMap<object, RunMemo<Turn>>;
+}
+
+export function anthropicMemo(): AnthropicMemo {
+  return { turns: new WeakMap(), merged: new WeakMap() };
+}
+
+export function convertToAnthropicBody(
+  modelId: string,
+  request: ModelRequest,
+  settings: AnthropicRenderSettings,
+  memo?: AnthropicMemo,
+): AnthropicMessagesBody {
   const { params } = request;
   const systemTexts: string[] = [];
   const turns: Turn[] = [];
+  // The API refuses empty content and two turns in a row from one role: skip and merge. A run
+  // of one role's messages is merged into a new turn; the turns kept for one message stay as they are.
+  let run: Array<{ readonly message: ModelMessage; readonly turn: Turn }> = [];
+  const endRun = () => {
+    if (run.length === 0) return;
+    const members = run;
+    if (members.length === 1) turns.push((members[0] as { turn: Turn }).turn);
+    else {
+      const make = (): Turn => ({
+        role: (members[0] as { turn: Turn }).turn.role,
+        content: members.flatMap((member) => member.turn.content),
+      });
+      turns.push(
+        memo === undefined
+          ? make()
+          : memoizedRun(
+              memo.merged,
+              members.map((member) => member.message),
+              make,
+            ),
+      );
+    }
+    run = [];
+  };
   for (const message of request.messages) {
     if (message.role === 'system') {
       systemTexts.push(...systemTextsOf(message.content));
       continue;
     }
-    const turn = convertMessage(message, settings.version);
-    // The API refuses empty content and two turns in a row from one role: skip and merge.
+    const turn = memoized(memo?.turns, message, () => convertMessage(message, settings.version));
     if (turn.content.length === 0) continue;
-    const last = turns.at(-1);
-    if (last?.role === turn.role) last.content.push(...turn.content);
-    else turns.push(turn);
+    if (run.length > 0 && (run[0] as { turn: Turn }).turn.role !== turn.role) endRun();
+    run.push({ message, turn });
   }
+  endRun();
   // An empty message list is the fixed part every request carries (priced, never sent).
   if (settings.version === 2 && turns.length === 0 && request.messages.length > 0) {
     throw new ProviderError(
@@ -58,7 +97,7 @@ export function convertToAnthropicBody(modelId: string, request: ModelRequest, s
   const body: AnthropicMessagesBody = {
     model: modelId,
     max_tokens: params.maxOutputTokens ?? settings.defaultMaxTokens,
-    messages: turns.map((turn) => ({ role: turn.role, content: turn.content })),
+    messages: turns,
   };
   const system = systemTexts.map((text): AnthropicTextBlock => ({ type: 'text', text }));
   if (systemTexts.length > 0) body.system = settings.version === 1 ? systemTexts.join('\n\n') : system;
@@ -72,7 +111,7 @@ export function convertToAnthropicBody(modelId: string, request: ModelRequest, s
   if (params.reasoning?.budgetTokens !== undefined) body.thinking = { type: 'enabled', budget_tokens: params.reasoning.budgetTokens };
   if (params.reasoning?.effort !== undefined) body.output_config = { effort: effortOf(params.reasoning.effort) };
   if (params.stream) body.stream = true;
-  if (settings.version === 2 && settings.promptCache) placeCacheBreakpoints({ tools, system, turns });
+  if (settings.version === 2 && settings.promptCache) body.messages = placeCacheBreakpoints({ tools, system, turns });
   return body;
 }
 

@@ -5,6 +5,7 @@
 
 import type { ContentBlock, ImageBlock, ReasoningBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
+import { memoized } from '../message-memo.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
 import type {
@@ -29,13 +30,22 @@ export interface OpenAIResponsesRenderSettings {
   readonly reasoningModel: boolean;
 }
 
+/** What a render keeps for the next (see message-memo.ts): each message's input items. */
+export type OpenAIResponsesMemo = WeakMap<ModelMessage, ResponsesItem[]>;
+
+export function openAIResponsesMemo(): OpenAIResponsesMemo {
+  return new WeakMap();
+}
+
 export function convertToOpenAIResponsesBody(
   modelId: string,
   request: ModelRequest,
   settings: OpenAIResponsesRenderSettings,
+  memo?: OpenAIResponsesMemo,
 ): ResponsesBody {
   const { params } = request;
-  const body: ResponsesBody = { model: modelId, input: request.messages.flatMap(convertMessage), store: false };
+  const input = request.messages.flatMap((message) => memoized(memo, message, () => convertMessage(message)));
+  const body: ResponsesBody = { model: modelId, input, store: false };
   if (params.tools.length > 0) {
     body.tools = params.tools.map((tool) => ({
       type: 'function',
