@@ -9,6 +9,7 @@ import { registerExportCommand, registerImportCommand } from './export-import.js
 import { registerMeterCommand } from './meter.js';
 import { registerOriginsCommand } from './origins.js';
 import { registerPolicyCommand } from './policy.js';
+import { registerProxyCommand } from './proxy.js';
 import { registerReplayCommand } from './replay.js';
 import { registerSessionsCommand } from './sessions.js';
 import { registerShowCommand } from './show.js';
@@ -35,5 +36,6 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerImportCommand,
   registerCopyCommand,
   registerMeterCommand,
+  registerProxyCommand,
   registerPolicyCommand,
 ];
