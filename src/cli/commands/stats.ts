@@ -13,6 +13,7 @@ import {
 import { assertSessionId, dataOf, isForeignType, SessionNotFoundError } from '../../log/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { statsCallsCommand } from './stats-calls.js';
 
 export interface SessionStats {
   events: number;
@@ -258,5 +259,8 @@ export function registerStatsCommand(program: Command, run: RunCommand): void {
   program
     .command('stats <id>')
     .description('events, turns, model calls, compactions and prunes, tokens shadowed and replaced, and the cost of summarizing')
-    .action((id: string) => run('read', (context) => statsCommand(context, id))());
+    .option('--calls', "each model call: the meter's estimate at the time, the provider's reported input, and the error")
+    .action((id: string, options: { calls?: boolean }) =>
+      run('read', (context) => (options.calls === true ? statsCallsCommand(context, id) : statsCommand(context, id)))(),
+    );
 }
