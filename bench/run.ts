@@ -17,11 +17,13 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'sqlite-append': async () => (await import('./sqlite-append.bench.js')).benchmark,
   'sqlite-open': async () => (await import('./sqlite-open.bench.js')).benchmark,
   meter: async () => (await import('./meter.bench.js')).benchmark,
+  'meter-calibration': async () => (await import('./meter-calibration.bench.js')).benchmark,
   'spine-step': async () => (await import('./spine-step.bench.js')).benchmark,
   replay: async () => (await import('./replay.bench.js')).benchmark,
   'compaction-session': async () => (await import('./compaction-session.bench.js')).benchmark,
   'surface-encoding': async () => (await import('./surface-encoding.bench.js')).benchmark,
   'prompt-cache': async () => (await import('./prompt-cache.bench.js')).benchmark,
+  tune: async () => (await import('./tune.bench.js')).benchmark,
   postgres: async () => (await import('./postgres.bench.js')).benchmark,
   'pi-session': async () => (await import('./pi-session.bench.js')).benchmark,
 };

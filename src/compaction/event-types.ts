@@ -71,7 +71,8 @@ export interface CompactionSummaryData {
   /** The digest of the summarizer's request; null for the extractive summarizer, which sends none. */
   readonly requestDigest: string | null;
   readonly rendererVersion: string | null;
-  readonly summarizer: 'model' | 'extractive';
+  /** native: the provider's own compaction made the replacement (strategy native). */
+  readonly summarizer: 'model' | 'extractive' | 'native';
   readonly trigger: CompactionTrigger;
   /** The surface's price before and (estimated) after the replacement. */
   readonly tokensBefore: number;
@@ -82,6 +83,11 @@ export interface CompactionSummaryData {
   readonly sections?: SummarySections;
   /** The size the summary aimed at; a model summarizer's request states it, so replay needs it. */
   readonly targetTokens?: number;
+  /** Native: the model/request whose tools the compaction request carried (replay sends the same); absent when none. */
+  readonly toolsSeq?: number;
+  /** Native: the provider's ids for the compaction's answer and request. */
+  readonly responseId?: string;
+  readonly requestId?: string;
 }
 
 export interface CompactionPruneData {
@@ -148,7 +154,7 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
     COMPACTION_SUMMARY,
     objectWith(
       { compactionId: isNonEmptyString, shadowedSeqs: seqs, shadowedTokenCount: isCount, provider: isString, model: isString },
-      { sections: checkSummarySections, targetTokens: isCount },
+      { sections: checkSummarySections, targetTokens: isCount, toolsSeq: isSeq },
     ),
     true,
   ),

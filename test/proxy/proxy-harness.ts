@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { LogEvent } from '../../src/log/event.js';
 import { type ProxyOptions, type ProxyServer, startProxy } from '../../src/proxy/index.js';
 import type { LogStore } from '../../src/store/log-store.js';
+import { SessionLog } from '../../src/store/session-log.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { type FakeProviderServer, startFakeProviderServer } from '../support/fake-provider-server.js';
 
@@ -17,23 +18,28 @@ export interface ProxyHarness {
   readonly storePath: string;
   readonly recordErrors: unknown[];
   events(sessionId: string): Promise<LogEvent[]>;
+  /** The session's current surface, as `seq type: text` lines. */
+  surface(sessionId: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
-export async function startProxyHarness(options: Partial<ProxyOptions> = {}): Promise<ProxyHarness> {
+export async function startProxyHarness(
+  options: Partial<ProxyOptions> & { wrapStore?: (store: LogStore) => LogStore } = {},
+): Promise<ProxyHarness> {
   const directory = mkdtempSync(join(tmpdir(), 'shadowlog-proxy-'));
   const storePath = join(directory, 'log.db');
   const store = await openSqliteStore(storePath);
   const upstream = await startFakeProviderServer();
   const recordErrors: unknown[] = [];
   let counter = 0;
+  const { wrapStore, ...proxyOptions } = options;
   const proxy = await startProxy({
-    store,
+    store: wrapStore === undefined ? store : wrapStore(store),
     upstreams: { openai: upstream.baseUrl, anthropic: upstream.baseUrl },
     port: 0,
     newSessionId: () => `proxied-${++counter}`,
     onRecordError: (error) => recordErrors.push(error),
-    ...options,
+    ...proxyOptions,
   });
   return {
     upstream,
@@ -46,6 +52,11 @@ export async function startProxyHarness(options: Partial<ProxyOptions> = {}): Pr
       const events: LogEvent[] = [];
       for await (const page of store.read(sessionId)) events.push(...page);
       return events;
+    },
+    async surface(sessionId) {
+      await proxy.settled();
+      const log = await SessionLog.open(store, sessionId);
+      return describeSurface(log.fold.toArray().map((node) => node.event));
     },
     async close() {
       await proxy.close();

@@ -2,7 +2,7 @@
 // model id, the request and the settings named by the renderer version (renderer-versions.ts).
 // Version 1 is kept byte for byte, so that sessions it recorded replay to their digests.
 
-import type { ContentBlock, ImageBlock, JsonObject, JsonValue, ReasoningBlock, ToolCall } from '../../log/event.js';
+import type { CompactionBlock, ContentBlock, ImageBlock, JsonObject, JsonValue, ReasoningBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelParams, ModelRequest, ToolDefinition } from '../language-model.js';
 import { memoized, memoizedRun, type RunMemo } from '../message-memo.js';
 import { ProviderError } from '../provider-error.js';
@@ -10,6 +10,7 @@ import { placeCacheBreakpoints, type Turn } from './cache-breakpoints.js';
 import { ANTHROPIC_REASONING_PROVIDER } from './parse-response.js';
 import type {
   AnthropicBlock,
+  AnthropicCompactionBlock,
   AnthropicEffort,
   AnthropicImageBlock,
   AnthropicImageMediaType,
@@ -153,6 +154,7 @@ function convertMessage(message: Exclude<ModelMessage, { role: 'system' }>, vers
         content: [
           ...message.content.flatMap((block): AnthropicBlock[] => {
             if (block.type === 'reasoning') return version === 2 ? thinkingOf(block) : [];
+            if (block.type === 'compaction') return compactionOf(block);
             return convertBlock(rejectImage(block, 'assistant'));
           }),
           ...message.toolCalls.map(toolUse),
@@ -200,9 +202,35 @@ function isObject(value: JsonValue): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Anthropic's own compaction goes back as it came, exactly (the server checks it). Another
+ * provider's is sent as its readable summary when it has one; an opaque one only its provider
+ * can read, so the request is refused rather than sent without what it stands for.
+ */
+function compactionOf(block: CompactionBlock): Array<AnthropicCompactionBlock | AnthropicTextBlock> {
+  if (block.provider === ANTHROPIC_REASONING_PROVIDER && block.text !== undefined) {
+    const sent: AnthropicCompactionBlock = { type: 'compaction', content: block.text };
+    if (block.data !== undefined) sent.encrypted_content = block.data;
+    if (block.signature !== undefined) sent.signature = block.signature;
+    if (block.toolChanges !== undefined) sent.tool_changes = [];
+    return [sent];
+  }
+  return foreignCompactionText(block);
+}
+
+function foreignCompactionText(block: CompactionBlock): AnthropicTextBlock[] {
+  if (block.text !== undefined && block.text !== '') return [{ type: 'text', text: block.text }];
+  throw new ProviderError(
+    'invalid-request',
+    'anthropic',
+    `the surface holds an opaque compaction by ${block.provider}, which only ${block.provider} can read; compact that range again with strategy summary before sending it to Anthropic`,
+  );
+}
+
 /** Text and images; server-tool blocks (log format 2) are not sent yet. */
 function convertBlock(block: ContentBlock): Array<AnthropicTextBlock | AnthropicImageBlock> {
   if (block.type === 'image') return [imageOf(block)];
+  if (block.type === 'compaction') return foreignCompactionText(block);
   if (block.type !== 'text') return [];
   return block.text === '' ? [] : [{ type: 'text', text: block.text }];
 }

@@ -2,7 +2,7 @@
 // on the model id, the request and the settings named by the renderer version.
 
 import { canonicalJson } from '../../log/canonical-json.js';
-import type { ContentBlock, ImageBlock, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
+import type { CompactionBlock, ContentBlock, ImageBlock, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
 import { memoized, memoizedRun, type RunMemo } from '../message-memo.js';
 import { ProviderError } from '../provider-error.js';
@@ -195,7 +195,20 @@ function textContent(texts: readonly string[]): string | ChatTextPart[] {
  * provider they came from is the reasoning work of this adapter, and no other provider takes them.
  */
 function sendable(blocks: readonly ContentBlock[]): Array<TextBlock | ImageBlock> {
-  return blocks.filter((block): block is TextBlock | ImageBlock => block.type === 'text' || block.type === 'image');
+  return blocks.flatMap((block): Array<TextBlock | ImageBlock> => {
+    if (block.type === 'text' || block.type === 'image') return [block];
+    return block.type === 'compaction' ? [compactionText(block)] : [];
+  });
+}
+
+/** Another provider's compaction goes as its readable summary; an opaque one only its provider can read. */
+function compactionText(block: CompactionBlock): TextBlock {
+  if (block.text !== undefined && block.text !== '') return { type: 'text', text: block.text };
+  throw new ProviderError(
+    'invalid-request',
+    'openai',
+    `the surface holds an opaque compaction by ${block.provider}, which only ${block.provider} can read; compact that range again with strategy summary before sending it to a chat completions server`,
+  );
 }
 
 function userContent(content: readonly ContentBlock[]): ChatUserMessage['content'] {

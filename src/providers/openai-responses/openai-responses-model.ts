@@ -9,9 +9,11 @@ import { RenderMemos } from '../message-memo.js';
 import { acceptsTemperature, type ModelLimitsOverride, resolveModelLimits, type UserModelLimits } from '../model-limits.js';
 import { checkOpenAIChatParams } from '../openai-chat/check-params.js';
 import { UnknownRendererVersionError } from '../renderer-version.js';
+import { sendCompactionRequest } from '../send-compaction-request.js';
 import { sendModelRequest } from '../send-model-request.js';
 import { convertToOpenAIResponsesBody, type OpenAIResponsesRenderSettings, openAIResponsesMemo } from './convert-messages.js';
 import { mapOpenAIResponsesHttpError, OPENAI_RESPONSES_PROVIDER } from './map-error.js';
+import { openAIResponsesCompactionVersion, parseOpenAIResponsesCompaction, renderOpenAIResponsesCompaction } from './native-compaction.js';
 import { OPENAI_RESPONSES_API, parseOpenAIResponsesResponse } from './parse-response.js';
 import { readOpenAIResponsesStream } from './parse-stream.js';
 
@@ -94,6 +96,26 @@ export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions)
         parseJson: (body, _text, requestId) => parseOpenAIResponsesResponse(service, body, requestId),
         parseStream: (events, requestId) => readOpenAIResponsesStream(service, events, sendOptions.onTextDelta, requestId),
       });
+    },
+    nativeCompaction: {
+      rendererVersion: openAIResponsesCompactionVersion(rendererVersion),
+      minimumInputTokens: 0,
+      render: (request, version = openAIResponsesCompactionVersion(rendererVersion)) =>
+        renderOpenAIResponsesCompaction(options.model, request, version, (messagesVersion) => RENDERER_VERSIONS[messagesVersion]),
+      send: (rendered, sendOptions = {}) =>
+        sendCompactionRequest({
+          provider: OPENAI_RESPONSES_PROVIDER,
+          service,
+          api: OPENAI_RESPONSES_API,
+          url: `${connection.baseUrl}/responses/compact`,
+          headers,
+          body: rendered.body,
+          wireText: rendered.wireText,
+          timeouts,
+          signal: sendOptions.signal,
+          rejection: (status, bodyText, responseHeaders) => mapOpenAIResponsesHttpError(service, status, bodyText, responseHeaders),
+          parse: (body) => parseOpenAIResponsesCompaction(service, body),
+        }),
     },
   };
 }
