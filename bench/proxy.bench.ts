@@ -242,7 +242,7 @@ export const benchmark: Benchmark = {
           },
         ],
         notes: [
-          "the client, the proxy and the fake upstream share one Node process, so the proxy's CPU (forwarding, reading each answer, writing SQLite) competes with the client and upstream as it would on a busy machine; a proxy in its own process adds no less latency than this",
+          "the client, the proxy and the fake upstream share one Node process, so the proxy's CPU (forwarding, reading each answer, writing SQLite) competes with the client and upstream as it would on a busy machine",
           `each client's conversation grows to ${TURNS_PER_CONVERSATION} turns and starts again, so the proxy matches, extends and writes ${proxy.sessionIds().length} sessions; every call it forwarded was written (${stats.recorded} recorded, ${stats.recordErrors} errors, queue peak ${stats.queuePeak})`,
           'direct and proxied runs alternate in halves; streamed answers carry 3 events 2 ms apart',
           "proxy→SQLite records into a SQLite file (WAL, synchronous FULL: each append waits for its fsync, on the proxy's thread); proxy→memory is the same proxy recording into the in-memory store, which isolates what forwarding and matching cost from what durable writes cost on this disk",
