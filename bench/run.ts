@@ -24,6 +24,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'surface-encoding': async () => (await import('./surface-encoding.bench.js')).benchmark,
   'prompt-cache': async () => (await import('./prompt-cache.bench.js')).benchmark,
   postgres: async () => (await import('./postgres.bench.js')).benchmark,
+  view: async () => (await import('./view.bench.js')).benchmark,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;
