@@ -105,11 +105,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     )
     .option('--model-latency <ms>', 'make the scripted model wait this long per call', (value) => integerArgument(value, 'milliseconds'), 0)
     .option('--session <id>', 'the new session id (default: demo-<time>)')
-    .action((options: { modelLatency: number; session?: string }) =>
+    .option(
+      '--strategy <name>',
+      'compact with summary, mask or recall, on a session whose last question needs a detail only an early, compacted read holds; prints what the strategy left on the surface',
+    )
+    .action((options: { modelLatency: number; session?: string; strategy?: string }) =>
       run('write', (context) =>
         demoCommand(context, {
           modelLatencyMs: options.modelLatency,
           ...(options.session === undefined ? {} : { sessionId: options.session }),
+          ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
         }),
       )(),
     );

@@ -79,6 +79,8 @@ export interface CompactionSummaryData {
   readonly sections?: SummarySections;
   /** The size the summary aimed at; a model summarizer's request states it, so replay needs it. */
   readonly targetTokens?: number;
+  /** 'recall' when the replacement is a recall handle around the summary (absent for a plain summary). */
+  readonly strategy?: 'recall';
 }
 
 export interface CompactionPruneData {

@@ -13,17 +13,20 @@ export {
 } from './event-types.js';
 export * from './policy.js';
 export { parsePrunerConfig, pruneMarker } from './pruner-config.js';
+export { boundRecallResult, parseRecallConfig, RECALL_DEFAULTS, type RecallConfig } from './recall/recall-config.js';
+export { eventText, type RecallIndex, RecallReader, recallHandleOf } from './recall/recall-index.js';
+export { createRecallTool, RECALL_TOOL_NAME, RecallError, type RecallToolOptions } from './recall/recall-tool.js';
 export { replaySummary, type SummaryReplayResult } from './replay-summary.js';
 export { type Selection, selectRange } from './select-range.js';
 export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/mask-placeholder.js';
 export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';
 export { NATIVE_COMPACTIONS, type NativeCompaction, nativeStrategyFor } from './strategies/native-compactions.js';
+export { createRecallStrategy, type RecallHandle, recallHandleText } from './strategies/recall-strategy.js';
 export {
   NativeCompactionUnavailableError,
   type ResolveStrategyOptions,
   resolveStrategy,
   type StrategyFactories,
-  StrategyUnavailableError,
 } from './strategies/resolve-strategy.js';
 export {
   type CompactionStrategy,

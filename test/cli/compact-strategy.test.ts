@@ -36,11 +36,32 @@ describe('compact --strategy', () => {
     expect(outcome.shadowedSeqs.length).toBeGreaterThan(0);
     const surface = (await workspace.run(['show', 'd', '--full'])).stdout;
     for (const seq of outcome.shadowedSeqs)
-      expect(surface).toMatch(new RegExp(`\\[masked tool result: read_file returned [\\d,]+ characters \\([\\d,]+ tokens\\); the original is event #${seq} of the log\\]`));
+      expect(surface).toMatch(
+        new RegExp(
+          `\\[masked tool result: read_file returned [\\d,]+ characters \\([\\d,]+ tokens\\); the original is event #${seq} of the log\\]`,
+        ),
+      );
     await verifiesAndReplays();
     // Nothing is left to mask.
     const again = await workspace.run(['compact', 'd', '--strategy', 'mask', '--keep-results', '0']);
     expect(again.stdout).toMatch(/nothing to compact/);
+  });
+
+  it('compacts with recall into a handle that names its range, size and outline, and the log verifies and replays', async () => {
+    // The demo's turns, run again so that there is a range outside the retained tail.
+    expect((await workspace.run(['demo', '--session', 'r', '--json'])).code).toBe(0);
+    const result = await workspace.run(['compact', 'r', '--strategy', 'recall', '--retain-tokens', '300', '--json']);
+    expect(result.stderr).toBe('');
+    const outcome = JSON.parse(result.stdout) as { status: string; strategy: string; summarySeq: number };
+    expect(outcome).toMatchObject({ status: 'compacted', strategy: 'recall' });
+    const surface = (await workspace.run(['show', 'r', '--full'])).stdout;
+    expect(surface).toMatch(
+      /Earlier context was compacted: \d+ earlier messages \(the surface from #\d+ to #\d+, [\d,]+ tokens\) were taken off the context and kept whole in the log, under recall handle "[0-9a-f]{8}"\. Outline:\n\s*<compacted-summary>/,
+    );
+    expect(surface).toMatch(/call recall: \{"action":"search"/);
+    expect((await workspace.run(['verify', 'r'])).code).toBe(0);
+    expect((await workspace.run(['replay', 'r', '--turn', '1'])).code).toBe(0);
+    expect((await workspace.run(['compact', 'r', '--json'])).code).toBe(0);
   });
 
   it('refuses native for the scripted provider and writes nothing', async () => {

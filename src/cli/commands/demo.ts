@@ -4,8 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createCompaction } from '../../compaction/compaction-capability.js';
-import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
+import { createCompaction, createRecallTool, createToolResultPruner } from '../../compaction/index.js';
 import { withCleanup } from '../../log/cleanup.js';
 import type { ContentBlock, LogEvent } from '../../log/event.js';
 import { dataOf } from '../../log/event-data.js';
@@ -18,7 +17,8 @@ import { type ReplayResult, replay } from '../../spine/replay.js';
 import { createFileTools } from '../../spine/tools/file-tools.js';
 import type { LogStore } from '../../store/log-store.js';
 import type { CommandContext } from '../context.js';
-import { DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
+import { DEMO_STRATEGY_TASKS, DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
+import { reportStrategy } from '../demo/strategy-report.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';
 import { describeReplay } from './replay.js';
@@ -33,11 +33,24 @@ const SYSTEM_PROMPT = 'You are a coding agent. Use the file tools to look at the
 export interface DemoOptions {
   readonly modelLatencyMs: number;
   readonly sessionId?: string;
+  /** Run the strategy demo with this strategy (summary, mask or recall). */
+  readonly strategy?: string;
+}
+
+const DEMO_STRATEGIES = ['summary', 'mask', 'recall'] as const;
+type DemoStrategy = (typeof DEMO_STRATEGIES)[number];
+
+function demoStrategyOf(name: string | undefined): DemoStrategy | undefined {
+  if (name === undefined) return undefined;
+  if (!(DEMO_STRATEGIES as readonly string[]).includes(name))
+    throw new UsageError(`demo --strategy takes ${DEMO_STRATEGIES.join(', ')}, found ${JSON.stringify(name)}`);
+  return name as DemoStrategy;
 }
 
 export async function demoCommand(context: CommandContext, options: DemoOptions): Promise<number> {
   if (!existsSync(SAMPLE_PROJECT))
     throw new UsageError(`the bundled sample project is missing from ${SAMPLE_PROJECT}; reinstall shadowlog`);
+  const strategy = demoStrategyOf(options.strategy);
   const store = await context.store();
   // A small window, so that a short session prunes and compacts. The policy departs from the
   // defaults where a window this small needs it: no headroom (SPEC §6), a retained tail that
@@ -49,21 +62,26 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
     limits: DEMO_LIMITS,
   });
   const compaction = createCompaction({
-    config: { headroomTokens: 0, retainTokens: 1_200, summarizer: { kind: 'extractive' } },
+    config: {
+      headroomTokens: 0,
+      retainTokens: 1_200,
+      summarizer: { kind: 'extractive' },
+      ...(strategy === undefined ? {} : { strategy }),
+    },
     pruner: createToolResultPruner({ thresholdChars: 4_096, headChars: 1_536, tailChars: 512 }),
   });
   const toolNames = new Map<string, string>();
   const harness = createHarness({
     store,
     model,
-    tools: createFileTools(SAMPLE_PROJECT),
+    tools: [...createFileTools(SAMPLE_PROJECT), ...(strategy === 'recall' ? [createRecallTool({ store })] : [])],
     systemPrompt: SYSTEM_PROMPT,
     capabilities: [compaction],
     ...(context.json ? {} : { onEvent: (event: LogEvent) => printEvent(context, event, toolNames) }),
   });
   const sessionId = options.sessionId ?? newSessionId().replace(/^session-/, 'demo-');
   if (!context.json) {
-    context.print(`shadowlog demo: session ${sessionId} in ${store.location}`);
+    context.print(`shadowlog demo${strategy === undefined ? '' : ` --strategy ${strategy}`}: session ${sessionId} in ${store.location}`);
     context.print('The model here is a deterministic script, not a language model: it calls real file tools on the');
     context.print(`bundled sample project (${SAMPLE_PROJECT}) and computes its answers from their results.`);
   }
@@ -71,12 +89,13 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
   const turns: TurnResult[] = [];
   await withCleanup(
     async () => {
-      for (const task of DEMO_TASKS) turns.push(await session.send(task.prompt));
+      for (const task of strategy === undefined ? DEMO_TASKS : DEMO_STRATEGY_TASKS) turns.push(await session.send(task.prompt));
     },
     () => session.close(),
   );
   const replays = await replayAroundFirstCompaction(store, sessionId, harness.registry);
   const head = await store.head(sessionId);
+  if (strategy !== undefined) return reportStrategy(context, { store, sessionId, strategy, turns, threshold: compaction.policy.threshold });
   if (context.json) {
     context.printJson({
       sessionId,
@@ -166,7 +185,12 @@ function printEvent(context: CommandContext, event: LogEvent, toolNames: Map<str
       return;
     case 'compaction/summary':
       context.print(
-        `  ⧉ compacted ${(data.shadowedSeqs as number[]).length} nodes (${String(data.trigger)}): surface ${String(data.tokensBefore)} → ${String(data.tokensAfter)} tokens, extractive summary`,
+        `  ⧉ compacted ${(data.shadowedSeqs as number[]).length} nodes (${String(data.trigger)}): surface ${String(data.tokensBefore)} → ${String(data.tokensAfter)} tokens, ${data.strategy === 'recall' ? 'a recall handle around an extractive outline' : 'extractive summary'}`,
+      );
+      return;
+    case 'compaction/mask':
+      context.print(
+        `  ▭ masked tool result #${String((data.shadowedSeqs as number[])[0])} (${String(data.tool)}): ${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount)} tokens`,
       );
       return;
     case 'turn/end':
