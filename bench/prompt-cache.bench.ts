@@ -39,7 +39,7 @@ const QUICK: readonly WindowRun[] = [
   { limits: SMALL_WINDOW, turns: 150 },
   { limits: LARGER_WINDOW, turns: 80 },
 ];
-const COMPACTION_CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' } };
+const COMPACTION_CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' as const } };
 
 /** Prunes before every step, whatever the surface measures: what SPEC §9 says not to do. */
 class EveryStepPruner implements Capability {

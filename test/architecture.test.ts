@@ -2,13 +2,24 @@
 // compaction, store, log for the importers of other harnesses), store → log,
 // meter → log; log imports nothing from Node or the rest of the project; the spine never
 // imports compaction. Providers may use the meter: the scripted model counts a request's
-// tokens against its window, as a server does.
+// tokens against its window, as a server does. The CLI is a user of the library like any other:
+// outside its own files it imports only the public entries (src/index.ts and the
+// src/<area>/index.ts files package.json "exports" publishes).
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(import.meta.dirname, '../src');
+const ROOT = resolve(import.meta.dirname, '..');
+const SRC = join(ROOT, 'src');
+
+/** The source files behind package.json "exports": ./dist/X.js is built from src/X.ts. */
+function publicEntries(): Set<string> {
+  const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
+  return new Set(
+    Object.values(packageJson.exports).map((target) => join(ROOT, target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'))),
+  );
+}
 
 /** For each layer, the layers it may import. */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -19,8 +30,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   spine: ['spine', 'log', 'store', 'meter', 'providers'],
   compaction: ['compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   importers: ['importers', 'compaction', 'log', 'store', 'meter', 'providers'],
+  tune: ['tune', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  view: ['view', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   proxy: ['proxy', 'importers', 'log', 'store', 'meter', 'providers'],
-  cli: ['cli', 'proxy', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  cli: ['cli', 'tune', 'proxy', 'view', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   '.': ['.', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
 };
 
@@ -68,6 +81,22 @@ describe('layering', () => {
         }
         const target = layerOf(resolve(dirname(file), specifier));
         if (!allowed.includes(target)) violations.push(`${relative(SRC, file)} (${layer}) imports ${specifier} (${target})`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('lets the CLI use the library through its public entries only', () => {
+    const entries = publicEntries();
+    const violations: string[] = [];
+    for (const file of files.filter((path) => layerOf(path) === 'cli')) {
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) continue;
+        const target = resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
+        if (layerOf(target) === 'cli' || entries.has(target)) continue;
+        violations.push(
+          `${relative(SRC, file)} imports ${specifier}; import it from ${relative(SRC, target).split('/')[0]}/index.ts (export it there if it is missing)`,
+        );
       }
     }
     expect(violations).toEqual([]);

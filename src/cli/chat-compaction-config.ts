@@ -3,17 +3,23 @@
 // every small local model (llama.cpp, vLLM, Ollama at 32k); such a chat gets a headroom of a
 // quarter of its message budget instead, and says so. A policy the user gave is used as it is.
 
-import { PolicyBudgetError, parseCompactionConfig, resolvePolicy } from '../compaction/policy.js';
+import {
+  type CompactionConfig,
+  PolicyBudgetError,
+  parseCompactionConfig,
+  readCompactionConfig,
+  resolvePolicy,
+} from '../compaction/index.js';
 import type { LanguageModel } from '../providers/index.js';
 
 export interface ChatCompactionConfig {
-  readonly config: unknown;
+  readonly config: CompactionConfig;
   /** What was chosen for the user, to print; absent when nothing was. */
   readonly note?: string;
 }
 
 export function chatCompactionConfig(given: unknown, model: LanguageModel, reserve: number): ChatCompactionConfig {
-  if (given !== undefined) return { config: given };
+  if (given !== undefined) return { config: readCompactionConfig(given) };
   const { contextWindow } = model.limits;
   try {
     resolvePolicy(parseCompactionConfig({}), { provider: model.provider, model: model.modelId, contextWindow, reserve });

@@ -1,7 +1,7 @@
 // What every command gets: where to write, the --json switch, and the store it was pointed at.
 
 import type { Readable, Writable } from 'node:stream';
-import type { LogStore } from '../store/log-store.js';
+import type { LogStore } from '../store/index.js';
 import { OutputClosed, type OutputWatch } from './closed-output.js';
 import { escapeTerminalText } from './terminal-text.js';
 

@@ -4,10 +4,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { withCleanup } from '../log/cleanup.js';
-import { ShadowlogError } from '../log/errors.js';
+import { ShadowlogError, withCleanup } from '../log/index.js';
 import type { UserModelLimits } from '../providers/index.js';
-import { HARNESS_VERSION } from '../store/session-log.js';
+import { HARNESS_VERSION } from '../store/index.js';
 import { watchOutput } from './closed-output.js';
 import { chatCommand, readChatModelLimits } from './commands/chat.js';
 import { compactCommand } from './commands/compact.js';
@@ -21,8 +20,10 @@ import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { type ShowFlags, showCommand, showOptionsOf } from './commands/show.js';
 import { statsCommand } from './commands/stats.js';
+import { tuneCommand } from './commands/tune.js';
 import { unlockCommand } from './commands/unlock.js';
 import { verifyCommand } from './commands/verify.js';
+import { type ViewCommandOptions, viewCommand } from './commands/view.js';
 import { type CliIo, type CommandContext, createContext } from './context.js';
 import { openStore, parseStoreSpec, type StoreAccess } from './store-option.js';
 import { escapeTerminalText } from './terminal-text.js';
@@ -224,6 +225,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
+    .option('--compaction-config <file>', 'a JSON policy file (as chat takes, or as `tune` writes); the flags above override it')
     .action(
       (
         id: string,
@@ -236,6 +238,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
           provider?: string;
           model?: string;
           baseUrl?: string;
+          compactionConfig?: string;
         },
       ) =>
         run('write', (context) => {
@@ -251,6 +254,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
                 };
           return compactCommand(context, id, {
             ...pickPolicyFlags(options),
+            ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
             prune: options.prune === true,
             ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
             ...(options.keepResults === undefined ? {} : { keepResults: options.keepResults }),
@@ -259,6 +263,48 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
             ...(summarizer === undefined ? {} : { summarizer }),
           });
         })(),
+    );
+
+  program
+    .command('tune [inputs...]')
+    .description(
+      'replay recorded sessions (ids, or files and directories of any importable format) under compaction policies and baselines: tokens, cost, retention, and a recommended policy file',
+    )
+    .option('--all', 'every session in the store')
+    .option('--window <tokens>', "every call's context window, instead of the recorded one", (value) => integerArgument(value, 'tokens', 1))
+    .option('--reserve <tokens>', 'completion tokens reserved per call, instead of the recorded max output (else 0)', (value) =>
+      integerArgument(value, 'tokens'),
+    )
+    .option(
+      '--grid <key=v1,v2...>',
+      'policy values to replay, e.g. thresholdRatio=0.6,0.8 retainRatio=0.05,0.16 pruner=on,off',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--strategies <list>', 'the strategies each grid point runs with (default summary)')
+    .option('--baselines <list>', 'the baselines to compare, by name: pi, claude-code, codex, opencode, drop-oldest, none (default all)')
+    .option('--prices <file>', 'a JSON price table laid over the built-in one')
+    .option('--margin <share>', 'how far below the best retention the recommendation may be (default 0.02)')
+    .option('--estimator <name>', 'how tokens are counted (default script-aware)')
+    .option('--out <dir>', 'write report.md, report.json, policy.json and SVG plots there')
+    .option('--policy-file <file>', 'write the recommended policy there')
+    .action(
+      (
+        inputs: string[],
+        options: {
+          all?: boolean;
+          window?: number;
+          reserve?: number;
+          grid: string[];
+          strategies?: string;
+          baselines?: string;
+          prices?: string;
+          margin?: string;
+          estimator?: string;
+          out?: string;
+          policyFile?: string;
+        },
+      ) => run('read', (context) => tuneCommand(context, inputs, { ...options, all: options.all === true }))(),
     );
 
   program
@@ -305,6 +351,21 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .action((id: string, seq: string, options: { full?: boolean }) =>
       run('read', (context) => originsCommand(context, id, seqArgument(seq), options.full === true))(),
     );
+
+  program
+    .command('view <id>')
+    .description(
+      'the audit page: each call with the surface it was sent, digest-checked, compactions expandable to their originals, the token-pressure chart; served on 127.0.0.1 and following the session, or --out FILE',
+    )
+    .option('--out <file>', 'write one self-contained HTML file instead of serving it')
+    .option('--port <port>', 'serve on this port (default: any free one)', (value) => integerArgument(value, 'a port', 0))
+    .option('--host <address>', 'serve on this address (default 127.0.0.1; anything else needs --allow-remote)')
+    .option('--allow-remote', 'allow a --host that is not loopback: anyone who can reach it can read the session')
+    .option('--tune <report>', 'show a tune report (the JSON of `shadowlog tune --json`) on the page too')
+    .option('--poll-ms <ms>', 'on SQLite: how often to look for new events (default 200)', (value) =>
+      integerArgument(value, 'milliseconds', 1),
+    )
+    .action((id: string, options: ViewCommandOptions) => run('read', (ctx) => viewCommand(ctx, id, options))());
 
   program
     .command('verify [id]')

@@ -1,12 +1,16 @@
 // Plain-text renderings of events for people: the surface, the record, single events.
 
-import { type ContentBlock, readableText } from '../log/content-block.js';
-import type { LogEvent, ModelRequestData } from '../log/event.js';
-import { isSurfaceType } from '../log/event.js';
-import { dataOf } from '../log/event-data.js';
-import { isForeignType } from '../log/foreign-event.js';
-import { requestSurfaceLength } from '../log/request-surface.js';
-import { isReplaceOp } from '../log/surface-op.js';
+import {
+  type ContentBlock,
+  dataOf,
+  isForeignType,
+  isReplaceOp,
+  isSurfaceType,
+  type LogEvent,
+  type ModelRequestData,
+  readableText,
+  requestSurfaceLength,
+} from '../log/index.js';
 
 export interface RenderOptions {
   /** Longest text shown per message before it is cut with a note (0 = no limit). */

@@ -1,9 +1,14 @@
 // Models that can render a recorded request again, for replay. Rendering is pure: these are
 // never used to send anything, so they carry no key and point nowhere real.
 
-import { ShadowlogError } from '../log/errors.js';
-import { createAnthropicMessagesModel, createOpenAIChatModel, createOpenAIResponsesModel, type LanguageModel } from '../providers/index.js';
-import { ScriptedModel } from '../providers/scripted-model.js';
+import { ShadowlogError } from '../log/index.js';
+import {
+  createAnthropicMessagesModel,
+  createOpenAIChatModel,
+  createOpenAIResponsesModel,
+  type LanguageModel,
+  ScriptedModel,
+} from '../providers/index.js';
 
 const OFFLINE = {
   apiKey: 'not-used-for-replay',

@@ -2,7 +2,7 @@
 // .shadowlog/shadowlog.db in the working directory.
 
 import { resolve } from 'node:path';
-import type { LogStore } from '../store/log-store.js';
+import type { LogStore } from '../store/index.js';
 import { UsageError } from './usage-error.js';
 
 export const DEFAULT_SQLITE_PATH = '.shadowlog/shadowlog.db';

@@ -1,9 +1,8 @@
 // The sub-sessions of a session: those whose session/start names it as their parent (format 2),
 // each with the tool call that spawned it when known, so that `show` can link them.
 
-import type { SessionParent } from '../log/event.js';
-import { dataOf } from '../log/event-data.js';
-import type { LogStore } from '../store/log-store.js';
+import { dataOf, type SessionParent } from '../log/index.js';
+import type { LogStore } from '../store/index.js';
 
 export interface SubSession {
   readonly sessionId: string;

@@ -1,6 +1,6 @@
 // Bad usage of the command line: exit code 2.
 
-import { ShadowlogError } from '../log/errors.js';
+import { ShadowlogError } from '../log/index.js';
 
 export class UsageError extends ShadowlogError {
   constructor(message: string) {

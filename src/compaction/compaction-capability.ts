@@ -7,7 +7,7 @@ import { canonicalJson } from '../log/canonical-json.js';
 import { ConfigError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import { createEstimator } from '../meter/index.js';
-import { SurfaceMeter } from '../meter/measure.js';
+import { type MeterAnchor, SurfaceMeter } from '../meter/measure.js';
 import type { TokenEstimator } from '../meter/token-estimator.js';
 import type { LanguageModel } from '../providers/language-model.js';
 import type { AgentSession } from '../spine/agent-session.js';
@@ -21,9 +21,9 @@ import {
   type CompactionTrigger,
 } from './event-types.js';
 import { configToJson } from './policy/config-json.js';
-import { type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
+import { type CompactionConfig, type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
 import { sentNodes } from './sent-nodes.js';
-import { CompactionSessionState } from './session-state.js';
+import { anchorKey, CompactionSessionState } from './session-state.js';
 import { createMaskStrategy } from './strategies/mask-strategy.js';
 import type { NativeCompaction } from './strategies/native-compactions.js';
 import { createRecallStrategy } from './strategies/recall-strategy.js';
@@ -34,8 +34,11 @@ import type { ToolResultPruner } from './tool-result-pruner.js';
 import { type CompactionOutcome, runCompactionTransaction } from './transaction.js';
 
 export interface CompactionOptions {
-  /** The policy (SPEC §6); unknown keys and bad values are refused. */
-  readonly config?: unknown;
+  /**
+   * The policy (SPEC §6); bad values are refused with a ConfigError. A configuration read from
+   * JSON goes through readCompactionConfig first.
+   */
+  readonly config?: CompactionConfig;
   /** Who writes summaries; overrides the configuration's `summarizer` choice. */
   readonly summarizer?: Summarizer;
   /** The model a configuration's `summarizer: {provider, model}` names. */
@@ -178,7 +181,12 @@ export class CompactionCapability implements Capability {
     const policySeq = await this.recordPolicy(context.log, state, meter);
     const { strategy } = this.requireMounted();
     const nodes = context.log.fold.toArray();
-    const measurement = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter));
+    const measurement = meter.measure(
+      nodes,
+      this.anchorOf(state),
+      this.fixedTokens(meter),
+      this.requireMounted().policy.calibration.factor,
+    );
     const sent = nodes[0] === undefined ? () => false : await sentNodes(context.log, nodes[0].seq);
     const selection = strategy.select({
       nodes,
@@ -246,6 +254,7 @@ export class CompactionCapability implements Capability {
       decidedBy: policy.decidedBy,
       estimator: policy.estimator,
       strategy: strategy.name,
+      calibration: policy.calibration,
     };
     if (state.policy !== undefined && canonicalJson(state.policy.data) === canonicalJson(data)) return state.policy.seq;
     const [event] = await log.append([{ type: COMPACTION_POLICY, data, ignorable: true }]);
@@ -263,18 +272,31 @@ export class CompactionCapability implements Capability {
 
   private measure(log: SessionLog, meter: SurfaceMeter, state: CompactionSessionState): number {
     const nodes = log.fold.toArray();
-    const total = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter)).total;
+    const total = meter.measure(
+      nodes,
+      this.anchorOf(state),
+      this.fixedTokens(meter),
+      this.requireMounted().policy.calibration.factor,
+    ).total;
     meter.trimTo(nodes);
     return total;
   }
 
-  private anchorOf(state: CompactionSessionState) {
+  /**
+   * The meter's anchor: the latest call that reported its input, if it was made by the mounted
+   * model (another model's count says nothing of this one's tokenizer), and that model's first
+   * such call in the session.
+   */
+  private anchorOf(state: CompactionSessionState): MeterAnchor | undefined {
     const anchor = state.anchor;
-    if (anchor === undefined) return undefined;
+    const { model } = this.requireMounted();
+    if (anchor === undefined || anchor.provider !== model.provider || anchor.model !== model.modelId) return undefined;
+    const first = state.firstAnchors.get(anchorKey(anchor.provider, anchor.model));
     return {
       inputTokens: anchor.inputTokens,
       surfaceSeqs: anchor.surfaceSeqs,
-      shadowedPrice: (seq: number) => state.shadowedPrices.get(seq),
+      ...(first === undefined ? {} : { first }),
+      shadowedPrice: (seq: number) => state.shadowedPrice(seq),
     };
   }
 
@@ -319,6 +341,11 @@ export class CompactionNotMountedError extends ShadowlogError {
   }
 }
 
+/**
+ * Compaction as a capability to mount on a harness (SPEC §6–§7): over the policy's threshold it
+ * prunes long tool results and shadows the oldest range behind a summary; it answers a
+ * context-window error by compacting and retrying once; `compactNow` compacts on demand.
+ */
 export function createCompaction(options: CompactionOptions = {}): CompactionCapability {
   return new CompactionCapability(options);
 }

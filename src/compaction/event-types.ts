@@ -5,6 +5,7 @@
 import type { EventTypeDefinition } from '../log/event-types.js';
 import { arrayOf, fail, isCount, isNonEmptyString, isObject, isSeq, isString, objectWith } from '../log/shape.js';
 import type { CompactionConfig } from './policy/policy-config.js';
+import type { PolicyCalibration } from './policy/resolve-policy.js';
 import { checkSummarySections, type SummarySections } from './summary-sections.js';
 
 export const COMPACTION_START = 'compaction/start';
@@ -53,6 +54,8 @@ export interface CompactionPolicyData {
    * absent on events written before strategies existed, which summarized.
    */
   readonly strategy?: string;
+  /** How the meter scales estimates to the provider's counts (absent in policies recorded before calibration). */
+  readonly calibration?: PolicyCalibration;
 }
 
 export interface CompactionSummaryData {

@@ -1,22 +1,47 @@
-// The public entry of compaction (the `shadowlog/compaction` subpath): the capability, its
-// policy, the transaction's outcome, summarizers, the pruner, and the strategies that decide
-// what replaces a compacted range.
+// Compaction (SPEC §6–§9), published as `shadowlog/compaction`: the capability and its policy,
+// the transaction's outcome, the summarizers, the tool-result pruner, the strategies that decide
+// what replaces a compacted range, the compaction events, and reading a summary back.
 
-export { CompactionCapability, type CompactionOptions, createCompaction, type ManualOutcome } from './compaction-capability.js';
 export {
+  CompactionCapability,
+  CompactionNotMountedError,
+  type CompactionOptions,
+  createCompaction,
+  type ManualOutcome,
+} from './compaction-capability.js';
+export { type CompactionLockTracker, type OpenCompaction, trackCompactionLocks } from './compaction-locks.js';
+export {
+  COMPACTION_END,
   COMPACTION_EVENT_TYPES,
   COMPACTION_MASK,
+  COMPACTION_OVER_THRESHOLD,
   COMPACTION_POLICY,
+  COMPACTION_PRUNE,
+  COMPACTION_START,
+  COMPACTION_SUMMARY,
+  type CompactionEndData,
   type CompactionMaskData,
   type CompactionPolicyData,
+  type CompactionPruneData,
+  type CompactionStartData,
+  type CompactionSummaryData,
   type CompactionTrigger,
 } from './event-types.js';
+export { type ParsedSummary, parseSummaryText } from './parse-summary.js';
 export * from './policy.js';
-export { parsePrunerConfig, pruneMarker } from './pruner-config.js';
+export {
+  PRUNER_DEFAULTS,
+  type PrunerConfig,
+  type PrunerOptions,
+  parsePrunerConfig,
+  pruneMarker,
+  readPrunerOptions,
+} from './pruner-config.js';
 export { boundRecallResult, parseRecallConfig, RECALL_DEFAULTS, type RecallConfig } from './recall/recall-config.js';
 export { eventText, type RecallIndex, RecallReader, recallHandleOf } from './recall/recall-index.js';
 export { createRecallTool, RECALL_TOOL_NAME, RecallError, type RecallToolOptions } from './recall/recall-tool.js';
-export { replaySummary, type SummaryReplayResult } from './replay-summary.js';
+export { summaryInside } from './render-summary.js';
+export { replaySummary, type SummaryReplayOptions, type SummaryReplayResult } from './replay-summary.js';
 export { type Selection, selectRange } from './select-range.js';
 export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/mask-placeholder.js';
 export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';
@@ -43,9 +68,12 @@ export { createSummaryStrategy, selectWholeRange, summarizeSelection, summaryPla
 export {
   createExtractiveSummarizer,
   createModelSummarizer,
+  type EarlierSummary,
   type Summarizer,
+  SummaryFailedError,
   type SummaryRequest,
   type SummaryResult,
 } from './summarizer.js';
-export { createToolResultPruner, ToolResultPruner } from './tool-result-pruner.js';
+export type { SummarySections } from './summary-sections.js';
+export { createToolResultPruner, type PruneResult, ToolResultPruner } from './tool-result-pruner.js';
 export type { CompactionFailure, CompactionOutcome } from './transaction.js';

@@ -2,7 +2,7 @@
 // trigger formula that turns it into a threshold and a retained tail for one model's window.
 
 export { formatCount } from './policy/format-count.js';
-export { parseCompactionConfig } from './policy/parse-compaction-config.js';
+export { CALIBRATION_FACTOR_RANGE, parseCompactionConfig, readCompactionConfig } from './policy/parse-compaction-config.js';
 export { PolicyBudgetError, type PolicyBudgetNumbers, type PolicyBudgetProblem } from './policy/policy-budget-error.js';
 export {
   COMPACTION_DEFAULTS,
@@ -16,4 +16,4 @@ export {
   type SummarizerChoice,
   type SummarizerConfig,
 } from './policy/policy-config.js';
-export { type PolicyTarget, type ResolvedPolicy, resolvePolicy } from './policy/resolve-policy.js';
+export { type PolicyCalibration, type PolicyTarget, type ResolvedPolicy, resolvePolicy } from './policy/resolve-policy.js';

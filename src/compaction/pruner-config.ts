@@ -52,6 +52,15 @@ export function pruneMarker(omittedCodePoints: number, originalSeq: number): str
  */
 export const LONGEST_PRUNE_MARKER_LENGTH = [...pruneMarker(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)].length;
 
+/**
+ * Checks a pruner configuration read from JSON (or any value of unknown shape) and returns it
+ * typed as written, for `createToolResultPruner`; a ConfigError names the first wrong value.
+ */
+export function readPrunerOptions(input: unknown): PrunerOptions {
+  parsePrunerConfig(input);
+  return (input ?? {}) as PrunerOptions;
+}
+
 /** Checks `input` (undefined means all defaults) and returns the configuration with defaults applied. */
 export function parsePrunerConfig(input: unknown): PrunerConfig {
   if (input === undefined) return PRUNER_DEFAULTS;

@@ -112,6 +112,25 @@ export async function replaySummary(
   return rebuild(found, sessionId, resolveRenderer, hasher);
 }
 
+/**
+ * Replays the summarizer call of the compaction/summary `event`, read by `chain.link()` and not
+ * yet applied, against the fold as it stands there, as replaySummary() does. `broken` is the
+ * first broken link from seq 0 to it. For a reader that walks a whole session once (the audit
+ * page) instead of reading the prefix again per compaction.
+ */
+export function replayNextSummary(
+  chain: ChainCheck,
+  event: LogEvent,
+  sessionId: string,
+  broken: ChainLink | undefined,
+  resolveRenderer: RendererResolver,
+  options: { readonly policy?: SummaryReplayResult['policy']; readonly hasher?: Hasher } = {},
+): SummaryReplayResult {
+  chain.fold.registry.validateData(event.type, event.data, event.seq);
+  const found = { event, nodes: shadowedNodes(chain, event), broken, policy: options.policy ?? null };
+  return rebuild(found, sessionId, resolveRenderer, options.hasher ?? nodeSha256Hex);
+}
+
 /** The current surface nodes the summary names, read before the summary is applied. */
 function shadowedNodes(chain: ChainCheck, event: LogEvent): Map<number, SurfaceNode> {
   const nodes = new Map<number, SurfaceNode>();

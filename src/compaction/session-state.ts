@@ -1,7 +1,7 @@
 // What compaction keeps per session, updated from every event in seq order: the lock (open
-// compactions since the latest lifecycle boundary), the meter's anchor (the latest model call
-// that reported its input tokens, and the surface it was sent), and the prices recorded for
-// nodes shadowed since that anchor.
+// compactions since the latest lifecycle boundary), the meter's anchors (per model, the first
+// and the latest model call that reported its input tokens, and the surfaces they were sent),
+// and the prices recorded for nodes shadowed since the latest anchor or out of a first one.
 
 import type { LogEvent } from '../log/event.js';
 import { isSurfaceType } from '../log/event.js';
@@ -20,19 +20,38 @@ import {
 export interface UsageAnchor {
   readonly inputTokens: number;
   readonly surfaceSeqs: readonly number[];
+  readonly provider: string;
+  readonly model: string;
+}
+
+interface PendingRequest {
+  readonly surfaceSeqs: readonly number[];
+  readonly provider: string;
+  readonly model: string;
+}
+
+/** The key of a provider and model in firstAnchors. */
+export function anchorKey(provider: string, model: string): string {
+  return JSON.stringify([provider, model]);
 }
 
 export class CompactionSessionState {
   /** compaction/start events with no compaction/end since the latest session/end-seed: id → seq. */
   readonly openCompactions = new Map<string, number>();
+  /** The latest model call that reported its input tokens. */
   anchor: UsageAnchor | undefined;
+  /** Per provider and model (anchorKey), the first such call: the unseen fixed part shows in it. */
+  readonly firstAnchors = new Map<string, UsageAnchor>();
   /** Prices recorded by metering events for nodes shadowed since the anchor. */
   readonly shadowedPrices = new Map<number, number>();
+  /** Prices recorded by metering events for nodes of a first anchor's surface (kept past later anchors). */
+  readonly firstAnchorPrices = new Map<number, number>();
+  private readonly firstAnchorSeqs = new Set<number>();
   /** Surface events appended (not replacements) so far; the loop breaker compares it. */
   surfaceAppends = 0;
   /** The compaction/policy recorded in this lifecycle (since the latest session/end-seed), if any. */
   policy: { readonly seq: number; readonly data: CompactionPolicyData } | undefined;
-  private pendingRequest: readonly number[] | undefined;
+  private pendingRequest: PendingRequest | undefined;
   private readonly requests = new RequestSurfaceDecoder();
 
   observe(event: LogEvent): void {
@@ -54,27 +73,32 @@ export class CompactionSessionState {
         this.openCompactions.delete(String(data.compactionId));
         return;
       case 'model/request':
-        this.pendingRequest = this.requests.decode(event);
+        this.pendingRequest = { surfaceSeqs: this.requests.decode(event), provider: String(data.provider), model: String(data.model) };
         return;
       case COMPACTION_SUMMARY: {
         const summary = data as unknown as CompactionSummaryData;
         const prices = Array.isArray(summary.shadowedTokens) ? summary.shadowedTokens : [];
         summary.shadowedSeqs.forEach((seq, index) => {
           const price = prices[index];
-          if (typeof price === 'number') this.shadowedPrices.set(seq, price);
+          if (typeof price === 'number') this.recordPrice(seq, price);
         });
         return;
       }
       case COMPACTION_MASK:
       case COMPACTION_PRUNE: {
         const [seq] = data.shadowedSeqs as number[];
-        if (seq !== undefined) this.shadowedPrices.set(seq, data.shadowedTokenCount as number);
+        if (seq !== undefined) this.recordPrice(seq, data.shadowedTokenCount as number);
         return;
       }
       case 'assistant/message': {
         const usage = data.usage as { inputTokens: number } | undefined;
         if (usage !== undefined && this.pendingRequest !== undefined) {
-          this.anchor = { inputTokens: usage.inputTokens, surfaceSeqs: this.pendingRequest };
+          this.anchor = { inputTokens: usage.inputTokens, ...this.pendingRequest };
+          const key = anchorKey(this.anchor.provider, this.anchor.model);
+          if (!this.firstAnchors.has(key)) {
+            this.firstAnchors.set(key, this.anchor);
+            for (const seq of this.anchor.surfaceSeqs) this.firstAnchorSeqs.add(seq);
+          }
           // Nodes shadowed before this call were not in what it was sent.
           this.shadowedPrices.clear();
         }
@@ -85,5 +109,15 @@ export class CompactionSessionState {
       default:
         if (isSurfaceType(event.type) && event.surfaceOp === 'append') this.surfaceAppends++;
     }
+  }
+
+  /** The price a metering event recorded for a node it shadowed; undefined when none did. */
+  shadowedPrice(seq: number): number | undefined {
+    return this.shadowedPrices.get(seq) ?? this.firstAnchorPrices.get(seq);
+  }
+
+  private recordPrice(seq: number, price: number): void {
+    this.shadowedPrices.set(seq, price);
+    if (this.firstAnchorSeqs.has(seq)) this.firstAnchorPrices.set(seq, price);
   }
 }

@@ -9,7 +9,7 @@ import type { SurfaceNode } from '../log/surface-fold.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import type { SessionLog } from '../store/session-log.js';
 import { COMPACTION_EVENT_TYPES, COMPACTION_PRUNE } from './event-types.js';
-import { type PrunerConfig, parsePrunerConfig, pruneMarker } from './pruner-config.js';
+import { type PrunerConfig, type PrunerOptions, parsePrunerConfig, pruneMarker } from './pruner-config.js';
 import { sentNodes } from './sent-nodes.js';
 
 export interface PruneResult {
@@ -39,8 +39,8 @@ export class ToolResultPruner {
   readonly eventTypes = COMPACTION_EVENT_TYPES;
   readonly config: PrunerConfig;
 
-  constructor(config: unknown = {}) {
-    this.config = parsePrunerConfig(config);
+  constructor(options: PrunerOptions = {}) {
+    this.config = parsePrunerConfig(options);
   }
 
   /** The replacement blocks for a tool result's content, or undefined when it is short enough. */
@@ -147,8 +147,13 @@ export class ToolResultPruner {
   }
 }
 
-export function createToolResultPruner(config: unknown = {}): ToolResultPruner {
-  return new ToolResultPruner(config);
+/**
+ * The tool-result pruner (SPEC §9): a tool result longer than `thresholdChars` keeps its head
+ * and tail, and a marker naming the event that still holds the whole result stands for the
+ * middle. Pass it to createCompaction({pruner}); bad values are refused with a ConfigError.
+ */
+export function createToolResultPruner(options: PrunerOptions = {}): ToolResultPruner {
+  return new ToolResultPruner(options);
 }
 
 /** Code points, not UTF-16 units: a surrogate pair counts once and is never split. */

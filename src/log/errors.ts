@@ -16,6 +16,7 @@ function classNames(target: ErrorClass<unknown>): readonly string[] {
   return names;
 }
 
+/** The base of every error shadowlog throws on purpose: a stable `code` to branch on, and a message that says what to do. */
 export class ShadowlogError extends Error {
   readonly code: string;
   /** The error's class names, most derived first; compared by name, so a second copy of the package agrees. */

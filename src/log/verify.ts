@@ -27,6 +27,7 @@ export interface VerifyOptions extends SurfaceFoldOptions {
   readonly hasher?: Hasher;
 }
 
+/** Checks a session's events: the hash chain, every event's shape and the surface rules; the report names the first bad seq. */
 export async function verifyLog(
   pages: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>,
   options: VerifyOptions = {},

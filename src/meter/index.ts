@@ -1,6 +1,32 @@
 // The token meter (SPEC §10): estimators and tokenizers by name, and the measure of a surface.
 
-export { chars4Blocks, chars4Message, chars4Text } from './chars4.js';
+export {
+  type CalibratedTotal,
+  type CalibrationAnchor,
+  type CalibrationPoint,
+  calibrate,
+  clampRatio,
+  impliedRatio,
+  MIN_RATIO_ESTIMATE,
+  RATIO_SPREAD,
+  unseenTokens,
+} from './calibration.js';
+export {
+  CALIBRATION_FACTORS,
+  calibrationFactorOf,
+  growthRatio,
+  MIN_GROWTH_ESTIMATE,
+  type ModelFamily,
+  modelFamilyOf,
+} from './calibration-factors.js';
+export {
+  type CallErrorSummary,
+  CallMeter,
+  type CallMeterOptions,
+  type MeteredCallRow,
+  nearestRank,
+  summarizeCallErrors,
+} from './call-meter.js';
 export { chars4Estimator } from './chars4-estimator.js';
 export {
   createEstimator,
@@ -20,6 +46,7 @@ export {
   MESSAGE_OVERHEAD_TOKENS,
   type Measurement,
   type MeterAnchor,
+  type MeteredCall,
   type NodePrice,
   SurfaceMeter,
 } from './measure.js';

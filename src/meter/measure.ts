@@ -1,12 +1,13 @@
 // Pricing a surface (SPEC §10): the tokens of each node by one estimator, cached by seq since
-// events never change, and the total, anchored on what the provider reported for the latest
-// model call when that is known.
+// events never change, and the total, calibrated on what the provider reported for the
+// session's model calls when that is known (see calibration.ts).
 
 import { canonicalJson } from '../log/canonical-json.js';
 import { pricedText } from '../log/content-block.js';
 import type { AssistantMessageData, ContentBlock, JsonObject, SurfaceType, ToolResultData } from '../log/event.js';
 import type { SessionSeq } from '../log/seq.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
+import { type CalibrationAnchor, type CalibrationPoint, calibrate } from './calibration.js';
 import type { EstimatorName, TokenEstimator } from './token-estimator.js';
 
 /** Every message costs this much besides its content (role and framing). */
@@ -29,13 +30,19 @@ export function imageTokens(base64Length: number): number {
   return Math.min(IMAGE_MAX_TOKENS, Math.max(IMAGE_MIN_TOKENS, Math.ceil(bytes / IMAGE_BYTES_PER_TOKEN)));
 }
 
-/** What anchors a measurement on reported usage (SPEC §10). */
-export interface MeterAnchor {
-  /** The input tokens the provider reported for the latest model call. */
+/** A model call the provider counted: what it reported, and the surface it was sent. */
+export interface MeteredCall {
+  /** The input tokens the provider reported for the call. */
   readonly inputTokens: number;
   /** The surface that call was sent, in order. */
   readonly surfaceSeqs: readonly number[];
-  /** The price a metering event recorded for a node shadowed since that call; undefined if none did. */
+}
+
+/** What anchors a measurement on reported usage (SPEC §10). */
+export interface MeterAnchor extends MeteredCall {
+  /** The session's first call by the same model that reported its input; the latest call itself when absent. */
+  readonly first?: MeteredCall;
+  /** The price a metering event recorded for a node shadowed since a call; undefined if none did. */
   readonly shadowedPrice: (seq: number) => number | undefined;
 }
 
@@ -46,8 +53,8 @@ export interface NodePrice {
 
 export interface Measurement {
   /**
-   * The tokens of the request: anchored when `anchored` (the reported count already holds the
-   * fixed part), else the sum of the node prices plus `fixed`.
+   * The calibrated tokens of the request: (estimate + fixed) × ratio, plus the part of the
+   * anchor's count no estimate explains when `anchored` (see calibration.ts).
    */
   readonly total: number;
   /** The price of what every request carries besides the surface (tool definitions, parameters). */
@@ -56,6 +63,10 @@ export interface Measurement {
   readonly nodes: readonly NodePrice[];
   /** True when `total` rests on reported usage; false when it is an estimate throughout. */
   readonly anchored: boolean;
+  /** The ratio applied to estimates: the session's as its counts imply, or the model family's factor. */
+  readonly ratio: number;
+  /** Tokens of the request that no estimate accounts for (the unseen fixed part); 0 when not anchored. */
+  readonly unseen: number;
   /** The sum of the node prices, whether or not the total is anchored. */
   readonly estimate: number;
   readonly estimator: EstimatorName;
@@ -67,11 +78,10 @@ interface CachedPrice {
   readonly tokens: number;
 }
 
+/** Measures a surface in tokens with an estimator, anchored to the input tokens a provider last reported. */
 export class SurfaceMeter {
   readonly estimator: TokenEstimator;
   private readonly prices = new Map<number, CachedPrice>();
-  private sentSeqs: readonly number[] | undefined;
-  private sentSet: ReadonlySet<number> = new Set();
 
   constructor(estimator: TokenEstimator) {
     this.estimator = estimator;
@@ -111,53 +121,23 @@ export class SurfaceMeter {
     for (const seq of this.prices.keys()) if (!keep.has(seq)) this.prices.delete(seq);
   }
 
-  /** Prices `nodes`; `fixed` is the price of the rest of each request (see Measurement.fixed). */
-  measure(nodes: Iterable<SurfaceNode>, anchor?: MeterAnchor, fixed = 0): Measurement {
+  /**
+   * Prices `nodes`; `fixed` is the price of the rest of each request (see Measurement.fixed),
+   * `factor` the model family's calibration factor (tokens the provider counts per estimated
+   * token; 1 when unknown).
+   */
+  measure(nodes: Iterable<SurfaceNode>, anchor?: MeterAnchor, fixed = 0, factor = 1): Measurement {
     const prices: NodePrice[] = [];
     let estimate = 0;
-    let sentStillCurrent = 0;
-    let appendedSince = 0;
-    const sent = anchor === undefined ? undefined : this.sentSetOf(anchor.surfaceSeqs);
     for (const node of nodes) {
       const tokens = this.priceOf(node);
       prices.push({ seq: node.seq, tokens });
       estimate += tokens;
-      if (sent === undefined) continue;
-      if (sent.has(node.seq)) sentStillCurrent++;
-      else appendedSince += tokens;
     }
     const estimator = this.estimator.name;
-    const plain: Measurement = { total: estimate + fixed, fixed, nodes: prices, anchored: false, estimate, estimator };
-    if (anchor === undefined || sent === undefined) return plain;
-    if (!Number.isSafeInteger(anchor.inputTokens) || anchor.inputTokens < 0) return plain;
-
-    let shadowedSince = 0;
-    if (sentStillCurrent < sent.size) {
-      const current = new Set<number>();
-      for (const price of prices) current.add(price.seq);
-      for (const seq of sent) {
-        if (current.has(seq)) continue;
-        const recorded = anchor.shadowedPrice(seq);
-        // A node shadowed without a recorded price: the anchor cannot be corrected, so the
-        // estimate stands on its own.
-        if (recorded === undefined || !Number.isFinite(recorded)) return plain;
-        shadowedSince += recorded;
-      }
-    }
-    const total = anchor.inputTokens + appendedSince - shadowedSince;
-    // Recorded prices larger than the whole reported request mean the anchor does not describe
-    // this surface; trust the estimate instead.
-    if (total < 0) return plain;
-    return { total, fixed, nodes: prices, anchored: true, estimate, estimator };
-  }
-
-  /** The set of an anchor's seqs; the anchor changes once per model call, the meter runs every step. */
-  private sentSetOf(surfaceSeqs: readonly number[]): ReadonlySet<number> {
-    if (surfaceSeqs !== this.sentSeqs) {
-      this.sentSeqs = surfaceSeqs;
-      this.sentSet = new Set(surfaceSeqs);
-    }
-    return this.sentSet;
+    const points = anchor === undefined ? undefined : anchorPoints(anchor, prices, fixed);
+    const calibrated = calibrate(estimate + fixed, factor, points);
+    return { ...calibrated, fixed, nodes: prices, estimate, estimator };
   }
 
   /** The price of a node of `type` with this data. */
@@ -180,6 +160,38 @@ export class SurfaceMeter {
     for (const block of blocks) tokens += priceOfBlock(block, this.estimator);
     return tokens;
   }
+}
+
+/**
+ * The uncalibrated estimates of an anchor's calls, priced as their surfaces were then: nodes
+ * still current at this measure's prices, nodes shadowed since at the price their metering event
+ * recorded. Undefined when a shadowed node has no recorded price: the anchor cannot be priced,
+ * and the measure stands on the estimate and the family factor alone.
+ */
+function anchorPoints(anchor: MeterAnchor, prices: readonly NodePrice[], fixed: number): CalibrationAnchor | undefined {
+  const current = new Map<number, number>();
+  for (const price of prices) current.set(price.seq, price.tokens);
+  let surface = 0;
+  let kept = 0;
+  const pointOf = (call: MeteredCall): CalibrationPoint | undefined => {
+    let estimate = 0;
+    let stillCurrent = 0;
+    for (const seq of call.surfaceSeqs) {
+      const currentPrice = current.get(seq);
+      const price = currentPrice ?? anchor.shadowedPrice(seq);
+      if (price === undefined || !Number.isFinite(price)) return undefined;
+      estimate += price;
+      if (currentPrice !== undefined) stillCurrent += price;
+    }
+    surface = estimate;
+    kept = stillCurrent;
+    return { estimate: estimate + fixed, reported: call.inputTokens };
+  };
+  const first = anchor.first === undefined ? undefined : pointOf(anchor.first);
+  // The latest call last, so that surface and kept describe it.
+  const latest = pointOf(anchor);
+  if (latest === undefined || (anchor.first !== undefined && first === undefined)) return undefined;
+  return { first: first ?? latest, latest, keptShare: surface === 0 ? 1 : kept / surface };
 }
 
 /** The price of one content block: its overhead, and its text (an image by its size). */

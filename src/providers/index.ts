@@ -30,6 +30,7 @@ export {
   acceptsTemperature,
   BUILT_IN_SOURCE,
   describeModelLimits,
+  knownModelFamilies,
   knownModelLimits,
   type ModelLimitsEntry,
   type ModelLimitsMatch,
@@ -56,4 +57,3 @@ export {
   type ScriptedModelOptions,
   type ScriptedReply,
 } from './scripted-model.js';
-export { readServerSentEvents, type ServerSentEvent } from './sse.js';

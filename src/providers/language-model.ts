@@ -115,6 +115,7 @@ export interface ModelLimits {
   readonly defaultMaxOutputTokens: number;
 }
 
+/** A model behind one wire protocol: renders a request into its wire form, and sends it. */
 export interface LanguageModel {
   /** 'openai', 'anthropic', 'scripted', … */
   readonly provider: string;

@@ -30,6 +30,7 @@ export interface ProviderErrorOptions {
   readonly requestId?: string | undefined;
 }
 
+/** A failed model call, classified: its kind, whether a retry can help, and what the provider said. */
 export class ProviderError extends ShadowlogError {
   readonly kind: ProviderErrorKind;
   readonly provider: string;

@@ -65,6 +65,7 @@ export class ScriptExhaustedError extends ShadowlogError {
   }
 }
 
+/** A model that answers from a script: for tests and the demo, no network. It records every request it is sent. */
 export class ScriptedModel implements LanguageModel {
   readonly provider = 'scripted';
   readonly modelId: string;

@@ -51,10 +51,12 @@ export interface AgentSessionSettings {
   readonly retryClock: RetryClock;
 }
 
-export interface SendOptions {
+/** Options of one turn (AgentSession.send). */
+export interface TurnOptions {
   readonly signal?: AbortSignal;
 }
 
+/** How a turn ended: its number, the reason, the steps it took and the last assistant text. */
 export interface TurnResult {
   readonly turn: number;
   readonly reason: TurnEndReason;
@@ -77,6 +79,7 @@ class TurnEnd {
   ) {}
 }
 
+/** One session of an agent: `send` runs a turn (model calls and tool calls until the model stops) and records every step in the log. */
 export class AgentSession {
   private running = false;
   /** Prices the surface for model/request's estimatedTokens; caches each node's price. */
@@ -102,7 +105,7 @@ export class AgentSession {
   }
 
   /** Runs one turn: the user's message, then model calls and tool calls until the model stops. */
-  async send(input: string | readonly ContentBlock[], options: SendOptions = {}): Promise<TurnResult> {
+  async send(input: string | readonly ContentBlock[], options: TurnOptions = {}): Promise<TurnResult> {
     if (this.running) throw new TurnInProgressError(this.sessionId);
     this.running = true;
     try {

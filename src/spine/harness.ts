@@ -19,6 +19,7 @@ import { indexTools, type Tool } from './tool.js';
 import { ToolCallIds } from './tool-call-ids.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, MAX_TOOL_RESULT_CHARS_LIMIT } from './tool-results.js';
 
+/** What a harness is made of: the store and model, and optionally tools, capabilities (compaction) and request settings. */
 export interface HarnessOptions {
   readonly store: LogStore;
   readonly model: LanguageModel;
@@ -70,6 +71,7 @@ export interface HarnessOptions {
  */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
 
+/** A store, a model, tools and capabilities, from which agent sessions are created or reopened. */
 export class Harness {
   readonly registry: EventTypeRegistry;
   private readonly tools: Map<string, Tool>;
@@ -233,6 +235,7 @@ export class Harness {
   }
 }
 
+/** A harness over a store and a model, with the tools and capabilities given. */
 export function createHarness(options: HarnessOptions): Harness {
   return new Harness(options);
 }

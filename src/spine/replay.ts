@@ -13,7 +13,14 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../log/canonical-json.js';
 import { ShadowlogError } from '../log/errors.js';
-import type { JsonObject, ModelRequestData, ProxiedModelRequestData, RequestProvenance, SentModelRequestData } from '../log/event.js';
+import type {
+  JsonObject,
+  LogEvent,
+  ModelRequestData,
+  ProxiedModelRequestData,
+  RequestProvenance,
+  SentModelRequestData,
+} from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Hasher } from '../log/hash.js';
@@ -68,6 +75,7 @@ export interface ReplayOptions {
   readonly hasher?: Hasher;
 }
 
+/** Rebuilds a recorded model request byte for byte from the log, and checks it against the digest recorded when it was sent (SPEC §5). */
 export async function replay(store: LogStore, sessionId: string, target: ReplayTarget, options: ReplayOptions): Promise<ReplayResult> {
   const step = target.step ?? 1;
   const hasher = options.hasher ?? nodeSha256Hex;
@@ -83,18 +91,35 @@ export async function replay(store: LogStore, sessionId: string, target: ReplayT
         chain.fold.registry.validateData(event.type, event.data, event.seq, chain.fold.formatVersion);
         const data = dataOf(event, 'model/request');
         turnsSeen.add(data.turn);
-        if (data.turn === target.turn && data.step === step) {
-          // A model/request changes nothing on the surface: the fold stands where the request was rendered.
-          const position = { sessionId, seq: event.seq, data, nodes: chain.fold.toArray(), broken };
-          checkRecordedSurface(position, recordedSurface(chain, position));
-          return rebuild(position, options.resolveRenderer, hasher);
-        }
+        if (data.turn === target.turn && data.step === step)
+          return replayNextRequest(chain, event, sessionId, broken, options.resolveRenderer, hasher);
       }
       acceptChecked(chain, link, broken, sessionId, `turn ${target.turn}, step ${step}`);
     }
   }
   const known = turnsSeen.size === 0 ? 'it has no model calls' : `its model calls are in turns ${describeTurns(turnsSeen)}`;
   throw new ReplayError('no-such-call', `session ${sessionId} has no model call at turn ${target.turn}, step ${step}; ${known}`);
+}
+
+/**
+ * Replays the model/request `event`, read by `chain.link()` and not yet applied, against the
+ * fold as it stands there, as replay() does at that call. `broken` is the first broken link
+ * from seq 0 to it, itself included. For a reader that walks a whole session once (the audit
+ * page) instead of reading the prefix again per call.
+ */
+export function replayNextRequest(
+  chain: ChainCheck,
+  event: LogEvent,
+  sessionId: string,
+  broken: ChainLink | undefined,
+  resolveRenderer: RendererResolver,
+  hasher: Hasher = nodeSha256Hex,
+): ReplayResult {
+  // A model/request changes nothing on the surface: the fold stands where the request was rendered.
+  const data = dataOf(event, 'model/request');
+  const position = { sessionId, seq: event.seq, data, nodes: chain.fold.toArray(), broken };
+  checkRecordedSurface(position, recordedSurface(chain, position));
+  return rebuild(position, resolveRenderer, hasher);
 }
 
 /**

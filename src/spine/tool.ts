@@ -17,6 +17,7 @@ export type ToolOutput = string | ContentBlock[];
 
 export type ParsedArguments<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
 
+/** A tool the model can call: its name, description and JSON schema, and what it does. Made with defineTool. */
 export interface Tool<T = unknown> {
   readonly definition: ToolDefinition;
   /**
@@ -37,6 +38,7 @@ export interface ToolSpec<S extends z.ZodType> {
   readonly execute: (args: z.infer<S>, context: ToolContext) => Promise<ToolOutput> | ToolOutput;
 }
 
+/** A tool whose arguments are checked against a zod schema before `execute` sees them. */
 export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool<z.infer<S>> {
   if (!TOOL_NAME.test(spec.name)) {
     throw new ConfigError('name', `a tool name must match ${TOOL_NAME} (what providers accept), found ${JSON.stringify(spec.name)}`);

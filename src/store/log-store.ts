@@ -41,6 +41,7 @@ export interface AppendOptions {
   readonly expectedSeq: number;
 }
 
+/** Where sessions' events are kept (SPEC §4): append-only, by seq, with ownership of a session for one writer at a time. */
 export interface LogStore {
   /** A short description of where the events live, e.g. `sqlite:/path/log.db`. */
   readonly location: string;

@@ -9,10 +9,11 @@ import type { EventTypeRegistry } from '../log/event-types.js';
 import { prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
+import { HARNESS_VERSION } from './harness-version.js';
 import type { LogStore } from './log-store.js';
 import { nodeSha256Hex } from './node-sha256.js';
 
-export const HARNESS_VERSION = '0.1.0';
+export { HARNESS_VERSION };
 
 export interface SessionLogOptions {
   readonly registry?: EventTypeRegistry;
@@ -22,6 +23,7 @@ export interface SessionLogOptions {
   readonly observe?: (event: LogEvent) => void;
 }
 
+/** A session's log over a store: appends are validated against the surface fold and written at the seq it expects. */
 export class SessionLog {
   /** Appends and catch-ups run one at a time: each is checked against the fold the last one left. */
   private queue: Promise<unknown> = Promise.resolve();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCompactionConfig } from '../../src/compaction/policy.js';
-import { LONGEST_PRUNE_MARKER_LENGTH, parsePrunerConfig } from '../../src/compaction/pruner-config.js';
+import { LONGEST_PRUNE_MARKER_LENGTH, type PrunerOptions, parsePrunerConfig } from '../../src/compaction/pruner-config.js';
 import { codePointLength, createToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
 import { ConfigError, CorruptLogError, InvalidSessionIdError, ShadowlogError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
@@ -223,7 +223,8 @@ describe('bad configuration', () => {
   it('the pruner refuses each with a ConfigError at construction', () => {
     for (const [label, config] of prunerConfigs) {
       expect(() => parsePrunerConfig(config), label).toThrow(ConfigError);
-      expect(() => createToolResultPruner(config), label).toThrow(ConfigError);
+      // A program without types (or one reading JSON unchecked) can still pass anything.
+      expect(() => createToolResultPruner(config as PrunerOptions), label).toThrow(ConfigError);
       count('pruner config', 2);
     }
   });

@@ -17,7 +17,7 @@ import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
 import { readLogTool, requestedPart } from '../support/build-log-tool.js';
 
 const WINDOW = { contextWindow: 6_000, defaultMaxOutputTokens: 500 };
-const CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' } };
+const CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' as const } };
 
 /** Each turn: read one log part, then answer about it. */
 function agent(call: ScriptedCall): ScriptedReply {

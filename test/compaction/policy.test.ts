@@ -271,8 +271,8 @@ describe('parseCompactionConfig', () => {
   });
 
   const TOP =
-    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, strategy, mask';
-  const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator, strategy';
+    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, strategy, mask, calibrationFactor';
+  const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator, strategy, calibrationFactor';
 
   it.each([
     [{ treshold: 0.8 }, 'treshold', `expected one of ${TOP}, found "treshold"; remove it`],

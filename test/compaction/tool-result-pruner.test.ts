@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { COMPACTION_EVENT_TYPES } from '../../src/compaction/event-types.js';
+import type { PrunerOptions } from '../../src/compaction/pruner-config.js';
 import { codePointLength, createToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
 import type { ContentBlock, LogEvent, ToolResultData } from '../../src/log/event.js';
 import { EventTypeRegistry } from '../../src/log/event-types.js';
@@ -106,7 +107,10 @@ describe('the tool-result pruner', () => {
     expect(() => createToolResultPruner({ thresholdChars: 100, headChars: 60, tailChars: 30 })).toThrow(
       /thresholdChars|headChars|tailChars/,
     );
-    expect(() => createToolResultPruner({ thresholdChars: 8192, headChars: 4096, tailChars: 1024, middle: 5 })).toThrow(/middle/);
+    // The types refuse an unknown key at compile time; the runtime check refuses it from untyped callers.
+    expect(() => createToolResultPruner({ thresholdChars: 8192, headChars: 4096, tailChars: 1024, middle: 5 } as PrunerOptions)).toThrow(
+      /middle/,
+    );
   });
 });
 

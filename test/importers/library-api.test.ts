@@ -1,16 +1,11 @@
 // Importing from a program, through the public API: the same transaction the command line runs,
 // into any store.
 
+import { MemoryLogStore, origins } from 'shadowlog';
+import { COMPACTION_EVENT_TYPES } from 'shadowlog/compaction';
+import { importFiles, readImportInputs } from 'shadowlog/importers';
+import { asSessionSeq, EventTypeRegistry } from 'shadowlog/log';
 import { describe, expect, it } from 'vitest';
-import {
-  asSessionSeq,
-  COMPACTION_EVENT_TYPES,
-  EventTypeRegistry,
-  importFiles,
-  MemoryLogStore,
-  origins,
-  readImportInputs,
-} from '../../src/index.js';
 import { CORPUS_FILES, corpusFile } from '../support/corpus-sessions.js';
 
 describe('importFiles', () => {

@@ -171,13 +171,21 @@ describe('SurfaceMeter.measure', () => {
       expect(measurement).toMatchObject({ total: 14 + 18, estimate: 14 + 18, anchored: false });
     });
 
-    it('falls back when the anchor cannot describe this surface (recorded prices above the reported total)', () => {
+    it('spreads a count below the estimate over the estimate, still exact on the surface it was sent', () => {
       const fold = foldOf(sampleDrafts());
       const sent = seqs(fold.nodes());
+      const unchanged = new SurfaceMeter(chars4Estimator).measure(fold.nodes(), anchorOn(sent, 50));
+      expect(unchanged).toMatchObject({ total: 50, anchored: true, unseen: 0 });
       append(fold, moreDrafts.userReplace('Earlier: the test expectation was fixed.', 3, 6, [3, 4, 5, 6]));
+      // Sent: 14 still current + 80 recorded = 94 estimated, counted 50; now 14 + 18 = 32 estimated.
       const measurement = new SurfaceMeter(chars4Estimator).measure(fold.nodes(), anchorOn(sent, 50, { 3: 20, 4: 25, 5: 15, 6: 20 }));
-      expect(measurement.anchored).toBe(false);
-      expect(measurement.total).toBe(measurement.estimate);
+      expect(measurement).toMatchObject({ total: Math.round((50 / 94) * 32), anchored: true });
+    });
+
+    it('scales an unanchored estimate by the family factor', () => {
+      const fold = foldOf(sampleDrafts());
+      const measurement = new SurfaceMeter(chars4Estimator).measure(fold.nodes(), undefined, 10, 1.5);
+      expect(measurement).toMatchObject({ total: Math.ceil(1.5 * (82 + 10)), estimate: 82, ratio: 1.5, anchored: false });
     });
 
     it('falls back when the reported tokens are not a count', () => {

@@ -5,12 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { type CompactionCapability, createCompaction } from '../../compaction/compaction-capability.js';
-import { createToolResultPruner } from '../../compaction/tool-result-pruner.js';
-import { withCleanup } from '../../log/cleanup.js';
-import { ShadowlogError } from '../../log/errors.js';
-import type { LogEvent } from '../../log/event.js';
-import { dataOf } from '../../log/event-data.js';
+import { type CompactionCapability, createCompaction, createToolResultPruner } from '../../compaction/index.js';
+import { dataOf, type LogEvent, ShadowlogError, withCleanup } from '../../log/index.js';
 import {
   createAnthropicMessagesModel,
   createOpenAIChatModel,
@@ -21,9 +17,7 @@ import {
   parseModelLimits,
   type UserModelLimits,
 } from '../../providers/index.js';
-import type { AgentSession } from '../../spine/agent-session.js';
-import { createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/harness.js';
-import { createFileTools } from '../../spine/tools/file-tools.js';
+import { type AgentSession, createFileTools, createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
 import { chatCompactionConfig } from '../chat-compaction-config.js';
 import type { CommandContext } from '../context.js';
 import { escapeTerminalText } from '../terminal-text.js';

@@ -8,16 +8,12 @@ import {
   createCompaction,
   createToolResultPruner,
   type ManualOutcome,
+  readCompactionConfig,
 } from '../../compaction/index.js';
-import { withCleanup } from '../../log/cleanup.js';
-import { SessionNotFoundError } from '../../log/errors.js';
-import type { JsonObject, ModelRequestData } from '../../log/event.js';
-import { dataOf } from '../../log/event-data.js';
-import { assertSessionId } from '../../log/session-id.js';
-import type { LanguageModel, ToolDefinition } from '../../providers/language-model.js';
-import { createHarness } from '../../spine/harness.js';
-import type { Tool } from '../../spine/tool.js';
-import type { LogStore } from '../../store/log-store.js';
+import { assertSessionId, dataOf, type JsonObject, type ModelRequestData, SessionNotFoundError, withCleanup } from '../../log/index.js';
+import type { LanguageModel, ToolDefinition } from '../../providers/index.js';
+import { createHarness, type Tool } from '../../spine/index.js';
+import type { LogStore } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';
@@ -30,6 +26,8 @@ export interface CompactOptions extends PolicyFlags {
   /** Summarize with this model instead of the extractive summarizer. */
   readonly summarizer?: Pick<ChatOptions, 'provider' | 'model' | 'baseUrl'>;
   readonly prune: boolean;
+  /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
+  readonly compactionConfig?: unknown;
   /** The strategy, by name (the library checks it); else the recorded policy's, else summary. */
   readonly strategy?: string;
   /** The mask strategy's kept tail: recent tool results, or their tokens (exclusive; the library checks). */
@@ -46,15 +44,17 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const summarizerModel = options.summarizer === undefined ? undefined : createChatModel(options.summarizer);
   // The session's own policy, as its log recorded it (flags override it); the defaults only
   // for a session that never recorded one.
+  // The flags are checked as JSON would be: a strategy name the library does not know is refused there.
   const compaction = createCompaction({
-    config: {
+    config: readCompactionConfig({
       ...(recorded.policy?.config ?? {}),
+      ...policyFileConfig(options.compactionConfig),
       ...policyFlagsConfig(options),
       ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
       ...maskConfig(options),
       summarizer:
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
-    },
+    }),
     ...(summarizerModel === undefined ? {} : { summarizerModel }),
     ...(options.prune ? { pruner: createToolResultPruner() } : {}),
   });
@@ -79,6 +79,14 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     () => session.close(),
   );
   return outcome.status === 'failed' ? 1 : 0;
+}
+
+/** A policy file's keys; one that is not a JSON object is bad usage. */
+function policyFileConfig(config: unknown): Record<string, unknown> {
+  if (config === undefined) return {};
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw new UsageError('--compaction-config must hold a JSON object of policy keys (thresholdRatio, headroomTokens, retainRatio, …)');
+  return config as Record<string, unknown>;
 }
 
 /** The mask options the flags give; none keeps what the recorded policy says. */

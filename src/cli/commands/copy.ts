@@ -1,10 +1,8 @@
 // `shadowlog copy --from STORE --to STORE --all|<id>…`: sessions from one store to another (e.g.
 // SQLite to PostgreSQL and back) with every hash kept, a progress bar on stderr, and a summary.
 
-import { withCleanup } from '../../log/cleanup.js';
-import { assertSessionId } from '../../log/session-id.js';
-import { type CopiedSession, type CopyProgress, copySessions } from '../../store/copy-sessions.js';
-import type { LogStore } from '../../store/log-store.js';
+import { assertSessionId, withCleanup } from '../../log/index.js';
+import { type CopiedSession, type CopyProgress, copySessions, type LogStore } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { createProgressBar } from '../progress-bar.js';
 import { createCliRegistry } from '../registry.js';

@@ -4,13 +4,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { type ImportFormat, ImportInputError } from '../../importers/import-errors.js';
-import { importFiles } from '../../importers/import-files.js';
-import { type ImportInput, readImportInputs } from '../../importers/import-inputs.js';
-import { SessionNotFoundError } from '../../log/errors.js';
-import { assertSessionId } from '../../log/session-id.js';
-import { exportSessionToFile } from '../../store/export-file.js';
-import { exportSession } from '../../store/jsonl.js';
+import { type ImportFormat, type ImportInput, ImportInputError, importFiles, readImportInputs } from '../../importers/index.js';
+import { assertSessionId, SessionNotFoundError } from '../../log/index.js';
+import { exportSession, exportSessionToFile } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';

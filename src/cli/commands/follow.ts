@@ -6,11 +6,8 @@
 
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { SessionNotFoundError } from '../../log/errors.js';
-import type { LogEvent } from '../../log/event.js';
-import { canonicalEventJson } from '../../log/event-json.js';
-import { assertSessionId } from '../../log/session-id.js';
-import { DEFAULT_POLL_MS, followSession } from '../../store/follow.js';
+import { assertSessionId, canonicalEventJson, type LogEvent, SessionNotFoundError } from '../../log/index.js';
+import { DEFAULT_POLL_MS, followSession } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { type RenderOptions, renderRecordEvent } from '../render-text.js';
 import { escapeTerminalText } from '../terminal-text.js';

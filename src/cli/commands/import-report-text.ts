@@ -4,7 +4,7 @@
 // level keeps the fields of a single-file import ({sessionId, events, tornFinalLine, …}) and
 // whose `files` hold every report.
 
-import type { FileReport, ImportSummary, SessionReport } from '../../importers/import-report.js';
+import type { FileReport, ImportSummary, SessionReport } from '../../importers/index.js';
 import type { CommandContext } from '../context.js';
 
 const UNMAPPED_SHOWN = 20;

@@ -1,8 +1,6 @@
 // `shadowlog origins <id> <seq>`: the original events a summary or pruned node stands for.
 
-import { origins } from '../../log/origins.js';
-import type { SessionSeq } from '../../log/seq.js';
-import { assertSessionId } from '../../log/session-id.js';
+import { assertSessionId, origins, type SessionSeq } from '../../log/index.js';
 import type { CommandContext } from '../context.js';
 import { renderMessage } from '../render-text.js';
 

@@ -8,10 +8,10 @@ import {
   parseCompactionConfig,
   type ResolvedPolicy,
   resolvePolicy,
-} from '../../compaction/policy.js';
-import { ShadowlogError } from '../../log/errors.js';
-import { knownModelFamilies } from '../../providers/model-limits.js';
-import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/harness.js';
+} from '../../compaction/index.js';
+import { ShadowlogError } from '../../log/index.js';
+import { knownModelFamilies } from '../../providers/index.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
 

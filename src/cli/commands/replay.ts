@@ -1,12 +1,10 @@
 // `shadowlog replay <id> --turn N [--step K] [--wire]`: exactly what the model received on
 // that call, rebuilt from the log and checked against the digest recorded when it was sent.
 
-import { replaySummary, type SummaryReplayResult } from '../../compaction/replay-summary.js';
-import { canonicalJson } from '../../log/canonical-json.js';
-import { blockPlaceholder, type ContentBlock } from '../../log/content-block.js';
-import { assertSessionId } from '../../log/session-id.js';
-import type { ModelMessage } from '../../providers/language-model.js';
-import { type ReplayResult, replay } from '../../spine/replay.js';
+import { replaySummary, type SummaryReplayResult } from '../../compaction/index.js';
+import { assertSessionId, blockPlaceholder, type ContentBlock, canonicalJson } from '../../log/index.js';
+import type { ModelMessage } from '../../providers/index.js';
+import { type ReplayResult, replay } from '../../spine/index.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { describePolicy } from '../render-text.js';

@@ -1,9 +1,8 @@
 // `shadowlog sessions`: the sessions in the store, each sub-session (format 2's
 // session/start.parent) named with its parent and listed under it.
 
-import type { SessionParent } from '../../log/event.js';
-import { dataOf } from '../../log/event-data.js';
-import type { LogStore, StoredSession } from '../../store/log-store.js';
+import { dataOf, type SessionParent } from '../../log/index.js';
+import type { LogStore, StoredSession } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 
 type ListedSession = StoredSession & { parent?: SessionParent };

@@ -1,14 +1,17 @@
 // `shadowlog show <id> [--surface|--record] [--at SEQ] [--follow]`: one of the two projections,
 // or the record as it grows (follow.ts).
 
-import { canonicalJson } from '../../log/canonical-json.js';
-import { SeqOutOfRangeError, SessionNotFoundError } from '../../log/errors.js';
-import { isSurfaceType, type SessionParent } from '../../log/event.js';
-import { dataOf } from '../../log/event-data.js';
-import { assertSessionId } from '../../log/session-id.js';
-import { isReplaceOp } from '../../log/surface-op.js';
-import type { LogStore } from '../../store/log-store.js';
-import { SessionLog } from '../../store/session-log.js';
+import {
+  assertSessionId,
+  canonicalJson,
+  dataOf,
+  isReplaceOp,
+  isSurfaceType,
+  SeqOutOfRangeError,
+  SessionNotFoundError,
+  type SessionParent,
+} from '../../log/index.js';
+import { type LogStore, SessionLog } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { describeRange, type RenderOptions, renderMessage, renderRecordEvent } from '../render-text.js';

@@ -8,11 +8,8 @@ import {
   COMPACTION_PRUNE,
   COMPACTION_START,
   COMPACTION_SUMMARY,
-} from '../../compaction/event-types.js';
-import { SessionNotFoundError } from '../../log/errors.js';
-import { dataOf } from '../../log/event-data.js';
-import { isForeignType } from '../../log/foreign-event.js';
-import { assertSessionId } from '../../log/session-id.js';
+} from '../../compaction/index.js';
+import { assertSessionId, dataOf, isForeignType, SessionNotFoundError } from '../../log/index.js';
 import type { CommandContext } from '../context.js';
 
 export interface SessionStats {

@@ -3,11 +3,9 @@
 // open by a dead process stale. A live owner keeps its session: unlock needs ownership.
 
 import { hostname, userInfo } from 'node:os';
-import { CompactionSessionState } from '../../compaction/session-state.js';
-import { withCleanup } from '../../log/cleanup.js';
-import { SessionNotFoundError } from '../../log/errors.js';
-import { assertSessionId } from '../../log/session-id.js';
-import { SessionLog } from '../../store/session-log.js';
+import { trackCompactionLocks } from '../../compaction/index.js';
+import { assertSessionId, SessionNotFoundError, withCleanup } from '../../log/index.js';
+import { SessionLog } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
@@ -20,17 +18,16 @@ export async function unlockCommand(context: CommandContext, sessionId: string, 
   const ownership = await store.acquireOwnership(sessionId);
   return withCleanup(
     async () => {
-      const state = new CompactionSessionState();
-      const log = await SessionLog.open(store, sessionId, { registry: createCliRegistry(), observe: (event) => state.observe(event) });
-      const open = [...state.openCompactions.entries()];
-      if (open.length === 0) {
+      const locks = trackCompactionLocks();
+      const log = await SessionLog.open(store, sessionId, { registry: createCliRegistry(), observe: (event) => locks.observe(event) });
+      const unlocked = locks.openCompactions();
+      if (unlocked.length === 0) {
         if (context.json) context.printJson({ sessionId, unlocked: [], endSeedSeq: null });
         else context.print(`${sessionId} has no open compaction lock; nothing written`);
         return 0;
       }
       const who = `${safeUser()}@${hostname()}`;
       const [seed] = await log.append([{ type: 'session/end-seed', data: { reason: `unlock by ${who}: ${reason.trim()}` } }]);
-      const unlocked = open.map(([compactionId, seq]) => ({ compactionId, startSeq: seq }));
       if (context.json) {
         context.printJson({ sessionId, unlocked, endSeedSeq: seed?.seq ?? null });
       } else {

@@ -2,12 +2,8 @@
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { assertSessionId } from '../../log/session-id.js';
-import { type VerifyReport, verifyLog } from '../../log/verify.js';
-import { readInputFile } from '../../store/input-file.js';
-import { verifyJsonlFile } from '../../store/jsonl.js';
-import type { LogStore } from '../../store/log-store.js';
-import { nodeSha256Hex } from '../../store/node-sha256.js';
+import { assertSessionId, type VerifyReport, verifyLog } from '../../log/index.js';
+import { type LogStore, nodeSha256Hex, readInputFile, verifyJsonlFile } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';

@@ -3,11 +3,9 @@
 // messages on the surface), calls real file tools, and computes its answers from their real
 // results. It is a script, not a language model, and says so in its model name.
 
-import { parseSummaryText } from '../../compaction/parse-summary.js';
-import { summaryInside } from '../../compaction/render-summary.js';
-import type { ContentBlock } from '../../log/event.js';
-import type { ModelMessage } from '../../providers/language-model.js';
-import type { ScriptedCall, ScriptedReply } from '../../providers/scripted-model.js';
+import { parseSummaryText, summaryInside } from '../../compaction/index.js';
+import type { ContentBlock } from '../../log/index.js';
+import type { ModelMessage, ScriptedCall, ScriptedReply } from '../../providers/index.js';
 
 type ToolRequest = { readonly name: string; readonly arguments: Record<string, string | number> };
 

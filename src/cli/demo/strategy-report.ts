@@ -3,15 +3,9 @@
 // early read held, was answered: from the surface, by recall calls, or by reading the file again.
 
 import { COMPACTION_EVENT_TYPES, isMaskPlaceholder, RECALL_TOOL_NAME } from '../../compaction/index.js';
-import {
-  type AssistantMessageData,
-  EventTypeRegistry,
-  type LogEvent,
-  type LogStore,
-  SurfaceFold,
-  type ToolResultData,
-  type TurnResult,
-} from '../../index.js';
+import { type AssistantMessageData, EventTypeRegistry, type LogEvent, SurfaceFold, type ToolResultData } from '../../log/index.js';
+import type { TurnResult } from '../../spine/index.js';
+import type { LogStore } from '../../store/index.js';
 import { showCommand } from '../commands/show.js';
 import type { CommandContext } from '../context.js';
 

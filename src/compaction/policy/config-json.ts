@@ -22,6 +22,7 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
     ...(policy.retain === undefined ? {} : retainKeys(policy.retain)),
     ...(policy.estimator === undefined ? {} : { estimator: policy.estimator }),
     ...(policy.strategy === undefined ? {} : { strategy: policy.strategy }),
+    ...(policy.calibrationFactor === undefined ? {} : { calibrationFactor: policy.calibrationFactor }),
   }));
   return {
     thresholdRatio: config.thresholdRatio,
@@ -41,5 +42,6 @@ export function configToJson(config: CompactionPolicyConfig): CompactionConfig {
         : config.mask.kind === 'tokens'
           ? { keepTokens: config.mask.tokens }
           : {},
+    ...(config.calibrationFactor === undefined ? {} : { calibrationFactor: config.calibrationFactor }),
   };
 }

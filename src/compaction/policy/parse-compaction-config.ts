@@ -7,6 +7,7 @@ import { STRATEGY_NAMES } from '../strategies/strategy.js';
 import {
   childPath,
   describeFound,
+  invalid,
   readBoolean,
   readChoice,
   readInteger,
@@ -42,6 +43,7 @@ const TOP_LEVEL_KEYS = Object.keys({
   estimator: true,
   strategy: true,
   mask: true,
+  calibrationFactor: true,
 } satisfies Record<keyof CompactionConfig, true>);
 
 const MODEL_POLICY_KEYS = Object.keys({
@@ -53,6 +55,7 @@ const MODEL_POLICY_KEYS = Object.keys({
   retainTokens: true,
   estimator: true,
   strategy: true,
+  calibrationFactor: true,
 } satisfies Record<keyof ModelPolicyConfig, true>);
 
 const SUMMARIZER_KEYS = ['kind', 'provider', 'model'] as const;
@@ -67,10 +70,12 @@ const FIX = {
   compactionRetries: 'it counts further compactions per step while still above the threshold; 0 means none, e.g. 1',
   maxOverflowRetries: 'it counts retries of a request the provider rejected as too long; 0 means none, e.g. 1',
   auto: 'false means compaction runs only when asked',
+  calibrationFactor:
+    'it is the tokens the provider counts per estimated token, e.g. 1.28; leave it out to use the measured factor of the model family',
 } as const;
 
 /** Every key but the retain pair, which is read together (the two are exclusive). */
-type SingleKey = Exclude<keyof CompactionPolicyConfig, 'retain'>;
+type SingleKey = Exclude<keyof CompactionPolicyConfig, 'retain' | 'calibrationFactor'>;
 
 const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => CompactionPolicyConfig[Key] } = {
   thresholdRatio: (value, path) => readRatio(value, path, 'upToOne', FIX.thresholdRatio),
@@ -85,6 +90,15 @@ const READERS: { readonly [Key in SingleKey]: (value: unknown, path: string) => 
   strategy: (value, path) => readChoice(value, path, STRATEGY_NAMES),
   mask: (value, path) => readMask(value, path),
 };
+
+/**
+ * Checks a configuration read from JSON (or any value of unknown shape) and returns it typed as
+ * written, for `createCompaction({config})`; a ConfigError names the first wrong value.
+ */
+export function readCompactionConfig(input: unknown): CompactionConfig {
+  parseCompactionConfig(input);
+  return (input ?? {}) as CompactionConfig;
+}
 
 /** Checks `input` (undefined means all defaults) and returns the configuration with defaults applied. */
 export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
@@ -105,6 +119,9 @@ export function parseCompactionConfig(input: unknown): CompactionPolicyConfig {
     estimator: read('estimator'),
     strategy: read('strategy'),
     mask: read('mask'),
+    ...(record.calibrationFactor === undefined
+      ? {}
+      : { calibrationFactor: readCalibrationFactor(record.calibrationFactor, 'calibrationFactor') }),
   };
 }
 
@@ -132,6 +149,17 @@ function readMask(value: unknown, path: string): MaskSetting {
       ),
     };
   return { kind: 'tail' };
+}
+
+/** The smallest and largest calibration factors accepted: beyond them no tokenizer differs, the configuration does. */
+export const CALIBRATION_FACTOR_RANGE = { min: 0.25, max: 4 } as const;
+
+function readCalibrationFactor(value: unknown, path: string): number {
+  const { min, max } = CALIBRATION_FACTOR_RANGE;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    return invalid(path, `a number from ${min} to ${max}`, value, FIX.calibrationFactor);
+  }
+  return value;
 }
 
 function readEstimator(value: unknown, path: string): EstimatorName {
@@ -199,6 +227,9 @@ function readModelPolicy(value: unknown, path: string): ModelPolicy {
     ...(retain === undefined ? {} : { retain }),
     ...(record.estimator === undefined ? {} : { estimator: readEstimator(record.estimator, at('estimator')) }),
     ...(record.strategy === undefined ? {} : { strategy: readChoice(record.strategy, at('strategy'), STRATEGY_NAMES) }),
+    ...(record.calibrationFactor === undefined
+      ? {}
+      : { calibrationFactor: readCalibrationFactor(record.calibrationFactor, at('calibrationFactor')) }),
   };
 }
 

@@ -56,6 +56,8 @@ export interface ModelPolicyConfig {
   readonly estimator?: EstimatorName;
   /** The strategy for this model; replaces the general one. */
   readonly strategy?: StrategyName;
+  /** Tokens the provider counts per estimated token, for this model; replaces the measured factor of its family. */
+  readonly calibrationFactor?: number;
 }
 
 /** The configuration as a user writes it; every key is optional. */
@@ -88,6 +90,11 @@ export interface CompactionConfig {
   readonly strategy?: StrategyName;
   /** For the `mask` strategy: which recent tool results stay whole. Default: those in the retained tail. */
   readonly mask?: MaskConfig;
+  /**
+   * Tokens the provider counts per estimated token, for every model without a model policy
+   * that sets one. Absent by default: each model family's factor, measured (meter/calibration-factors.ts).
+   */
+  readonly calibrationFactor?: number;
 }
 
 /** A parsed model policy: only the keys it overrides are present. */
@@ -99,6 +106,7 @@ export interface ModelPolicy {
   readonly retain?: RetainSetting;
   readonly estimator?: EstimatorName;
   readonly strategy?: StrategyName;
+  readonly calibrationFactor?: number;
 }
 
 /** A validated configuration with every default applied. */
@@ -115,6 +123,8 @@ export interface CompactionPolicyConfig {
   readonly estimator: EstimatorName;
   readonly strategy: StrategyName;
   readonly mask: MaskSetting;
+  /** A configured calibration factor for every model; absent: each family's measured factor. */
+  readonly calibrationFactor?: number;
 }
 
 /** Frozen, because parseCompactionConfig(undefined) hands out this very object. */

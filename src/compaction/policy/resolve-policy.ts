@@ -2,6 +2,7 @@
 // policy applied. Called when a harness is constructed (so a configuration that cannot work is
 // rejected before the first turn) and whenever the reserve of a request changes.
 
+import { calibrationFactorOf, type ModelFamily, modelFamilyOf } from '../../meter/calibration-factors.js';
 import type { EstimatorName } from '../../meter/token-estimator.js';
 import type { StrategyName } from '../strategies/strategy.js';
 import { noMessageBudget, noPressureBudget, retainNotBelowThreshold } from './budget-messages.js';
@@ -52,6 +53,17 @@ export interface ResolvedPolicy {
   readonly crossoverWindow: number | null;
   /** The model policy that applied, if any. */
   readonly modelPolicy: ModelPolicy | null;
+  /** How estimates are scaled to what the provider counts (SPEC §10, meter/calibration.ts). */
+  readonly calibration: PolicyCalibration;
+}
+
+export interface PolicyCalibration {
+  /** The model's family, by its provider and id. */
+  readonly family: ModelFamily;
+  /** Tokens the provider counts per estimated token, before a session's own counts refine it. */
+  readonly factor: number;
+  /** 'measured': the family's factor measured on the corpus sessions; 'configured': calibrationFactor. */
+  readonly source: 'measured' | 'configured';
 }
 
 /** The trigger numbers for `target`, or a PolicyBudgetError (a ConfigError) naming the key to change and by how much. */
@@ -86,6 +98,13 @@ export function resolvePolicy(config: CompactionPolicyConfig, target: PolicyTarg
   const threshold = Math.min(facts.ratioTerm, pressureBudget);
   if (facts.retain >= threshold) throw retainNotBelowThreshold(facts, threshold);
 
+  const estimator = modelPolicy?.estimator ?? config.estimator;
+  const configured = modelPolicy?.calibrationFactor ?? config.calibrationFactor;
+  const calibration: PolicyCalibration = {
+    family: modelFamilyOf(target.provider ?? '', target.model ?? ''),
+    factor: configured ?? calibrationFactorOf(target.provider ?? '', target.model ?? '', estimator),
+    source: configured === undefined ? 'measured' : 'configured',
+  };
   const crossover = smallestWindowWhereRatioDecides(thresholdRatio, reserve, headroomTokens);
   return {
     contextWindow,
@@ -93,7 +112,7 @@ export function resolvePolicy(config: CompactionPolicyConfig, target: PolicyTarg
     thresholdRatio,
     headroomTokens,
     retainSetting,
-    estimator: modelPolicy?.estimator ?? config.estimator,
+    estimator,
     strategy: modelPolicy?.strategy ?? config.strategy,
     messageBudget,
     pressureBudget,
@@ -102,5 +121,6 @@ export function resolvePolicy(config: CompactionPolicyConfig, target: PolicyTarg
     decidedBy: timesAtMost(contextWindow, thresholdRatio, pressureBudget) ? 'ratio' : 'headroom',
     crossoverWindow: crossover === undefined || crossover === 0n || crossover > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(crossover),
     modelPolicy: modelPolicy ?? null,
+    calibration,
   };
 }

@@ -35,6 +35,7 @@ export interface AnthropicMessagesModelOptions extends ConnectionOptions, ModelL
 /** The API version this adapter speaks; sent as the anthropic-version header. */
 export const ANTHROPIC_API_VERSION = '2023-06-01';
 
+/** A model behind Anthropic's Messages API (/v1/messages). */
 export function createAnthropicMessagesModel(options: AnthropicMessagesModelOptions): LanguageModel {
   const limits = resolveModelLimits(options.model, options, options.modelLimits);
   const timeouts = resolveTimeouts(options.timeouts);

@@ -48,6 +48,7 @@ export interface OpenAIChatModelOptions extends ConnectionOptions, ModelLimitsOv
 
 type Dialect = 'openai' | 'deepseek' | 'compatible';
 
+/** A model behind OpenAI's Chat Completions API (/v1/chat/completions), or a server that speaks it. */
 export function createOpenAIChatModel(options: OpenAIChatModelOptions): LanguageModel {
   const limits = resolveModelLimits(options.model, options, options.modelLimits);
   const timeouts = resolveTimeouts(options.timeouts);

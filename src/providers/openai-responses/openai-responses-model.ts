@@ -41,6 +41,7 @@ const RENDERER_VERSIONS: Readonly<Record<string, OpenAIResponsesRenderSettings>>
   'openai-responses/1;reasoning': { reasoningModel: true },
 };
 
+/** A model behind OpenAI's Responses API (/v1/responses). */
 export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions): LanguageModel {
   const limits = resolveModelLimits(options.model, options, options.modelLimits);
   const timeouts = resolveTimeouts(options.timeouts);

@@ -8,6 +8,7 @@ import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
 
 let ownerCounter = 0;
 
+/** A LogStore in memory, for tests and short-lived programs; everything is lost when the process ends. */
 export class MemoryLogStore implements LogStore {
   readonly location = 'memory:';
   private readonly sessions = new Map<string, LogEvent[]>();

@@ -14,7 +14,7 @@ import { openSqliteStore } from '../../../src/store/sqlite/index.js';
 import { readLogTool, requestedPart } from '../../support/build-log-tool.js';
 
 export const WINDOW = { contextWindow: 3000, defaultMaxOutputTokens: 500 };
-const CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' } };
+const CONFIG = { headroomTokens: 0, summarizer: { kind: 'extractive' as const } };
 /** Turns the child runs; a handful, so that hundreds of kill points stay quick. */
 export const CHILD_TURNS = 7;
 

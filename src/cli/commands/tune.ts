@@ -1,0 +1,148 @@
+// `shadowlog tune [ids or files…] [--all]`: every session replayed under each policy of a grid
+// and the baselines of other harnesses, from its record (no model is called), with a table of
+// what each would have sent, kept and cost, and the policy the evidence recommends.
+
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { importFiles, readImportInputs } from '../../importers/index.js';
+import { isEstimatorName } from '../../meter/index.js';
+import { MemoryLogStore } from '../../store/index.js';
+import {
+  BUILT_IN_PRICES,
+  parseGrid,
+  parsePriceTable,
+  type TuneReport,
+  type TuneSession,
+  textTable,
+  tuneSessions,
+  writeTuneReport,
+} from '../../tune/index.js';
+import type { CommandContext } from '../context.js';
+import { createProgressBar } from '../progress-bar.js';
+import { createCliRegistry } from '../registry.js';
+import { UsageError } from '../usage-error.js';
+
+export interface TuneCommandOptions {
+  readonly all: boolean;
+  readonly window?: number;
+  readonly reserve?: number;
+  readonly grid: readonly string[];
+  readonly strategies?: string;
+  readonly baselines?: string;
+  readonly prices?: string;
+  readonly margin?: string;
+  readonly estimator?: string;
+  readonly out?: string;
+  readonly policyFile?: string;
+}
+
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
+
+const list = (text: string | undefined) =>
+  text === undefined
+    ? undefined
+    : text
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
+
+export async function tuneCommand(context: CommandContext, inputs: readonly string[], options: TuneCommandOptions): Promise<number> {
+  if (inputs.length === 0 && !options.all) throw new UsageError('tune needs session ids, session files or directories, or --all');
+  const margin = options.margin === undefined ? undefined : Number(options.margin);
+  if (margin !== undefined && !(Number.isFinite(margin) && margin >= 0 && margin <= 1))
+    throw new UsageError(`--margin is a share of retention from 0 to 1 (0.02 is two points), found ${JSON.stringify(options.margin)}`);
+  if (options.estimator !== undefined && !isEstimatorName(options.estimator))
+    throw new UsageError(
+      `--estimator takes chars4, script-aware, o200k_base, cl100k_base or llama3, found ${JSON.stringify(options.estimator)}`,
+    );
+  const grid = parseGrid(options.grid);
+  const prices = options.prices === undefined ? BUILT_IN_PRICES : parsePriceTable(await readJson(context, options.prices), options.prices);
+
+  const sessions = await sessionsOf(context, inputs, options.all);
+  if (sessions.length === 0) throw new UsageError('no sessions to tune: the store holds none, and no files were given');
+  const bar = createProgressBar(context.io.stderr, { label: 'tuning' });
+  const strategies = list(options.strategies);
+  const baselines = list(options.baselines);
+  const report = await tuneSessions(sessions, {
+    grid,
+    ...(strategies === undefined ? {} : { strategies }),
+    ...(baselines === undefined ? {} : { baselines }),
+    prices,
+    ...(options.window === undefined ? {} : { window: options.window }),
+    ...(options.reserve === undefined ? {} : { reserve: options.reserve }),
+    ...(margin === undefined ? {} : { margin }),
+    ...(options.estimator === undefined ? {} : { estimator: options.estimator as never }),
+    onProgress: (progress) =>
+      bar.update({
+        done: progress.session - 1 + progress.call / Math.max(1, progress.calls),
+        total: progress.sessions,
+        detail: `${progress.session}/${progress.sessions} sessions, call ${progress.call}/${progress.calls}, ${progress.sessionId}`,
+      }),
+  });
+  bar.finish();
+  if (options.out !== undefined) await writeTuneReport(report, resolve(context.io.cwd, options.out));
+  if (options.policyFile !== undefined && report.recommendation !== null) {
+    await writeFile(resolve(context.io.cwd, options.policyFile), `${JSON.stringify(report.recommendation.config, null, 2)}\n`);
+  }
+  if (context.json) context.printJson(report);
+  else printReport(context, report, options);
+  return 0;
+}
+
+/** The sessions named: a path that exists is imported into a scratch store; anything else is a session id in the store. */
+async function sessionsOf(context: CommandContext, inputs: readonly string[], all: boolean): Promise<TuneSession[]> {
+  const sessions: TuneSession[] = [];
+  const paths = inputs.filter((input) => existsSync(resolve(context.io.cwd, input)));
+  const ids = inputs.filter((input) => !paths.includes(input));
+  if (all || ids.length > 0) {
+    const store = await context.store();
+    if (all) for (const session of await store.listSessions()) sessions.push({ store, sessionId: session.id });
+    for (const sessionId of ids) {
+      if ((await store.head(sessionId)) === undefined)
+        throw new UsageError(
+          `${sessionId} is neither a file nor a session in the store; give a path, or an id from \`shadowlog sessions\``,
+        );
+      if (!sessions.some((session) => session.sessionId === sessionId)) sessions.push({ store, sessionId });
+    }
+  }
+  if (paths.length > 0) {
+    const scratch = new MemoryLogStore();
+    const summary = await importFiles(scratch, await readImportInputs(paths, context.io.cwd), {
+      format: 'auto',
+      registry: createCliRegistry(),
+    });
+    for (const file of summary.files) for (const session of file.sessions) sessions.push({ store: scratch, sessionId: session.sessionId });
+  }
+  return sessions;
+}
+
+async function readJson(context: CommandContext, path: string): Promise<unknown> {
+  const text = await readFile(resolve(context.io.cwd, path), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(error.code === 'ENOENT' ? `no file ${path}` : `cannot read ${path}: ${error.message}`);
+  });
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function printReport(context: CommandContext, report: TuneReport, options: TuneCommandOptions): void {
+  const calls = report.sessions.reduce((sum, session) => sum + session.calls, 0);
+  const windows = [...new Set(report.sessions.flatMap((session) => session.windows))].map(count).join(', ');
+  context.print(
+    `${report.sessions.length} sessions, ${count(calls)} model calls, window ${options.window === undefined ? windows : count(options.window)}; prices of ${report.prices.date}; ${report.estimator} estimates`,
+  );
+  for (const line of textTable(report.policies)) context.print(line);
+  if (report.unfitSessions.length > 0) context.print(`left out, no policy fits their window: ${report.unfitSessions.join(', ')}`);
+  const recommendation = report.recommendation;
+  if (recommendation === null) context.print('recommendation: none (no feasible policy that a policy file can express)');
+  else {
+    context.print(`recommendation: ${recommendation.policy}: ${recommendation.reason}`);
+    context.print(
+      `policy file: ${JSON.stringify(recommendation.config)}${options.policyFile === undefined ? '' : ` (written to ${options.policyFile})`}`,
+    );
+  }
+  if (options.out !== undefined) context.print(`report: ${join(options.out, 'report.md')}`);
+}

@@ -1,0 +1,114 @@
+// `shadowlog view <id> [--out FILE | --port P] [--tune report.json]`: the audit page. --out
+// writes one self-contained HTML file (no network requests when opened); without it the page
+// is served on 127.0.0.1 and follows the session as it grows, until Ctrl-C.
+
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { assertSessionId } from '../../log/index.js';
+import { buildViewDocument, isLoopbackHost, parseTuneReport, renderViewPage, startViewServer } from '../../view/index.js';
+import type { CommandContext } from '../context.js';
+import { createCliRegistry } from '../registry.js';
+import { rendererFor } from '../renderers.js';
+import { UsageError } from '../usage-error.js';
+
+export interface ViewCommandOptions {
+  readonly out?: string;
+  readonly port?: number;
+  readonly host?: string;
+  readonly allowRemote?: boolean;
+  readonly tune?: string;
+  readonly pollMs?: number;
+}
+
+export async function viewCommand(context: CommandContext, sessionId: string, options: ViewCommandOptions): Promise<number> {
+  assertSessionId(sessionId);
+  if (options.out !== undefined && (options.port !== undefined || options.host !== undefined)) {
+    throw new UsageError('--out writes a file; --port and --host serve the page. Give one or the other');
+  }
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && options.allowRemote !== true) {
+    throw new UsageError(
+      `--host ${host} is not a loopback address: anyone who can reach it could read the whole session. Use 127.0.0.1 (the default), or add --allow-remote to mean it`,
+    );
+  }
+  const tune = options.tune === undefined ? undefined : readTuneReport(options.tune, context.io.cwd);
+  const store = await context.store();
+  const registry = createCliRegistry();
+  if (options.out !== undefined) {
+    const file = resolve(context.io.cwd, options.out);
+    const viewDocument = await buildViewDocument(store, sessionId, {
+      resolveRenderer: rendererFor,
+      registry,
+      ...(tune === undefined ? {} : { tune }),
+    });
+    const page = await renderViewPage(viewDocument);
+    writeFileSync(file, page.html, { flag: 'w' });
+    const { calls } = viewDocument.session;
+    const verified = calls.filter((call) => call.check.status === 'verified').length;
+    const failed = calls.filter((call) => call.check.status === 'failed').length;
+    if (context.json) {
+      context.printJson({
+        sessionId,
+        file,
+        bytes: Buffer.byteLength(page.html),
+        events: viewDocument.session.events.length,
+        calls: calls.length,
+        verified,
+        failed,
+      });
+    } else {
+      context.print(
+        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.events.length} events, ${calls.length} model calls (${verified} digest-verified, ${failed} failed), ${Buffer.byteLength(page.html)} bytes`,
+      );
+    }
+    return failed > 0 ? 1 : 0;
+  }
+  if (!isLoopbackHost(host))
+    context.io.stderr.write(
+      `shadowlog: warning: serving ${sessionId} on ${host}, not loopback: anyone who can reach it can read the session\n`,
+    );
+  const server = await startViewServer({
+    store,
+    sessionId,
+    resolveRenderer: rendererFor,
+    registry,
+    host,
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.allowRemote === true ? { allowRemote: true } : {}),
+    ...(tune === undefined ? {} : { tune }),
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+  });
+  if (context.json) context.printJson({ sessionId, url: server.url });
+  else context.print(`serving ${sessionId} at ${server.url} (following it as it grows; Ctrl-C stops)`);
+  await untilStopped(context.io.signal);
+  await server.close();
+  return 0;
+}
+
+function readTuneReport(path: string, cwd: string): unknown {
+  const file = resolve(cwd, path);
+  if (!existsSync(file)) throw new UsageError(`no file ${path}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseTuneReport(parsed, path);
+}
+
+/** Resolves on Ctrl-C (SIGINT, SIGTERM) or when `signal` aborts. */
+function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      signal?.removeEventListener('abort', stop);
+      done();
+    };
+    if (signal?.aborted === true) return stop();
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    signal?.addEventListener('abort', stop);
+  });
+}

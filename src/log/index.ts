@@ -1,0 +1,82 @@
+// The log (SPEC §1–§5), published as `shadowlog/log`: events and their data, the typed errors,
+// the hash chain, the surface fold and its projections, origins and verification.
+
+export { canonicalJson } from './canonical-json.js';
+export { attachCleanupFailure, cleanupFailuresOf, runCleanupAfter, withCleanup } from './cleanup.js';
+export { blockPlaceholder, imageBlockFromUrl, parseBase64DataUrl, readableText } from './content-block.js';
+export { copyOfSeq } from './copy-of.js';
+export {
+  ConcurrencyError,
+  ConfigError,
+  CorruptLogError,
+  FormatVersionError,
+  HashChainError,
+  InvalidEventError,
+  InvalidSessionIdError,
+  SeqOutOfRangeError,
+  SessionBusyError,
+  SessionExistsError,
+  SessionNotFoundError,
+  ShadowlogError,
+  SurfaceOpError,
+  type SurfaceOpRule,
+  UnknownEventTypeError,
+} from './errors.js';
+export type {
+  AssistantMessageData,
+  ContentBlock,
+  EventDraft,
+  FormatVersion,
+  ImageBlock,
+  ImportedModelRequestData,
+  InlineImageBlock,
+  JsonObject,
+  JsonValue,
+  LogEvent,
+  MessageData,
+  ModelErrorData,
+  ModelRequestData,
+  ModelUnrecordedAnswerData,
+  ProxiedModelRequestData,
+  RawAnswer,
+  ReasoningBlock,
+  RequestProvenance,
+  SentModelRequestData,
+  ServerToolCallBlock,
+  ServerToolResultBlock,
+  SessionEndSeedData,
+  SessionParent,
+  SessionStartData,
+  StoredRequestBody,
+  SurfaceType,
+  TextBlock,
+  ToolCall,
+  ToolResultData,
+  TurnEndData,
+  TurnEndReason,
+  TurnStartData,
+  UrlImageBlock,
+  Usage,
+} from './event.js';
+export { CORE_LOG_ONLY_TYPES, FORMAT_VERSION, isSurfaceType, SURFACE_TYPES, TURN_END_REASONS } from './event.js';
+export { type CoreEventData, type CoreEventType, dataOf } from './event-data.js';
+export { canonicalEventJson } from './event-json.js';
+export { type EventTypeDefinition, EventTypeRegistry } from './event-types.js';
+export {
+  FOREIGN_SOURCES,
+  type ForeignEventData,
+  type ForeignSource,
+  foreignEventDraft,
+  foreignEventType,
+  isForeignType,
+} from './foreign-event.js';
+export { computeEventHash, GENESIS_HASH, type Hasher } from './hash.js';
+export { NotASurfaceEventError, origins, type ReadEvent } from './origins.js';
+export { RequestSurfaceDecoder, requestSurfaceLength, requestSurfaceOf, requestSurfacesOf } from './request-surface.js';
+export { asSessionSeq, isSessionSeq, type SessionSeq } from './seq.js';
+export { assertSessionId, isSessionId } from './session-id.js';
+export { sha256Hex } from './sha256.js';
+export { encodeRequestSurface, type RequestSurfaceList, type SurfaceChange, type SurfaceSplice } from './surface-change.js';
+export { SurfaceFold, type SurfaceFoldOptions, type SurfaceNode } from './surface-fold.js';
+export { isReplaceOp, type ReplaceOp, type SurfaceOp } from './surface-op.js';
+export { type VerifyOptions, type VerifyProblem, type VerifyReport, verifyLog } from './verify.js';

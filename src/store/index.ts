@@ -1,0 +1,46 @@
+// The store contract and what works over any store, published as `shadowlog/store`: the
+// LogStore interface, the memory store, SessionLog, JSONL export and import, copying between
+// stores, following a live session. The SQLite and PostgreSQL backends are their own subpaths.
+
+export {
+  type CopiedSession,
+  type CopyProgress,
+  type CopyResult,
+  type CopySessionsOptions,
+  copySessions,
+  type SessionConflict,
+  SessionConflictError,
+} from './copy-sessions.js';
+export { type ExportFileOptions, type ExportFileResult, exportSessionToFile } from './export-file.js';
+export { FileError, type FileProblem } from './file-errors.js';
+export { DEFAULT_POLL_MS, type FollowOptions, followSession } from './follow.js';
+export { readInputFile } from './input-file.js';
+export {
+  type ExportSummary,
+  exportSession,
+  type FileVerifyResult,
+  type ImportOptions,
+  type ImportResult,
+  importSession,
+  importSessionFile,
+  JSONL_FORMAT,
+  JSONL_VERSION,
+  type JsonlHeader,
+  type JsonlRecord,
+  type JsonlTrailer,
+  readJsonl,
+  type TrailerStatus,
+  verifyJsonlFile,
+} from './jsonl.js';
+export type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from './log-store.js';
+export { MemoryLogStore } from './memory/memory-store.js';
+export { nodeSha256Hex } from './node-sha256.js';
+export { HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
+export {
+  type LostAppendOutcome,
+  OwnershipLostError,
+  SchemaVersionError,
+  StoreClosedError,
+  StoreNotFoundError,
+  StoreReadOnlyError,
+} from './store-errors.js';

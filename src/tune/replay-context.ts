@@ -1,0 +1,99 @@
+// What every policy's replay of one session shares: the trace, the artifacts of each item and
+// where each occurs, the artifacts each call's answer uses, each long tool result's pruned copy
+// (per pruner configuration), and the summarizer. Built once per session, read by all policies.
+
+import type { PrunerConfig } from '../compaction/pruner-config.js';
+import { createExtractiveSummarizer, type Summarizer } from '../compaction/summarizer.js';
+import { ToolResultPruner } from '../compaction/tool-result-pruner.js';
+import type { LogEvent, ToolResultData } from '../log/event.js';
+import type { SurfaceNode } from '../log/surface-fold.js';
+import type { SurfaceMeter } from '../meter/measure.js';
+import type { ModelMessage } from '../providers/language-model.js';
+import { renderSurface } from '../spine/render-surface.js';
+import { artifactsOf, blocksText, eventText } from './artifacts.js';
+import type { SessionTrace, TraceItem } from './trace.js';
+
+/** A long tool result as the pruner would leave it. */
+export interface PrunedItem {
+  /** Tokens the pruned copy saves against the original. */
+  readonly saving: number;
+  readonly event: LogEvent;
+  /** The artifacts still in the pruned copy. */
+  readonly artifacts: ReadonlySet<string>;
+}
+
+export class ReplayContext {
+  readonly trace: SessionTrace;
+  readonly meter: SurfaceMeter;
+  readonly summarizer: Summarizer;
+  /** For each artifact, the indexes of the items it occurs in, ascending. */
+  readonly occurrences = new Map<string, number[]>();
+  /** For each call (by its position in trace.calls), the artifacts its answer uses that earlier items introduced. */
+  readonly uses: ReadonlyArray<readonly string[]>;
+  /** Indexes of the tool results long enough for some pruner to cut, per pruner configuration. */
+  private readonly pruned = new Map<string, Map<number, PrunedItem | null>>();
+
+  constructor(trace: SessionTrace, meter: SurfaceMeter, summarizer?: Summarizer) {
+    this.trace = trace;
+    this.meter = meter;
+    this.summarizer = summarizer ?? createExtractiveSummarizer((text) => meter.estimator.countText(text));
+    const itemArtifacts = trace.items.map((item) => artifactsOf(eventText(item.event)));
+    itemArtifacts.forEach((artifacts, index) => {
+      for (const artifact of artifacts) {
+        const list = this.occurrences.get(artifact);
+        if (list === undefined) this.occurrences.set(artifact, [index]);
+        else list.push(index);
+      }
+    });
+    const headArtifacts = trace.head === 1 ? (itemArtifacts[0] ?? new Set<string>()) : new Set<string>();
+    this.uses = trace.calls.map((call) => {
+      const used = new Set<string>();
+      for (const output of call.outputItems) {
+        for (const artifact of itemArtifacts[output] ?? []) {
+          if (headArtifacts.has(artifact)) continue;
+          const first = this.occurrences.get(artifact)?.[0];
+          if (first !== undefined && first < call.index) used.add(artifact);
+        }
+      }
+      return [...used];
+    });
+  }
+
+  /** The pruned copy of item `index` under `config`, or undefined when the pruner leaves it alone. */
+  prunedItem(config: PrunerConfig, index: number): PrunedItem | undefined {
+    const key = `${config.thresholdChars}/${config.headChars}/${config.tailChars}`;
+    let cache = this.pruned.get(key);
+    if (cache === undefined) {
+      cache = new Map();
+      this.pruned.set(key, cache);
+    }
+    const cached = cache.get(index);
+    if (cached !== undefined) return cached ?? undefined;
+    const item = this.trace.items[index] as TraceItem;
+    let result: PrunedItem | null = null;
+    if (item.type === 'tool/result') {
+      const original = item.event.data as unknown as ToolResultData;
+      const cut = new ToolResultPruner(config).cut(original.content, item.seq);
+      if (cut !== undefined) {
+        const data: Record<string, unknown> = { callId: original.callId, content: cut.blocks };
+        if (original.error !== undefined) data.error = original.error;
+        const price = this.meter.priceOfData('tool/result', data);
+        const event = { ...item.event, data } as unknown as LogEvent;
+        result = { saving: Math.max(0, item.price - price), event, artifacts: artifactsOf(blocksText(cut.blocks)) };
+      }
+    }
+    cache.set(index, result);
+    return result ?? undefined;
+  }
+
+  /** The items `from..to` rendered as the model would see them, pruned copies where `pruned` says. */
+  messages(from: number, to: number, prunedEvent: (index: number) => LogEvent | undefined): ModelMessage[] {
+    const nodes: SurfaceNode[] = [];
+    for (let index = from; index < to; index++) {
+      const item = this.trace.items[index] as TraceItem;
+      const event = prunedEvent(index) ?? item.event;
+      nodes.push({ seq: item.seq as never, type: item.type, event, sourceEventSeqs: [] });
+    }
+    return renderSurface(nodes);
+  }
+}

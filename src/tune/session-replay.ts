@@ -1,0 +1,246 @@
+// One pass over a session's record for every policy at once: the trace and the shared work are
+// built once, then each recorded call is replayed under each policy in turn, so that the cost of
+// a session grows with its length times the number of policies, and no policy re-reads the log.
+
+import type { SurfaceMeter } from '../meter/measure.js';
+import { artifactValue, kindOf } from './artifacts.js';
+import { PolicyReplay } from './policy-replay.js';
+import { callCost, type PriceTable, priceOf } from './prices.js';
+import { ReplayContext } from './replay-context.js';
+import type { SessionTrace } from './trace.js';
+import type { TunePolicy } from './tune-policies.js';
+
+export interface Miss {
+  readonly artifact: string;
+  readonly kind: string;
+  /** Calls whose answer used it while this policy's surface did not hold it. */
+  readonly misses: number;
+  /** The first such call. */
+  readonly firstCall: number;
+}
+
+export interface Retention {
+  /** Uses: (call, artifact) pairs where an answer used an artifact an earlier event introduced. */
+  readonly used: number;
+  /** Of them, those whose artifact was on the surface this policy sent at that call. */
+  readonly kept: number;
+  /** kept / used; 1 when nothing was used. */
+  readonly share: number;
+  readonly worstMisses: readonly Miss[];
+}
+
+export interface PolicySessionResult {
+  readonly policy: string;
+  readonly sessionId: string;
+  readonly calls: number;
+  /** No call over the window, and the configuration accepted in every window of the session. */
+  readonly feasible: boolean;
+  /** Why the configuration cannot run in a window of this session, when it cannot. */
+  readonly refused: string | null;
+  /** The first call whose request would not fit the window (its number), or null. */
+  readonly firstCallOverWindow: number | null;
+  readonly callsOverWindow: number;
+  readonly tokensSent: number;
+  readonly peakTokens: number;
+  /** The mean and the largest of each call's tokens as a share of its window. */
+  readonly meanWindowShare: number;
+  readonly peakWindowShare: number;
+  readonly compactions: number;
+  readonly failedCompactions: number;
+  readonly prunes: number;
+  /** Times dropping the oldest turns moved the cut (drop-oldest only). */
+  readonly drops: number;
+  readonly summarizerTokens: { readonly input: number; readonly output: number };
+  readonly cachedTokens: number;
+  /** cachedTokens / tokensSent: the share of the input a prompt cache could have served. */
+  readonly cachePrefixShare: number;
+  /** Dollars, for the calls whose model the price table knows; the summarizer's calls priced as the session's model. */
+  readonly costUsd: number;
+  readonly unpricedCalls: number;
+  readonly retention: Retention;
+  /** Input tokens of each call, in order (null after a refusal). */
+  readonly tokensPerCall: ReadonlyArray<number | null>;
+  /** The numbers of the calls at which the policy compacted (or dropped turns). */
+  readonly compactionCalls: readonly number[];
+}
+
+export interface MeterError {
+  /** Calls with provider usage whose sent surface the record names. */
+  readonly calls: number;
+  /** Mean of (estimate − reported) / reported, and of its absolute value, and the largest absolute. */
+  readonly meanError: number;
+  readonly meanAbsoluteError: number;
+  readonly maxAbsoluteError: number;
+}
+
+export interface SessionResult {
+  readonly sessionId: string;
+  readonly calls: number;
+  readonly items: number;
+  /** The windows of its calls (distinct, in order of first use). */
+  readonly windows: readonly number[];
+  readonly reserve: number;
+  readonly models: readonly string[];
+  readonly fixedTokens: number;
+  readonly meterError: MeterError | null;
+  /** What the record itself sent: the tokens its provider reported, summed (null without usage). */
+  readonly recordedInputTokens: number | null;
+  readonly policies: readonly PolicySessionResult[];
+}
+
+export interface ReplayOptions {
+  readonly prices: PriceTable;
+  /** A cached prefix expires after this long without a request (default 5 minutes, both providers' shortest). */
+  readonly cacheTtlMs?: number;
+  /** Called after each call is replayed under every policy. */
+  readonly onCall?: (done: number, total: number) => void;
+}
+
+const WORST = 5;
+
+export async function replaySession(
+  trace: SessionTrace,
+  meter: SurfaceMeter,
+  policies: readonly TunePolicy[],
+  options: ReplayOptions,
+): Promise<SessionResult> {
+  const context = new ReplayContext(trace, meter);
+  const ttl = options.cacheTtlMs ?? 5 * 60_000;
+  const replays = policies.map((policy) => new PolicyReplay(policy, context));
+  const figures = policies.map(() => ({
+    tokensSent: 0,
+    peak: 0,
+    shareSum: 0,
+    peakShare: 0,
+    over: 0,
+    firstOver: null as number | null,
+    compactions: 0,
+    prunes: 0,
+    summarizerInput: 0,
+    summarizerOutput: 0,
+    cached: 0,
+    cost: 0,
+    unpriced: 0,
+    used: 0,
+    kept: 0,
+    misses: new Map<string, { misses: number; firstCall: number }>(),
+    tokensPerCall: [] as Array<number | null>,
+    compactionCalls: [] as number[],
+    counted: 0,
+  }));
+  for (const [callIndex, call] of trace.calls.entries()) {
+    const price = priceOf(options.prices, call.model);
+    for (const [policyIndex, replay] of replays.entries()) {
+      const figure = figures[policyIndex] as (typeof figures)[number];
+      const drops = replay.drops;
+      const outcome = await replay.call(call, callIndex, ttl);
+      if (outcome === undefined) {
+        figure.tokensPerCall.push(null);
+        continue;
+      }
+      figure.counted++;
+      figure.tokensSent += outcome.tokens;
+      figure.peak = Math.max(figure.peak, outcome.tokens);
+      const share = outcome.tokens / call.window;
+      figure.shareSum += share;
+      figure.peakShare = Math.max(figure.peakShare, share);
+      if (outcome.overWindow) {
+        figure.over++;
+        figure.firstOver ??= call.number;
+      }
+      figure.compactions += outcome.compactions;
+      figure.prunes += outcome.prunes;
+      figure.summarizerInput += outcome.summarizerInput;
+      figure.summarizerOutput += outcome.summarizerOutput;
+      figure.cached += outcome.cachedTokens;
+      if (price === undefined) figure.unpriced++;
+      else {
+        figure.cost += callCost(price, outcome.tokens, outcome.cachedTokens, call.outputTokens);
+        if (outcome.summarizerInput > 0) figure.cost += callCost(price, outcome.summarizerInput, 0, outcome.summarizerOutput);
+      }
+      figure.used += outcome.used;
+      figure.kept += outcome.used - outcome.missed.length;
+      for (const artifact of outcome.missed) {
+        const seen = figure.misses.get(artifact);
+        if (seen === undefined) figure.misses.set(artifact, { misses: 1, firstCall: call.number });
+        else seen.misses++;
+      }
+      figure.tokensPerCall.push(outcome.tokens);
+      if (outcome.compactions > 0 || replay.drops > drops) figure.compactionCalls.push(call.number);
+    }
+    options.onCall?.(callIndex + 1, trace.calls.length);
+  }
+  const results: PolicySessionResult[] = replays.map((replay, index) => {
+    const figure = figures[index] as (typeof figures)[number];
+    const refused = replay.refusal === undefined ? null : `from call ${replay.refusal.call}: ${replay.refusal.message}`;
+    return {
+      policy: replay.policy.name,
+      sessionId: trace.sessionId,
+      calls: trace.calls.length,
+      feasible: refused === null && figure.over === 0,
+      refused,
+      firstCallOverWindow: figure.firstOver,
+      callsOverWindow: figure.over,
+      tokensSent: figure.tokensSent,
+      peakTokens: figure.peak,
+      meanWindowShare: figure.counted === 0 ? 0 : figure.shareSum / figure.counted,
+      peakWindowShare: figure.peakShare,
+      compactions: figure.compactions,
+      failedCompactions: replay.failedCompactions,
+      prunes: figure.prunes,
+      drops: replay.drops,
+      summarizerTokens: { input: figure.summarizerInput, output: figure.summarizerOutput },
+      cachedTokens: figure.cached,
+      cachePrefixShare: figure.tokensSent === 0 ? 0 : figure.cached / figure.tokensSent,
+      costUsd: figure.cost,
+      unpricedCalls: figure.unpriced,
+      retention: retentionOf(figure.used, figure.kept, figure.misses),
+      tokensPerCall: figure.tokensPerCall,
+      compactionCalls: figure.compactionCalls,
+    };
+  });
+  const windows = [...new Set(trace.calls.map((call) => call.window))];
+  const reported = trace.calls.filter((call) => call.usage !== undefined);
+  return {
+    sessionId: trace.sessionId,
+    calls: trace.calls.length,
+    items: trace.items.length,
+    windows,
+    reserve: trace.calls[0]?.reserve ?? 0,
+    models: [...new Set(trace.calls.map((call) => call.model))],
+    fixedTokens: trace.fixedTokens,
+    meterError: meterErrorOf(trace),
+    recordedInputTokens: reported.length === 0 ? null : reported.reduce((sum, call) => sum + (call.usage?.inputTokens ?? 0), 0),
+    policies: results,
+  };
+}
+
+export function retentionOf(used: number, kept: number, misses: ReadonlyMap<string, { misses: number; firstCall: number }>): Retention {
+  const worstMisses = [...misses.entries()]
+    .sort((a, b) => b[1].misses - a[1].misses || a[1].firstCall - b[1].firstCall || (a[0] < b[0] ? -1 : 1))
+    .slice(0, WORST)
+    .map(([artifact, miss]) => ({
+      artifact: artifactValue(artifact),
+      kind: kindOf(artifact),
+      misses: miss.misses,
+      firstCall: miss.firstCall,
+    }));
+  return { used, kept, share: used === 0 ? 1 : kept / used, worstMisses };
+}
+
+/** The meter against the provider: estimate of the sent surface plus the fixed part, against the reported input. */
+function meterErrorOf(trace: SessionTrace): MeterError | null {
+  const errors: number[] = [];
+  for (const call of trace.calls) {
+    if (call.usage === undefined || call.recordedEstimate === undefined || call.usage.inputTokens <= 0) continue;
+    errors.push((call.recordedEstimate + trace.fixedTokens - call.usage.inputTokens) / call.usage.inputTokens);
+  }
+  if (errors.length === 0) return null;
+  const absolute = errors.map(Math.abs);
+  return {
+    calls: errors.length,
+    meanError: errors.reduce((sum, value) => sum + value, 0) / errors.length,
+    meanAbsoluteError: absolute.reduce((sum, value) => sum + value, 0) / errors.length,
+    maxAbsoluteError: Math.max(...absolute),
+  };
+}

@@ -1,0 +1,138 @@
+// The report of a run: each policy over all sessions, each session, and the recommendation —
+// the cheapest feasible policy a policy file can express whose retention is within a stated
+// margin of the best feasible retention — with the numbers it rests on.
+
+import type { CompactionConfig } from '../compaction/policy.js';
+import { type PolicySessionResult, type Retention, retentionOf, type SessionResult } from './session-replay.js';
+import type { TunePolicy } from './tune-policies.js';
+
+export interface PolicySummary {
+  readonly policy: string;
+  readonly description: string;
+  readonly origin: 'shadowlog' | 'baseline';
+  /** Feasible in every session. */
+  readonly feasible: boolean;
+  /** Sessions in which it is not, with where it breaks. */
+  readonly infeasible: ReadonlyArray<{
+    readonly sessionId: string;
+    readonly firstCallOverWindow: number | null;
+    readonly refused: string | null;
+  }>;
+  readonly calls: number;
+  readonly callsOverWindow: number;
+  readonly tokensSent: number;
+  readonly peakTokens: number;
+  readonly meanWindowShare: number;
+  readonly peakWindowShare: number;
+  readonly compactions: number;
+  readonly failedCompactions: number;
+  readonly prunes: number;
+  readonly drops: number;
+  readonly summarizerTokens: { readonly input: number; readonly output: number };
+  readonly cachePrefixShare: number;
+  readonly costUsd: number;
+  readonly unpricedCalls: number;
+  readonly retention: Retention;
+  /** The configuration a policy file holds for it (for the most common window), or null when none can express it. */
+  readonly config: CompactionConfig | null;
+  /** Whether it mounts the tool-result pruner. */
+  readonly pruner: boolean;
+}
+
+export interface Recommendation {
+  readonly policy: string;
+  readonly reason: string;
+  /** The policy file's content. */
+  readonly config: CompactionConfig;
+  readonly margin: number;
+}
+
+export interface TuneReport {
+  readonly version: 1;
+  readonly prices: { readonly date: string; readonly source: string };
+  readonly estimator: string;
+  readonly policies: readonly PolicySummary[];
+  readonly sessions: readonly SessionResult[];
+  /** Sessions no policy fits in its window (left out of the policies' figures). */
+  readonly unfitSessions: readonly string[];
+  readonly recommendation: Recommendation | null;
+}
+
+/**
+ * `results` are the policy's results in the sessions at least one policy fits; a session no
+ * policy fits (its first request alone is over the window) says nothing about policies, and the
+ * report lists it apart.
+ */
+export function summarizePolicy(
+  policy: TunePolicy,
+  results: readonly PolicySessionResult[],
+  window: { contextWindow: number; reserve: number } | undefined,
+): PolicySummary {
+  const sum = (pick: (result: PolicySessionResult) => number) => results.reduce((total, result) => total + pick(result), 0);
+  const calls = sum((result) => result.calls);
+  const tokensSent = sum((result) => result.tokensSent);
+  const misses = new Map<string, { misses: number; firstCall: number }>();
+  for (const result of results) {
+    for (const miss of result.retention.worstMisses) {
+      const key = `${miss.kind}:${miss.artifact}`;
+      const seen = misses.get(key);
+      if (seen === undefined) misses.set(key, { misses: miss.misses, firstCall: miss.firstCall });
+      else seen.misses += miss.misses;
+    }
+  }
+  const used = sum((result) => result.retention.used);
+  const kept = sum((result) => result.retention.kept);
+  const config = window === undefined ? undefined : policy.config?.(window);
+  return {
+    policy: policy.name,
+    description: policy.description,
+    origin: policy.origin,
+    feasible: results.every((result) => result.feasible),
+    infeasible: results
+      .filter((result) => !result.feasible)
+      .map((result) => ({ sessionId: result.sessionId, firstCallOverWindow: result.firstCallOverWindow, refused: result.refused })),
+    calls,
+    callsOverWindow: sum((result) => result.callsOverWindow),
+    tokensSent,
+    peakTokens: Math.max(0, ...results.map((result) => result.peakTokens)),
+    meanWindowShare: calls === 0 ? 0 : sum((result) => result.meanWindowShare * result.calls) / calls,
+    peakWindowShare: Math.max(0, ...results.map((result) => result.peakWindowShare)),
+    compactions: sum((result) => result.compactions),
+    failedCompactions: sum((result) => result.failedCompactions),
+    prunes: sum((result) => result.prunes),
+    drops: sum((result) => result.drops),
+    summarizerTokens: { input: sum((result) => result.summarizerTokens.input), output: sum((result) => result.summarizerTokens.output) },
+    cachePrefixShare: tokensSent === 0 ? 0 : sum((result) => result.cachedTokens) / tokensSent,
+    costUsd: sum((result) => result.costUsd),
+    unpricedCalls: sum((result) => result.unpricedCalls),
+    retention: { ...retentionOf(used, kept, misses) },
+    config: config ?? null,
+    pruner: policy.pruner !== null,
+  };
+}
+
+const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
+
+/** The cheapest feasible policy with a policy file whose retention is at least the best feasible retention − margin. */
+export function recommend(policies: readonly PolicySummary[], margin: number): Recommendation | null {
+  const feasible = policies.filter((policy) => policy.feasible && policy.calls > 0);
+  if (feasible.length === 0) return null;
+  const best = feasible.reduce((top, policy) => (policy.retention.share > top.retention.share ? policy : top));
+  const priced = feasible.every((policy) => policy.unpricedCalls === 0);
+  const costOf = (policy: PolicySummary) => (priced ? policy.costUsd : policy.tokensSent);
+  const candidates = feasible
+    .filter((policy) => policy.config !== null && policy.retention.share >= best.retention.share - margin)
+    .sort((a, b) => costOf(a) - costOf(b) || b.retention.share - a.retention.share);
+  const chosen = candidates[0];
+  if (chosen === undefined || chosen.config === null) return null;
+  const measure = priced ? `$${chosen.costUsd.toFixed(2)}` : `${chosen.tokensSent} input tokens`;
+  const unit = priced ? 'cost' : 'input tokens (some calls have no price)';
+  const runnerUp = candidates[1];
+  const reason =
+    `cheapest by ${unit} (${measure}) of the ${candidates.length} feasible policies whose retention is within ${percent(margin)} of the best ` +
+    `(${best.policy}, ${percent(best.retention.share)}); its retention ${percent(chosen.retention.share)}, ${chosen.compactions} compactions, ` +
+    `peak ${percent(chosen.peakWindowShare)} of the window, prompt-cache prefix ${percent(chosen.cachePrefixShare)}` +
+    (runnerUp === undefined ? '' : `; next: ${runnerUp.policy} at ${priced ? `$${runnerUp.costUsd.toFixed(2)}` : runnerUp.tokensSent}`) +
+    (chosen.pruner ? '' : '; replayed without the tool-result pruner, which chat mounts with compaction (and compact adds with --prune)');
+  return { policy: chosen.policy, reason, config: chosen.config, margin };
+}

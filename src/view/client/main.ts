@@ -1,0 +1,196 @@
+/// <reference lib="dom" />
+// The audit page's entry: reads the session's data from its non-executable JSON block, draws
+// the header, the chart, the timeline and the panel of what is selected, and, on a served page,
+// follows the session over server-sent events.
+
+import type { ViewDelta, ViewDocument } from '../view-data.js';
+import { renderCall, renderCompaction, renderEvent, renderPrune } from './panels.js';
+import { drawPressureChart } from './pressure-chart.js';
+import { SessionModel, type TimelineItem } from './session-model.js';
+import { el, shortDigest } from './text.js';
+import { renderTune } from './tune-panel.js';
+import { VirtualList } from './virtual-list.js';
+
+const TIMELINE_ROW = 26;
+
+function readDocument(): ViewDocument {
+  const block = document.getElementById('shadowlog-data');
+  const parsed: unknown = JSON.parse(block?.textContent ?? 'null');
+  if (parsed === null || typeof parsed !== 'object' || (parsed as { kind?: unknown }).kind !== 'shadowlog-view') {
+    throw new Error('this page holds no shadowlog view data');
+  }
+  return parsed as ViewDocument;
+}
+
+function start(): void {
+  const root = document.getElementById('app') as HTMLElement;
+  const viewDocument = readDocument();
+  const model = new SessionModel();
+  model.merge(viewDocument.session);
+  document.title = `shadowlog view · ${model.sessionId}`;
+
+  const header = el('header', 'summary');
+  header.id = 'summary';
+  const status = el('span', 'status');
+  status.id = 'follow-status';
+  const chart = el('section', 'chart');
+  chart.id = 'chart';
+  const panel = el('section', 'panel');
+  panel.id = 'panel';
+  const tunePanel = el('section', 'tune');
+  tunePanel.id = 'tune';
+  let selectedCall = -1;
+  let panelLists: HTMLElement[] = [];
+
+  const timeline = new VirtualList({
+    id: 'timeline',
+    label: 'timeline of turns, model calls and compactions',
+    rowHeight: TIMELINE_ROW,
+    render: (index, row) => timelineRow(model, model.timeline[index] as TimelineItem, row),
+    onSelect: (index) => show(model.timeline[index] as TimelineItem),
+    onKey: (key) => {
+      if (key !== 'Enter' && key !== 'ArrowRight') return false;
+      panelLists[0]?.focus();
+      return true;
+    },
+  });
+
+  const show = (item: TimelineItem) => {
+    if (item.kind === 'call') {
+      selectedCall = model.callIndexBySeq.get(item.seq) ?? -1;
+      panelLists = selectedCall < 0 ? [] : renderCall(panel, model, selectedCall);
+    } else if (item.kind === 'compaction') {
+      const compaction = model.compactionAt(item.seq);
+      panelLists = compaction === undefined ? [] : renderCompaction(panel, model, compaction);
+    } else if (item.kind === 'prune') {
+      panelLists = renderPrune(panel, model, item.seq);
+    } else if (item.kind === 'seed') {
+      panelLists = renderEvent(panel, model, item.seq, `New lifecycle #${item.seq}`);
+    } else {
+      panelLists = renderEvent(panel, model, item.seq, `Turn ${item.turn}`);
+    }
+    drawPressureChart(chart, model, selectedCall, pickCall);
+  };
+  const pickCall = (index: number) => {
+    const seq = model.calls[index]?.seq;
+    const at = model.timeline.findIndex((item) => item.kind === 'call' && item.seq === seq);
+    if (at >= 0) timeline.select(at);
+  };
+
+  const refresh = () => {
+    drawSummary(header, model, status);
+    timeline.setCount(model.timeline.length);
+    drawPressureChart(chart, model, selectedCall, pickCall);
+  };
+
+  const timelineSection = el('nav', 'timeline');
+  timelineSection.append(el('h2', '', 'Timeline'), timeline.element);
+  const body = el('div', 'body');
+  body.append(timelineSection, panel);
+  root.replaceChildren(header, chart, body, tunePanel);
+  if (viewDocument.tune !== null && viewDocument.tune !== undefined) renderTune(tunePanel, viewDocument.tune);
+  else tunePanel.hidden = true;
+  refresh();
+  const firstCall = model.timeline.findIndex((item) => item.kind === 'call');
+  timeline.select(Math.max(firstCall, 0));
+  timeline.element.focus();
+
+  // Tab moves between the timeline and the panel's lists; Escape goes back to the timeline.
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') {
+      timeline.element.focus();
+      event.preventDefault();
+    }
+  });
+
+  if (viewDocument.live) follow(model, status, refresh);
+}
+
+function follow(model: SessionModel, status: HTMLElement, refresh: () => void): void {
+  const source = new EventSource(`events?from=${model.events.length}`);
+  status.textContent = 'following: connecting…';
+  source.addEventListener('open', () => {
+    status.textContent = `following: live · ${model.events.length} events`;
+  });
+  source.addEventListener('delta', (message) => {
+    const delta = JSON.parse((message as MessageEvent<string>).data) as ViewDelta;
+    if (!model.merge(delta)) {
+      status.textContent = `following stopped: the stream went on from #${delta.fromSeq}, the page holds ${model.events.length} events; reload the page`;
+      source.close();
+      return;
+    }
+    status.textContent = `following: live · ${model.events.length} events`;
+    refresh();
+  });
+  source.addEventListener('failure', (message) => {
+    status.textContent = `following stopped: ${(message as MessageEvent<string>).data}`;
+    source.close();
+  });
+  source.addEventListener('error', () => {
+    status.textContent = 'following: connection lost, retrying…';
+  });
+}
+
+function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement): void {
+  row.classList.add(`t-${item.kind}`);
+  if (item.kind === 'turn') {
+    row.append(el('span', 'label', `Turn ${item.turn}`), el('span', 'seq', `#${item.seq}`));
+    return;
+  }
+  if (item.kind === 'call') {
+    const call = model.calls[model.callIndexBySeq.get(item.seq) ?? -1];
+    if (call === undefined) return;
+    const mark = call.check.status === 'verified' ? '✓' : call.check.status === 'reconstructed' ? '◌' : '✗';
+    const check = el('span', `check ${call.check.status}`, mark);
+    check.title = call.check.status === 'verified' ? `digest verified ${call.check.digest}` : call.check.status;
+    row.append(check, el('span', 'label', `call ${call.turn}.${call.step}`), el('span', 'tokens', `${call.estimatedTokens ?? '?'} tok`));
+    if (call.error !== undefined) row.append(el('span', 'tag error', call.error.code));
+    return;
+  }
+  if (item.kind === 'compaction') {
+    const compaction = model.compactionAt(item.seq);
+    const summary = compaction?.summary;
+    const tokens = summary === undefined ? '' : ` ${summary.tokensBefore ?? '?'}→${summary.tokensAfter ?? '?'}`;
+    row.append(
+      el('span', 'label', `▤ compaction ${compaction?.compactionId.slice(0, 8) ?? ''}`),
+      el('span', `tag outcome-${compaction?.outcome ?? 'open'}`, `${compaction?.trigger ?? ''} ${compaction?.outcome ?? ''}${tokens}`),
+    );
+    return;
+  }
+  if (item.kind === 'prune') {
+    const prune = model.prunes.get(item.seq);
+    row.append(
+      el('span', 'label', `✂ prune #${prune?.shadowedSeq ?? '?'}`),
+      el('span', 'tag', `${prune?.charsBefore ?? '?'}→${prune?.charsAfter ?? '?'} chars`),
+    );
+    return;
+  }
+  row.append(el('span', 'label', '↻ new lifecycle'), el('span', 'seq', `#${item.seq}`));
+}
+
+function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLElement): void {
+  const verified = model.calls.filter((call) => call.check.status === 'verified').length;
+  const failed = model.calls.filter((call) => call.check.status === 'failed').length;
+  const compactions = [...model.compactions.values()];
+  const open = compactions.filter((compaction) => compaction.outcome === 'open').length;
+  const title = el('h1', '', `shadowlog · ${model.sessionId}`);
+  const facts = el(
+    'p',
+    'facts-line',
+    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${failed} failed) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks) · ${model.prunes.size} prunes · head ${shortDigest(model.events.at(-1)?.hash)}`,
+  );
+  const chain = model.chain.intact
+    ? el('span', 'badge verified', '✓ hash chain intact')
+    : el('span', 'badge failed', `✗ hash chain broken at #${model.chain.firstBrokenSeq}`);
+  chain.id = 'chain-badge';
+  const parts: HTMLElement[] = [title, chain, facts, status];
+  for (const problem of model.problems) parts.push(el('p', 'error', `event #${problem.seq} refused (${problem.code}): ${problem.message}`));
+  header.replaceChildren(...parts);
+}
+
+try {
+  start();
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  document.body.replaceChildren(el('p', 'error', `shadowlog view could not start: ${message}`));
+}

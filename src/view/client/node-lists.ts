@@ -1,0 +1,155 @@
+/// <reference lib="dom" />
+// The lists of a call's panel: the surface it was sent (each replacement collapsed behind its
+// node, expandable to the original events it stands for) and the record up to the call, with a
+// box that shows the whole text of the row in focus.
+
+import type { SessionModel } from './session-model.js';
+import { el, eventLabel, eventText, preview } from './text.js';
+import { VirtualList } from './virtual-list.js';
+
+export const ROW_HEIGHT = 26;
+
+interface SurfaceRow {
+  readonly seq: number;
+  /** The replacement this original stands under (an expanded row), else undefined. */
+  readonly parent?: number;
+}
+
+/** Replacements the reader has expanded, kept from call to call. */
+export const expanded = new Set<number>();
+
+function showEvent(box: HTMLElement, model: SessionModel, seq: number, note: string): void {
+  const event = model.events[seq];
+  if (event === undefined) {
+    box.replaceChildren(el('p', 'error', `event #${seq} is not in the session`));
+    return;
+  }
+  const head = el('div', 'detail-head', `#${seq} ${eventLabel(event)} · ${event.time}${note === '' ? '' : ` · ${note}`}`);
+  const body = el('pre', 'detail-text', eventText(event));
+  box.replaceChildren(head, body);
+}
+
+function rowText(row: HTMLElement, model: SessionModel, seq: number): void {
+  const event = model.events[seq];
+  row.append(el('span', 'seq', `#${seq}`));
+  if (event === undefined) return;
+  row.append(el('span', `role role-${eventLabel(event).replace(/[^a-z]/g, '')}`, eventLabel(event)));
+  row.append(el('span', 'text', preview(eventText(event))));
+}
+
+/** The surface of call `index`, with a detail box. */
+export function surfaceList(model: SessionModel, index: number, box: HTMLElement): VirtualList {
+  const seqs = model.surfaceOf(index);
+  let rows: SurfaceRow[] = [];
+  const build = () => {
+    rows = [];
+    for (const seq of seqs) {
+      rows.push({ seq });
+      const origins = model.origins.get(seq);
+      if (origins !== undefined && expanded.has(seq)) for (const origin of origins) rows.push({ seq: origin, parent: seq });
+    }
+  };
+  const parentRow = (owner: number) => rows.findIndex((candidate) => candidate.seq === owner && candidate.parent === undefined);
+  /** Opens or closes (or, with `open` undefined, flips) the replacement at or above row `at`. */
+  const toggle = (at: number, open: boolean | undefined): boolean => {
+    const row = rows[at];
+    if (row === undefined) return false;
+    const owner = row.parent ?? row.seq;
+    if (!model.origins.has(owner)) return false;
+    const isOpen = expanded.has(owner);
+    const wanted = open ?? !isOpen;
+    if (wanted === isOpen) {
+      if (row.parent === undefined || wanted) return false;
+      list.select(parentRow(owner));
+      return true;
+    }
+    if (wanted) expanded.add(owner);
+    else expanded.delete(owner);
+    build();
+    list.setCount(rows.length);
+    list.select(parentRow(owner));
+    return true;
+  };
+  const list = new VirtualList({
+    id: 'surface',
+    label: `the surface call ${index + 1} was sent`,
+    rowHeight: ROW_HEIGHT,
+    render: (at, element) => {
+      const row = rows[at] as SurfaceRow;
+      const origins = row.parent === undefined ? model.origins.get(row.seq) : undefined;
+      if (row.parent !== undefined) element.classList.add('origin');
+      if (origins !== undefined) {
+        element.classList.add('replacement');
+        const button = el('button', 'toggle', expanded.has(row.seq) ? '▾' : '▸');
+        button.setAttribute(
+          'aria-label',
+          `${expanded.has(row.seq) ? 'collapse' : 'expand'} the ${origins.length} originals of #${row.seq}`,
+        );
+        button.setAttribute('aria-expanded', String(expanded.has(row.seq)));
+        button.tabIndex = -1;
+        button.addEventListener('click', (event) => {
+          event.stopPropagation();
+          toggle(at, undefined);
+        });
+        element.append(button);
+      }
+      rowText(element, model, row.seq);
+      if (origins !== undefined) element.append(el('span', 'tag', `stands for ${origins.length} originals`));
+      if (row.parent !== undefined) element.append(el('span', 'tag', `original, shadowed by #${row.parent}`));
+    },
+    onSelect: (at) => {
+      const row = rows[at] as SurfaceRow;
+      const origins = model.origins.get(row.seq);
+      const note =
+        row.parent !== undefined
+          ? `an original, shadowed by #${row.parent}: the model was not sent it on this call`
+          : origins !== undefined
+            ? `replaces ${origins.length} originals: #${origins.join(', #')}`
+            : 'sent as appended';
+      showEvent(box, model, row.seq, note);
+    },
+    onKey: (key, at) => {
+      if (key === 'ArrowRight' || key === 'Enter' || key === ' ') return toggle(at, key === 'ArrowRight' ? true : undefined);
+      if (key === 'ArrowLeft') return toggle(at, false);
+      return false;
+    },
+  });
+  build();
+  list.setCount(rows.length);
+  return list;
+}
+
+/** The record up to the call at `seq`: every event, the ones on the call's surface marked. */
+export function recordList(model: SessionModel, upToSeq: number, onSurface: ReadonlySet<number>, box: HTMLElement): VirtualList {
+  const list = new VirtualList({
+    id: 'record',
+    label: `the record up to event #${upToSeq}`,
+    rowHeight: ROW_HEIGHT,
+    render: (at, element) => {
+      if (onSurface.has(at)) element.classList.add('on-surface');
+      const by = model.shadowedBy.get(at);
+      if (by !== undefined && by <= upToSeq) element.classList.add('shadowed');
+      rowText(element, model, at);
+      if (by !== undefined && by <= upToSeq) element.append(el('span', 'tag', `shadowed by #${by}`));
+    },
+    onSelect: (at) => {
+      const by = model.shadowedBy.get(at);
+      showEvent(box, model, at, by !== undefined && by <= upToSeq ? `shadowed by #${by}` : onSurface.has(at) ? 'on this surface' : '');
+    },
+  });
+  list.setCount(Math.min(upToSeq + 1, model.events.length));
+  return list;
+}
+
+/** A list of given events (a compaction's originals), with a detail box. */
+export function eventList(id: string, label: string, model: SessionModel, seqs: readonly number[], box: HTMLElement): VirtualList {
+  const list = new VirtualList({
+    id,
+    label,
+    rowHeight: ROW_HEIGHT,
+    render: (at, element) => rowText(element, model, seqs[at] as number),
+    onSelect: (at) => showEvent(box, model, seqs[at] as number, 'original'),
+  });
+  list.setCount(seqs.length);
+  return list;
+}

@@ -1,0 +1,240 @@
+/// <reference lib="dom" />
+// The detail panel of what the timeline selected: a call (its digest check, the change from the
+// call before, the surface it was sent beside the record), a compaction (trigger, policy,
+// tokens, summarizer and its own request, failure, lock), a prune, a new lifecycle.
+
+import type { CallView, CompactionView } from '../view-data.js';
+import { eventList, recordList, surfaceList } from './node-lists.js';
+import type { SessionModel } from './session-model.js';
+import { el, eventText, shortDigest } from './text.js';
+
+function field(list: HTMLElement, name: string, value: string): void {
+  list.append(el('dt', '', name), el('dd', '', value));
+}
+
+function checkBadge(call: CallView): HTMLElement[] {
+  const { check } = call;
+  if (check.status === 'verified') {
+    const badge = el('span', 'badge verified', `✓ digest verified · sha256 ${shortDigest(check.digest)}`);
+    badge.id = 'digest-badge';
+    badge.title = check.digest;
+    return [badge];
+  }
+  if (check.status === 'reconstructed') {
+    const badge = el('span', 'badge reconstructed', '◌ reconstructed: imported from another harness, no digest to check');
+    badge.id = 'digest-badge';
+    return [badge];
+  }
+  const badge = el('span', 'badge failed', `✗ digest check failed: ${check.code}`);
+  badge.id = 'digest-badge';
+  return [badge, el('p', 'error', check.message)];
+}
+
+function usageText(call: CallView): string {
+  if (call.usage === undefined) return call.error === undefined ? 'no answer recorded (yet)' : 'none: the call failed';
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = call.usage;
+  const cache =
+    cacheReadTokens === undefined && cacheWriteTokens === undefined
+      ? ''
+      : `; cache ${cacheReadTokens ?? 0} read, ${cacheWriteTokens ?? 0} written`;
+  return `${inputTokens} in, ${outputTokens} out${cache}`;
+}
+
+function seqList(seqs: readonly number[]): string {
+  return seqs.length <= 12 ? seqs.map((seq) => `#${seq}`).join(', ') : `#${seqs[0]} … #${seqs[seqs.length - 1]} (${seqs.length})`;
+}
+
+function diffSection(model: SessionModel, index: number): HTMLElement {
+  const diff = model.diffOf(index);
+  const section = el('section', 'diff');
+  section.id = 'diff';
+  const previous = model.calls[index - 1];
+  section.append(
+    el('h3', '', previous === undefined ? 'First call: its whole surface' : `Change from call ${previous.turn}.${previous.step}`),
+  );
+  const list = el('ul');
+  if (diff.appended.length > 0) list.append(el('li', 'appended', `+ ${diff.appended.length} appended: ${seqList(diff.appended)}`));
+  for (const change of diff.replaced) {
+    const what = change.kind === 'pruned' ? '✂ pruned' : change.kind === 'compacted' ? '▤ compacted' : '⇄ replaced';
+    list.append(el('li', change.kind, `${what}: ${seqList(change.shadowed)} → #${change.seq}`));
+  }
+  if (diff.removed.length > 0)
+    list.append(el('li', 'error', `− ${diff.removed.length} gone without a replacement: ${seqList(diff.removed)}`));
+  if (list.childElementCount === 0) list.append(el('li', '', 'no change'));
+  section.append(list);
+  return section;
+}
+
+export function renderCall(panel: HTMLElement, model: SessionModel, index: number): HTMLElement[] {
+  const call = model.calls[index] as CallView;
+  const head = el('div', 'panel-head');
+  head.append(el('h2', '', `Model call ${call.turn}.${call.step}`), ...checkBadge(call));
+  const facts = el('dl', 'facts');
+  field(facts, 'event', `#${call.seq} · ${call.provenance}`);
+  field(facts, 'model', `${call.provider}/${call.model}${call.rendererVersion === null ? '' : ` · renderer ${call.rendererVersion}`}`);
+  field(
+    facts,
+    'surface',
+    `${call.surfaceLength} nodes, ~${call.estimatedTokens ?? '?'} tokens estimated${call.contextWindow === null ? '' : ` of a ${call.contextWindow}-token window`}`,
+  );
+  field(facts, 'reported', usageText(call));
+  field(facts, 'recorded digest', call.recordedDigest ?? 'none');
+  if (call.error !== undefined) field(facts, 'error', `#${call.error.seq} ${call.error.code}: ${call.error.message}`);
+  field(facts, 'replay', `shadowlog replay ${model.sessionId} --turn ${call.turn} --step ${call.step}`);
+  const box = el('div', 'node-detail');
+  box.id = 'node-detail';
+  box.setAttribute('aria-live', 'polite');
+  const surface = surfaceList(model, index, box);
+  const onSurface = new Set(model.surfaceOf(index));
+  const record = recordList(model, call.seq, onSurface, box);
+  const columns = el('div', 'columns');
+  const left = el('section', 'column');
+  left.append(el('h3', '', 'Surface: what the model was sent'), surface.element);
+  const right = el('section', 'column');
+  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), record.element);
+  columns.append(left, right);
+  panel.replaceChildren(head, facts, diffSection(model, index), columns, box);
+  surface.render();
+  record.render();
+  record.scrollToIndex(record.size - 1);
+  record.render();
+  return [surface.element, record.element];
+}
+
+function compactionBadge(compaction: CompactionView): HTMLElement {
+  const text: Record<CompactionView['outcome'], string> = {
+    compacted: '✓ compacted',
+    failed: `✗ failed${compaction.error === undefined ? '' : `: ${compaction.error.reason}`}`,
+    open: '⚠ open lock: no compaction/end',
+    stale: '◌ orphan lock, made stale',
+  };
+  const badge = el('span', `badge outcome-${compaction.outcome}`, text[compaction.outcome]);
+  badge.id = 'compaction-badge';
+  return badge;
+}
+
+export function renderCompaction(panel: HTMLElement, model: SessionModel, compaction: CompactionView): HTMLElement[] {
+  const head = el('div', 'panel-head');
+  head.append(el('h2', '', `Compaction ${compaction.compactionId.slice(0, 8)}`), compactionBadge(compaction));
+  const facts = el('dl', 'facts');
+  field(facts, 'id', compaction.compactionId);
+  field(
+    facts,
+    'trigger',
+    `${compaction.trigger}${compaction.turn === null ? ' (between turns)' : ` in turn ${compaction.turn}`} · started at #${compaction.startSeq}`,
+  );
+  const policy = compaction.policySeq === null ? undefined : model.policies.find((candidate) => candidate.seq === compaction.policySeq);
+  if (policy === undefined) field(facts, 'policy', 'none recorded');
+  else {
+    field(
+      facts,
+      'policy',
+      `#${policy.seq} ${policy.provider}/${policy.model}: threshold ${policy.threshold}, retained tail ${policy.retain} (window ${policy.contextWindow}, reserve ${policy.reserve}, fixed ${policy.fixedTokens}; set by ${policy.decidedBy ?? '?'}, estimator ${policy.estimator ?? '?'})`,
+    );
+    field(facts, 'configuration', JSON.stringify(policy.config));
+  }
+  const summary = compaction.summary;
+  if (summary !== undefined) {
+    field(
+      facts,
+      'tokens',
+      `surface ${summary.tokensBefore ?? '?'} → ${summary.tokensAfter ?? '?'}; ${summary.shadowedSeqs.length} nodes of ${summary.shadowedTokenCount} tokens replaced by a summary of ${summary.summaryTokens ?? '?'}`,
+    );
+    const usage = summary.usage === null ? 'no usage' : `${summary.usage.inputTokens} in, ${summary.usage.outputTokens} out`;
+    field(
+      facts,
+      'summarizer',
+      `${summary.summarizer}: ${summary.provider}/${summary.model}, ${usage}, ${summary.durationMs ?? '?'} ms${summary.targetTokens === null ? '' : `, aimed at ${summary.targetTokens} tokens`}`,
+    );
+    const check = summary.check;
+    const checkText =
+      check.status === 'verified'
+        ? `✓ its own request verified · sha256 ${shortDigest(check.digest)} (shadowlog replay ${model.sessionId} --compaction ${compaction.compactionId.slice(0, 8)})`
+        : check.status === 'none'
+          ? check.message
+          : `✗ ${check.code}: ${check.message}`;
+    const dd = el('dd', `summary-check ${check.status}`, checkText);
+    facts.append(el('dt', '', 'summarizer request'), dd);
+  }
+  if (compaction.error !== undefined)
+    field(
+      facts,
+      'failure',
+      `${compaction.error.reason}${compaction.error.code === undefined ? '' : ` (${compaction.error.code})`}: ${compaction.error.message}`,
+    );
+  if (compaction.outcome === 'open') {
+    field(
+      facts,
+      'lock',
+      `compaction/start #${compaction.startSeq} has no compaction/end: while it stands, every later compaction in this lifecycle fails busy. If no process is compacting, \`shadowlog unlock ${model.sessionId} --reason …\` makes it stale.`,
+    );
+  }
+  if (compaction.staleBy !== undefined)
+    field(facts, 'lock', `stale since session/end-seed #${compaction.staleBy.seq}: ${compaction.staleBy.reason}`);
+  const nodes: HTMLElement[] = [];
+  const parts: HTMLElement[] = [head, facts];
+  if (compaction.replacementSeq !== undefined) {
+    const origins = model.origins.get(compaction.replacementSeq) ?? [];
+    const box = el('div', 'node-detail');
+    box.id = 'node-detail';
+    const list = eventList('originals', `the originals of #${compaction.replacementSeq}`, model, origins, box);
+    const section = el('section', 'column wide');
+    section.append(
+      el('h3', '', `Replaced by #${compaction.replacementSeq}, which stands for these ${origins.length} originals`),
+      list.element,
+    );
+    parts.push(section, box);
+    nodes.push(list.element);
+    panel.replaceChildren(...parts);
+    list.render();
+    // Until an original is picked, the box shows the summary that replaced them.
+    const replacement = model.events[compaction.replacementSeq];
+    if (replacement !== undefined) {
+      box.append(
+        el('div', 'detail-head', `#${replacement.seq} the summary that replaced them`),
+        el('pre', 'detail-text', eventText(replacement)),
+      );
+    }
+    return nodes;
+  }
+  panel.replaceChildren(...parts);
+  return nodes;
+}
+
+export function renderPrune(panel: HTMLElement, model: SessionModel, seq: number): HTMLElement[] {
+  const prune = model.prunes.get(seq);
+  const head = el('div', 'panel-head');
+  head.append(el('h2', '', `Prune #${seq}`));
+  const facts = el('dl', 'facts');
+  if (prune === undefined) {
+    panel.replaceChildren(head, el('p', 'error', `no prune at #${seq}`));
+    return [];
+  }
+  field(
+    facts,
+    'tool result',
+    `#${prune.shadowedSeq}, ${prune.charsBefore} → ${prune.charsAfter} characters (${prune.shadowedTokenCount} → ${prune.replacementTokenCount ?? '?'} tokens)`,
+  );
+  field(facts, 'replaced by', prune.replacementSeq === undefined ? 'not yet' : `#${prune.replacementSeq}`);
+  if (prune.unseen) field(facts, 'note', 'the model had not been sent the whole result before it was pruned');
+  const box = el('div', 'node-detail');
+  box.id = 'node-detail';
+  const list = eventList('originals', `the original of #${seq}`, model, [prune.shadowedSeq], box);
+  const section = el('section', 'column wide');
+  section.append(el('h3', '', 'The original tool result'), list.element);
+  panel.replaceChildren(head, facts, section, box);
+  list.render();
+  return [list.element];
+}
+
+export function renderEvent(panel: HTMLElement, model: SessionModel, seq: number, title: string): HTMLElement[] {
+  const head = el('div', 'panel-head');
+  head.append(el('h2', '', title));
+  const box = el('div', 'node-detail');
+  box.id = 'node-detail';
+  const list = eventList('event', title, model, [seq], box);
+  panel.replaceChildren(head, list.element, box);
+  list.render();
+  list.select(0, { scroll: false });
+  return [list.element];
+}

@@ -1,0 +1,146 @@
+/// <reference lib="dom" />
+// The page's copy of the session: the events and what the server worked out from them, merged
+// from the first document and from each follow message; surfaces decoded per call on demand.
+
+import type { CallView, ChainView, CompactionView, PolicyView, PruneView, ViewDelta, ViewProblem } from '../view-data.js';
+import type { ClientEvent } from './text.js';
+
+export type TimelineItem =
+  | { readonly kind: 'turn'; readonly seq: number; readonly turn: number }
+  | { readonly kind: 'call'; readonly seq: number }
+  | { readonly kind: 'compaction'; readonly seq: number; readonly compactionId: string }
+  | { readonly kind: 'prune'; readonly seq: number }
+  | { readonly kind: 'seed'; readonly seq: number };
+
+/** What changed on the surface from one call to the next. */
+export interface SurfaceDiff {
+  readonly appended: number[];
+  readonly replaced: Array<{ readonly seq: number; readonly shadowed: number[]; readonly kind: 'pruned' | 'compacted' | 'replaced' }>;
+  readonly removed: number[];
+}
+
+const CHECKPOINT_EVERY = 32;
+
+export class SessionModel {
+  sessionId = '';
+  readonly events: ClientEvent[] = [];
+  readonly calls: CallView[] = [];
+  readonly callIndexBySeq = new Map<number, number>();
+  readonly compactions = new Map<string, CompactionView>();
+  readonly prunes = new Map<number, PruneView>();
+  readonly policies: PolicyView[] = [];
+  readonly origins = new Map<number, readonly number[]>();
+  readonly timeline: TimelineItem[] = [];
+  readonly problems: ViewProblem[] = [];
+  /** Which replacement shadowed each event, as of the end of the log. */
+  readonly shadowedBy = new Map<number, number>();
+  chain: ChainView = { intact: true, firstBrokenSeq: null };
+  private readonly surfaces = new Map<number, readonly number[]>();
+
+  /** Merges a document of the server's; false when it does not continue the events held. */
+  merge(delta: ViewDelta): boolean {
+    if (delta.fromSeq !== this.events.length) return false;
+    this.sessionId = delta.sessionId;
+    for (const event of delta.events as unknown as ClientEvent[]) {
+      this.events.push(event);
+      this.addToTimeline(event);
+      for (const source of Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs : []) this.shadowedBy.set(source, event.seq);
+    }
+    for (const call of delta.calls) {
+      const index = this.callIndexBySeq.get(call.seq);
+      if (index === undefined) {
+        this.callIndexBySeq.set(call.seq, this.calls.length);
+        this.calls.push(call);
+      } else {
+        this.calls[index] = call;
+      }
+    }
+    for (const compaction of delta.compactions) this.compactions.set(compaction.compactionId, compaction);
+    for (const prune of delta.prunes) this.prunes.set(prune.seq, prune);
+    this.policies.push(...delta.policies);
+    for (const [seq, seqs] of Object.entries(delta.origins)) this.origins.set(Number(seq), seqs);
+    this.problems.push(...delta.problems);
+    this.chain = delta.chain;
+    return true;
+  }
+
+  private addToTimeline(event: ClientEvent): void {
+    const data = event.data ?? {};
+    if (event.type === 'turn/start') this.timeline.push({ kind: 'turn', seq: event.seq, turn: Number(data.turn) });
+    else if (event.type === 'model/request') this.timeline.push({ kind: 'call', seq: event.seq });
+    else if (event.type === 'compaction/start')
+      this.timeline.push({ kind: 'compaction', seq: event.seq, compactionId: String(data.compactionId) });
+    else if (event.type === 'compaction/prune') this.timeline.push({ kind: 'prune', seq: event.seq });
+    else if (event.type === 'session/end-seed') this.timeline.push({ kind: 'seed', seq: event.seq });
+  }
+
+  compactionAt(seq: number): CompactionView | undefined {
+    for (const compaction of this.compactions.values()) if (compaction.startSeq === seq) return compaction;
+    return undefined;
+  }
+
+  /** The policy in force at `seq`: the latest recorded before it. */
+  policyAt(seq: number): PolicyView | undefined {
+    let found: PolicyView | undefined;
+    for (const policy of this.policies) if (policy.seq < seq) found = policy;
+    return found;
+  }
+
+  /** The seqs of the surface call `index` was sent. */
+  surfaceOf(index: number): readonly number[] {
+    const cached = this.surfaces.get(index);
+    if (cached !== undefined) return cached;
+    let start = index;
+    while (start > 0 && !this.surfaces.has(start - 1) && 'surfaceChange' in (this.calls[start]?.surface ?? {})) start--;
+    let previous = start > 0 ? this.surfaces.get(start - 1) : undefined;
+    let seqs: readonly number[] = [];
+    for (let at = start; at <= index; at++) {
+      seqs = decodeSurface(this.calls[at] as CallView, previous);
+      if (at === index || at % CHECKPOINT_EVERY === 0) this.surfaces.set(at, seqs);
+      previous = seqs;
+    }
+    return seqs;
+  }
+
+  /** The change from the call before `index` to it (everything appended, for the first). */
+  diffOf(index: number): SurfaceDiff {
+    const current = this.surfaceOf(index);
+    const previous = index > 0 ? this.surfaceOf(index - 1) : [];
+    const before = new Set(previous);
+    const now = new Set(current);
+    const removed = new Set(previous.filter((seq) => !now.has(seq)));
+    const diff: SurfaceDiff = { appended: [], replaced: [], removed: [] };
+    for (const seq of current) {
+      if (before.has(seq)) continue;
+      const event = this.events[seq];
+      const sources = Array.isArray(event?.sourceEventSeqs) ? event.sourceEventSeqs : [];
+      const shadowed = sources.filter((source) => removed.has(source));
+      if (shadowed.length === 0) {
+        diff.appended.push(seq);
+        continue;
+      }
+      for (const source of shadowed) removed.delete(source);
+      const pruned = sources.some((source) => this.events[source]?.type === 'compaction/prune');
+      const compacted = sources.some((source) => this.events[source]?.type === 'compaction/summary');
+      diff.replaced.push({ seq, shadowed, kind: pruned ? 'pruned' : compacted ? 'compacted' : 'replaced' });
+    }
+    diff.removed.push(...removed);
+    return diff;
+  }
+}
+
+/** A call's surface list: its plain list, or its change applied to the previous call's list. */
+function decodeSurface(call: CallView, previous: readonly number[] | undefined): readonly number[] {
+  if ('surfaceSeqs' in call.surface) return call.surface.surfaceSeqs;
+  const base = previous ?? [];
+  const out: number[] = [];
+  let cursor = 0;
+  for (const splice of call.surface.surfaceChange.splices) {
+    const [position, deleteCount] = splice;
+    for (let at = cursor; at < position; at++) out.push(base[at] as number);
+    for (let at = 2; at < splice.length; at++) out.push(splice[at] as number);
+    cursor = position + deleteCount;
+  }
+  for (let at = cursor; at < base.length; at++) out.push(base[at] as number);
+  return out;
+}

@@ -1,0 +1,23 @@
+// shadowlog/view: the audit page of a session — each call's surface rebuilt and digest-checked,
+// compactions expandable to their originals, the token-pressure chart — as one self-contained
+// HTML file or served on loopback with a live follow.
+
+export { renderViewPage, scriptSafeJson, type ViewPage } from './page-html.js';
+export { CLIENT_MODULES, ViewAssetError } from './page-script.js';
+export { InvalidTuneReportError, parseTuneReport, TUNE_REPORT_SCHEMA, type TuneReport } from './tune-report.js';
+export { ViewBuilder, type ViewBuilderOptions } from './view-builder.js';
+export type {
+  CallCheck,
+  CallUsage,
+  CallView,
+  ChainView,
+  CompactionView,
+  PolicyView,
+  PruneView,
+  SummaryCheck,
+  ViewDelta,
+  ViewDocument,
+  ViewProblem,
+} from './view-data.js';
+export { buildViewDocument, type ViewDocumentOptions } from './view-document.js';
+export { isLoopbackHost, startViewServer, type ViewServer, type ViewServerOptions } from './view-server.js';

@@ -1,0 +1,300 @@
+// Works out the audit page's data in one pass over a session, event by event, so that a live
+// session can be followed: each call's surface rebuilt and its digest checked where it stands
+// (as replay does, without reading the prefix again per call), each compaction's trigger,
+// policy, summarizer and outcome, each prune, and the origins of every replacement.
+//
+//   const builder = new ViewBuilder({ sessionId, resolveRenderer });
+//   for (const event of events) builder.apply(event);
+//   const delta = builder.take(); // what changed since the last take()
+
+import { replayNextSummary } from '../compaction/replay-summary.js';
+import { ShadowlogError } from '../log/errors.js';
+import { isSurfaceType, type LogEvent, type RequestProvenance } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
+import type { EventTypeRegistry } from '../log/event-types.js';
+import { origins } from '../log/origins.js';
+import type { SessionSeq } from '../log/seq.js';
+import { encodeRequestSurface, type RequestSurfaceList } from '../log/surface-change.js';
+import { isReplaceOp } from '../log/surface-op.js';
+import { acceptChecked, type RendererResolver, replayNextRequest } from '../spine/replay.js';
+import { ChainCheck, type ChainLink } from '../store/chain-check.js';
+import { compactionOf, pruneOf } from './compaction-views.js';
+import type { CallCheck, CallView, CompactionView, PolicyView, PruneView, ViewDelta, ViewProblem } from './view-data.js';
+
+export interface ViewBuilderOptions {
+  readonly sessionId: string;
+  /** Renders a recorded provider's request again (no network), for the digest checks. */
+  readonly resolveRenderer: RendererResolver;
+  /** The event types the session may hold (the CLI's: core and compaction). */
+  readonly registry?: EventTypeRegistry;
+}
+
+export class ViewBuilder {
+  private readonly sessionId: string;
+  private readonly resolveRenderer: RendererResolver;
+  private readonly chain: ChainCheck;
+  private broken: ChainLink | undefined;
+  private refused: ViewProblem | undefined;
+  private readonly events: LogEvent[] = [];
+  private previousSurface: RequestSurfaceList | undefined;
+  private lastCall: CallView | undefined;
+  private readonly compactions = new Map<string, CompactionView>();
+  private readonly summaryOwners = new Map<number, CompactionView>();
+  private readonly prunes = new Map<number, PruneView>();
+  private readonly policies = new Map<number, PolicyView>();
+  // What changed since the last take().
+  private fromSeq = 0;
+  private changedCalls = new Map<number, CallView>();
+  private changedCompactions = new Set<CompactionView>();
+  private changedPrunes = new Set<PruneView>();
+  private newPolicies: PolicyView[] = [];
+  private newOrigins: Record<string, number[]> = {};
+  private newProblems: ViewProblem[] = [];
+  private pending: Promise<void>[] = [];
+
+  constructor(options: ViewBuilderOptions) {
+    this.sessionId = options.sessionId;
+    this.resolveRenderer = options.resolveRenderer;
+    this.chain = new ChainCheck(options.registry === undefined ? {} : { registry: options.registry });
+  }
+
+  /** The seq the next event must have. */
+  get nextSeq(): number {
+    return this.events.length;
+  }
+
+  /** Reads the next event of the session. An event the log's rules refuse is reported, not thrown. */
+  apply(event: LogEvent): void {
+    this.events.push(event);
+    if (this.refused !== undefined) {
+      if (event.type === 'model/request') this.unfoldedCall(event);
+      return;
+    }
+    try {
+      const link = this.chain.link(event);
+      this.broken ??= link.intact ? undefined : link;
+      this.before(link.event);
+      acceptChecked(this.chain, link, this.broken, this.sessionId, `event #${event.seq}`);
+      this.after(link.event);
+    } catch (error) {
+      if (!ShadowlogError.isInstance(error)) throw error;
+      this.refused = { seq: event.seq, code: error.code, message: error.message };
+      this.newProblems.push(this.refused);
+      if (event.type === 'model/request' && !this.changedCalls.has(event.seq)) this.unfoldedCall(event);
+    }
+  }
+
+  /** Everything applied since the last take() (the whole session the first time). */
+  async take(): Promise<ViewDelta> {
+    const pending = this.pending;
+    this.pending = [];
+    await Promise.all(pending);
+    const delta: ViewDelta = {
+      sessionId: this.sessionId,
+      fromSeq: this.fromSeq,
+      events: this.events.slice(this.fromSeq),
+      calls: [...this.changedCalls.values()].map((call) => ({ ...call })),
+      compactions: [...this.changedCompactions].map((compaction) => ({ ...compaction })),
+      prunes: [...this.changedPrunes].map((prune) => ({ ...prune })),
+      policies: this.newPolicies,
+      origins: this.newOrigins,
+      chain: { intact: this.broken === undefined, firstBrokenSeq: this.broken?.event.seq ?? null },
+      problems: this.newProblems,
+    };
+    this.fromSeq = this.events.length;
+    this.changedCalls = new Map();
+    this.changedCompactions = new Set();
+    this.changedPrunes = new Set();
+    this.newPolicies = [];
+    this.newOrigins = {};
+    this.newProblems = [];
+    return delta;
+  }
+
+  /** What must be read before the event changes the fold: a call's request and a summary's are rebuilt where they stand. */
+  private before(event: LogEvent): void {
+    if (event.type === 'model/request') this.checkCall(event);
+    if (event.type === 'compaction/summary') {
+      const compaction = this.compactions.get(String(event.data.compactionId));
+      if (compaction === undefined) return;
+      compaction.summarySeq = event.seq;
+      compaction.summary = compactionOf(event, () =>
+        replayNextSummary(this.chain, event, this.sessionId, this.broken, this.resolveRenderer),
+      );
+      this.summaryOwners.set(event.seq, compaction);
+      this.changedCompactions.add(compaction);
+    }
+  }
+
+  private after(event: LogEvent): void {
+    const data = event.data as Record<string, unknown>;
+    switch (event.type) {
+      case 'assistant/message':
+        if (this.lastCall !== undefined && this.lastCall.answerSeq === undefined && this.lastCall.error === undefined) {
+          const usage = dataOf(event, 'assistant/message').usage;
+          this.lastCall.answerSeq = event.seq;
+          if (usage !== undefined) this.lastCall.usage = usage;
+          this.changedCalls.set(this.lastCall.seq, this.lastCall);
+        }
+        break;
+      case 'model/error':
+        if (this.lastCall !== undefined && this.lastCall.answerSeq === undefined) {
+          const error = dataOf(event, 'model/error');
+          this.lastCall.error = { seq: event.seq, code: error.code, message: error.message, contextOverflow: error.contextOverflow };
+          this.changedCalls.set(this.lastCall.seq, this.lastCall);
+        }
+        break;
+      case 'compaction/policy':
+        this.policy(event, data);
+        break;
+      case 'compaction/start': {
+        const compaction: CompactionView = {
+          compactionId: String(data.compactionId),
+          startSeq: event.seq,
+          trigger: String(data.trigger),
+          turn: typeof data.turn === 'number' ? data.turn : null,
+          policySeq: typeof data.policySeq === 'number' ? data.policySeq : null,
+          outcome: 'open',
+        };
+        this.compactions.set(compaction.compactionId, compaction);
+        this.changedCompactions.add(compaction);
+        break;
+      }
+      case 'compaction/end': {
+        const compaction = this.compactions.get(String(data.compactionId));
+        if (compaction === undefined) break;
+        compaction.endSeq = event.seq;
+        const error = data.error as { reason?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined;
+        compaction.outcome = error === undefined ? 'compacted' : 'failed';
+        if (error !== undefined) {
+          compaction.error = {
+            reason: String(error.reason ?? 'error'),
+            message: String(error.message ?? ''),
+            ...(typeof error.cause?.code === 'string' ? { code: error.cause.code } : {}),
+          };
+        }
+        this.changedCompactions.add(compaction);
+        break;
+      }
+      case 'compaction/prune': {
+        const prune = pruneOf(event);
+        this.prunes.set(event.seq, prune);
+        this.changedPrunes.add(prune);
+        break;
+      }
+      case 'session/end-seed':
+        // Locks left open before a new lifecycle (or an operator's unlock) block nothing now.
+        for (const compaction of this.compactions.values()) {
+          if (compaction.outcome !== 'open') continue;
+          compaction.outcome = 'stale';
+          compaction.staleBy = { seq: event.seq, reason: String(data.reason) };
+          this.changedCompactions.add(compaction);
+        }
+        break;
+      default:
+        if (isSurfaceType(event.type) && isReplaceOp(event.surfaceOp)) this.replacement(event);
+    }
+  }
+
+  private replacement(event: LogEvent): void {
+    const events = this.events;
+    const read = (seq: number) => {
+      const found = events[seq];
+      if (found === undefined) throw new RangeError(`event ${seq} is not in the session`);
+      return found;
+    };
+    // The fold accepted the replacement, so every source stands before it.
+    this.pending.push(
+      origins(event.seq as SessionSeq, read).then((seqs) => {
+        this.newOrigins[String(event.seq)] = seqs;
+      }),
+    );
+    for (const source of event.sourceEventSeqs ?? []) {
+      const compaction = this.summaryOwners.get(source);
+      if (compaction !== undefined) {
+        compaction.replacementSeq = event.seq;
+        this.changedCompactions.add(compaction);
+      }
+      const prune = this.prunes.get(source);
+      if (prune !== undefined) {
+        prune.replacementSeq = event.seq;
+        this.changedPrunes.add(prune);
+      }
+    }
+  }
+
+  private policy(event: LogEvent, data: Record<string, unknown>): void {
+    const number = (key: string) => (typeof data[key] === 'number' ? (data[key] as number) : 0);
+    const policy: PolicyView = {
+      seq: event.seq,
+      provider: String(data.provider),
+      model: String(data.model),
+      contextWindow: number('contextWindow'),
+      reserve: number('reserve'),
+      fixedTokens: number('fixedTokens'),
+      threshold: number('threshold'),
+      retain: number('retain'),
+      decidedBy: typeof data.decidedBy === 'string' ? data.decidedBy : null,
+      estimator: typeof data.estimator === 'string' ? data.estimator : null,
+      config: data.config ?? null,
+    };
+    this.policies.set(event.seq, policy);
+    this.newPolicies.push(policy);
+  }
+
+  private checkCall(event: LogEvent): void {
+    let check: CallCheck;
+    try {
+      const result = replayNextRequest(this.chain, event, this.sessionId, this.broken, this.resolveRenderer);
+      check =
+        result.verified && result.requestDigest !== null
+          ? { status: 'verified', digest: result.requestDigest }
+          : { status: 'reconstructed', digest: null };
+    } catch (error) {
+      if (!ShadowlogError.isInstance(error)) throw error;
+      check = { status: 'failed', digest: null, code: error.code, message: error.message };
+    }
+    let seqs: readonly number[];
+    try {
+      seqs = this.chain.fold.requestSurfaceSeqs(dataOf(event, 'model/request'), event.seq);
+    } catch {
+      // The recorded surface cannot be decoded (the check says why): show the one rebuilt there.
+      seqs = this.chain.fold.toArray().map((node) => node.seq);
+    }
+    this.addCall(event, seqs, check);
+  }
+
+  /** A call after the fold stopped: its surface cannot be rebuilt, so it cannot be checked. */
+  private unfoldedCall(event: LogEvent): void {
+    const refused = this.refused as ViewProblem;
+    this.addCall(event, [], {
+      status: 'failed',
+      digest: null,
+      code: refused.code,
+      message: `not checked: the log cannot be rebuilt past event #${refused.seq} (${refused.message})`,
+    });
+  }
+
+  private addCall(event: LogEvent, seqs: readonly number[], check: CallCheck): void {
+    const data = event.data as Record<string, unknown>;
+    const provenance = (data.provenance ?? 'sent') as RequestProvenance | 'sent';
+    const call: CallView = {
+      seq: event.seq,
+      turn: Number(data.turn),
+      step: Number(data.step),
+      provider: String(data.provider),
+      model: String(data.model),
+      provenance,
+      rendererVersion: typeof data.rendererVersion === 'string' ? data.rendererVersion : null,
+      recordedDigest: typeof data.requestDigest === 'string' ? data.requestDigest : null,
+      estimatedTokens: typeof data.estimatedTokens === 'number' ? data.estimatedTokens : null,
+      contextWindow: typeof data.contextWindow === 'number' ? data.contextWindow : null,
+      surface: encodeRequestSurface(this.previousSurface, seqs),
+      surfaceLength: seqs.length,
+      check,
+    };
+    this.previousSurface = { seq: event.seq, seqs };
+    this.lastCall = call;
+    this.changedCalls.set(call.seq, call);
+  }
+}

@@ -1,0 +1,153 @@
+// What the audit page is given: the session's events and what the server worked out from them
+// (each call's digest check, each compaction's story, the origins of each replacement). The
+// first document holds the whole session; following a live session sends more of the same
+// shape, which the page merges (calls and compactions by key, events appended).
+
+import type { LogEvent } from '../log/event.js';
+import type { SurfaceChange } from '../log/surface-change.js';
+
+/** How a call's request was checked against the log. */
+export type CallCheck =
+  | { readonly status: 'verified'; readonly digest: string }
+  /** Imported from another harness: the surface is rebuilt, but there is no digest to prove it by. */
+  | { readonly status: 'reconstructed'; readonly digest: null }
+  /** The rebuilt request is not the one recorded, or cannot be rebuilt: shown as an error. */
+  | { readonly status: 'failed'; readonly digest: null; readonly code: string; readonly message: string };
+
+export interface CallUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+}
+
+export interface CallView {
+  /** The seq of the model/request event: the call's key. */
+  readonly seq: number;
+  readonly turn: number;
+  readonly step: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly provenance: 'sent' | 'imported' | 'proxied';
+  readonly rendererVersion: string | null;
+  readonly recordedDigest: string | null;
+  readonly estimatedTokens: number | null;
+  readonly contextWindow: number | null;
+  /**
+   * The seqs of the surface it was sent, in order: the plain list, or (shorter) the change from
+   * the previous call's list, as a format-2 model/request records it (log/surface-change.ts).
+   */
+  readonly surface: { readonly surfaceSeqs: readonly number[] } | { readonly surfaceChange: SurfaceChange };
+  readonly surfaceLength: number;
+  readonly check: CallCheck;
+  /** The provider's usage, from the answer (absent until it lands, or when the call failed). */
+  usage?: CallUsage;
+  /** The seq of the answer (assistant/message). */
+  answerSeq?: number;
+  /** A model/error the call ended in. */
+  error?: { readonly seq: number; readonly code: string; readonly message: string; readonly contextOverflow: boolean };
+}
+
+export interface PolicyView {
+  readonly seq: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly contextWindow: number;
+  readonly reserve: number;
+  readonly fixedTokens: number;
+  readonly threshold: number;
+  readonly retain: number;
+  readonly decidedBy: string | null;
+  readonly estimator: string | null;
+  /** The configuration as written (thresholdRatio, retainTokens, summarizer, …). */
+  readonly config: unknown;
+}
+
+export type SummaryCheck =
+  | { readonly status: 'verified'; readonly digest: string }
+  /** The extractive summarizer (or an imported compaction): no model request to rebuild. */
+  | { readonly status: 'none'; readonly digest: null; readonly message: string }
+  | { readonly status: 'failed'; readonly digest: null; readonly code: string; readonly message: string };
+
+export interface CompactionView {
+  readonly compactionId: string;
+  readonly startSeq: number;
+  readonly trigger: string;
+  readonly turn: number | null;
+  readonly policySeq: number | null;
+  /** open: no compaction/end yet (a live lock, or an orphan); stale: an end-seed after it made an orphan harmless. */
+  outcome: 'open' | 'compacted' | 'failed' | 'stale';
+  summarySeq?: number;
+  replacementSeq?: number;
+  endSeq?: number;
+  /** The session/end-seed that made an unmatched start stale, and its reason (who unlocked, and why). */
+  staleBy?: { readonly seq: number; readonly reason: string };
+  error?: { readonly reason: string; readonly message: string; readonly code?: string };
+  summary?: {
+    readonly shadowedSeqs: readonly number[];
+    readonly shadowedTokenCount: number;
+    readonly tokensBefore: number | null;
+    readonly tokensAfter: number | null;
+    readonly summaryTokens: number | null;
+    readonly summarizer: string;
+    readonly provider: string;
+    readonly model: string;
+    readonly usage: { readonly inputTokens: number; readonly outputTokens: number } | null;
+    readonly durationMs: number | null;
+    readonly targetTokens: number | null;
+    readonly check: SummaryCheck;
+  };
+}
+
+export interface PruneView {
+  readonly seq: number;
+  readonly shadowedSeq: number;
+  readonly shadowedTokenCount: number;
+  readonly replacementTokenCount: number | null;
+  readonly charsBefore: number;
+  readonly charsAfter: number;
+  readonly unseen: boolean;
+  replacementSeq?: number;
+}
+
+export interface ChainView {
+  readonly intact: boolean;
+  /** The first event whose stored hash is not the one recomputed. */
+  readonly firstBrokenSeq: number | null;
+}
+
+export interface ViewProblem {
+  readonly seq: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** One document of the page's data: the whole session first, then what a follow adds. */
+export interface ViewDelta {
+  readonly sessionId: string;
+  /** Events from `fromSeq` on, in seq order. */
+  readonly fromSeq: number;
+  readonly events: readonly LogEvent[];
+  /** New calls, and earlier ones that changed (an answer landed): replace by seq. */
+  readonly calls: readonly CallView[];
+  /** New and changed compactions: replace by compactionId. */
+  readonly compactions: readonly CompactionView[];
+  readonly prunes: readonly PruneView[];
+  readonly policies: readonly PolicyView[];
+  /** For each replacing event: the append-origin events it stands for (SPEC §3 origins). */
+  readonly origins: Readonly<Record<string, readonly number[]>>;
+  readonly chain: ChainView;
+  /** Events the fold refused: nothing after the first can be rebuilt. */
+  readonly problems: readonly ViewProblem[];
+}
+
+export interface ViewDocument {
+  readonly kind: 'shadowlog-view';
+  readonly version: 1;
+  readonly generatedAt: string;
+  /** Served with a follow stream at `/events` (false in a written file). */
+  readonly live: boolean;
+  readonly session: ViewDelta;
+  /** A tune report, validated, when one was given. */
+  readonly tune: unknown;
+}

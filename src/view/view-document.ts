@@ -1,0 +1,38 @@
+// Reads a session from a store into the page's first document: every event, through the
+// ViewBuilder (each call's surface rebuilt and its digest checked where it stands).
+
+import { SessionNotFoundError } from '../log/errors.js';
+import type { EventTypeRegistry } from '../log/event-types.js';
+import { assertSessionId } from '../log/session-id.js';
+import type { RendererResolver } from '../spine/replay.js';
+import type { LogStore } from '../store/log-store.js';
+import { ViewBuilder } from './view-builder.js';
+import type { ViewDocument } from './view-data.js';
+
+export interface ViewDocumentOptions {
+  readonly resolveRenderer: RendererResolver;
+  readonly registry?: EventTypeRegistry;
+  /** Served with a follow stream (default false: a self-contained file). */
+  readonly live?: boolean;
+  /** A tune report, already checked (parseTuneReport). */
+  readonly tune?: unknown;
+}
+
+export async function buildViewDocument(store: LogStore, sessionId: string, options: ViewDocumentOptions): Promise<ViewDocument> {
+  assertSessionId(sessionId);
+  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const builder = new ViewBuilder({
+    sessionId,
+    resolveRenderer: options.resolveRenderer,
+    ...(options.registry === undefined ? {} : { registry: options.registry }),
+  });
+  for await (const page of store.read(sessionId)) for (const event of page) builder.apply(event);
+  return {
+    kind: 'shadowlog-view',
+    version: 1,
+    generatedAt: new Date().toISOString(),
+    live: options.live === true,
+    session: await builder.take(),
+    tune: options.tune ?? null,
+  };
+}

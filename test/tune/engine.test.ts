@@ -1,0 +1,159 @@
+// The replay engine on sessions small enough to work out by hand: where each policy compacts,
+// what its surface holds and costs at each call, where drop-oldest cuts, where no compaction
+// overflows, what the pruner saves, and which later uses of an artifact each surface kept.
+
+import { describe, expect, it } from 'vitest';
+import { replacementText } from '../../src/compaction/render-summary.js';
+import type { Summarizer } from '../../src/compaction/summarizer.js';
+import { ToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
+import { PolicyReplay } from '../../src/tune/policy-replay.js';
+import { BUILT_IN_PRICES } from '../../src/tune/prices.js';
+import { ReplayContext } from '../../src/tune/replay-context.js';
+import { replaySession } from '../../src/tune/session-replay.js';
+import { buildTrace, type SessionTrace } from '../../src/tune/trace.js';
+import { baselinePolicy, shadowlogPolicy, type TunePolicy } from '../../src/tune/tune-policies.js';
+import { buildSession, charMeter, prose, type TurnSpec, textWith } from './support/hand-built.js';
+
+/** A summarizer whose summary is always the same short text: its price is known in advance. */
+const FIXED_SUMMARY = 'the earlier turns were read';
+const fixedSummarizer: Summarizer = {
+  async summarize() {
+    return {
+      text: FIXED_SUMMARY,
+      kind: 'extractive',
+      provider: 'test',
+      model: 'fixed',
+      usage: null,
+      requestDigest: null,
+      rendererVersion: null,
+      truncated: false,
+    };
+  },
+};
+
+/** The price of the summary node that replaces `count` messages (one token per character, 8 overhead). */
+const summaryPrice = (count: number) => replacementText(FIXED_SUMMARY, count).length + 8;
+
+/** System 'You are kind' (12 + 8 = 20 tokens); each turn a user message and an answer of 100 tokens each. */
+function plainTurns(count: number): TurnSpec[] {
+  return Array.from({ length: count }, (_, index) => ({ user: prose(92, index), steps: [{ answer: prose(92, index + 3) }] }));
+}
+
+async function replayAll(trace: SessionTrace, policy: TunePolicy, summarizer?: Summarizer) {
+  const context = new ReplayContext(trace, charMeter(), summarizer);
+  const replay = new PolicyReplay(policy, context);
+  const calls = [];
+  for (const [index, call] of trace.calls.entries()) {
+    const outcome = await replay.call(call, index, Number.POSITIVE_INFINITY);
+    calls.push({ ...outcome, cut: replay.firstVerbatim, summaryTokens: replay.summaryTokens });
+  }
+  return { replay, calls };
+}
+
+describe('the replay engine', () => {
+  const trace = buildTrace('plain', buildSession(plainTurns(8)), charMeter(), { window: 1_000 });
+
+  it('prices the record as the meter does and finds each call', () => {
+    expect(trace.items.map((item) => item.price)).toEqual([20, ...Array(16).fill(100)]);
+    expect(trace.calls.map((call) => call.index)).toEqual([2, 4, 6, 8, 10, 12, 14, 16]);
+    expect(trace.fixedTokens).toBe(0);
+  });
+
+  it('compacts where the threshold is reached, keeping the tail that fits the retained tokens', async () => {
+    // Threshold 500 of W 1,000; call t carries 20 + 200 (t − 1) + 100 until the first compaction.
+    const policy = shadowlogPolicy('half', { thresholdRatio: 0.5, headroomTokens: 0, retainTokens: 150 }, null);
+    const { calls } = await replayAll(trace, policy, fixedSummarizer);
+    expect(calls.slice(0, 2).map((call) => call.tokens)).toEqual([120, 320]);
+    // Call 3 (520 ≥ 500): the tail is its user message (100 ≤ 150), items 1–4 are summarized.
+    const s3 = summaryPrice(4);
+    expect(calls[2]).toMatchObject({ compactions: 1, cut: 5, tokens: 20 + s3 + 100, summarizerInput: 400, summarizerOutput: s3 });
+    // Call 4: 20 + s3 + 300 is below 500; call 5 is not, and compacts the summary and items 5–8.
+    expect(calls[3]).toMatchObject({ compactions: 0, cut: 5, tokens: 20 + s3 + 300 });
+    expect(20 + s3 + 500).toBeGreaterThanOrEqual(500);
+    const s5 = summaryPrice(5);
+    expect(calls[4]).toMatchObject({ compactions: 1, cut: 9, tokens: 20 + s5 + 100, summarizerInput: s3 + 400 });
+    expect(calls.every((call) => !call.overWindow)).toBe(true);
+  });
+
+  it('keeps the cache prefix up to the first change: the head after a compaction, everything before otherwise', async () => {
+    const policy = shadowlogPolicy('half', { thresholdRatio: 0.5, headroomTokens: 0, retainTokens: 150 }, null);
+    const { calls } = await replayAll(trace, policy, fixedSummarizer);
+    expect(calls[0]?.cachedTokens).toBe(0);
+    expect(calls[1]?.cachedTokens).toBe(120);
+    expect(calls[2]?.cachedTokens).toBe(20);
+    expect(calls[3]?.cachedTokens).toBe(calls[2]?.tokens);
+  });
+
+  it('drops the oldest whole turns that do not fit, and keeps the newest that do', async () => {
+    const small = buildTrace('plain', buildSession(plainTurns(8)), charMeter(), { window: 600 });
+    const { calls, replay } = await replayAll(small, baselinePolicy('drop-oldest'));
+    // Calls 1–3 fit (120, 320, 520); from call 4 the newest three turns fit 580 (500), four do not (700).
+    expect(calls.map((call) => call.tokens)).toEqual([120, 320, 520, 520, 520, 520, 520, 520]);
+    expect(calls.map((call) => call.cut)).toEqual([1, 1, 1, 3, 5, 7, 9, 11]);
+    expect(replay.drops).toBe(5);
+    expect(calls.some((call) => call.overWindow)).toBe(false);
+  });
+
+  it('reports no compaction as infeasible from the first call over the window', async () => {
+    const small = buildTrace('plain', buildSession(plainTurns(8)), charMeter(), { window: 600 });
+    const result = await replaySession(small, charMeter(), [baselinePolicy('none'), baselinePolicy('drop-oldest')], {
+      prices: BUILT_IN_PRICES,
+    });
+    const [none, dropOldest] = result.policies;
+    expect(none).toMatchObject({ feasible: false, firstCallOverWindow: 4, callsOverWindow: 5, peakTokens: 1_520, refused: null });
+    expect(dropOldest).toMatchObject({ feasible: true, callsOverWindow: 0, peakTokens: 520, drops: 5 });
+  });
+
+  it('reports a configuration the window refuses as refused, not as a run', async () => {
+    // The default headroom (65,536) leaves nothing of a 1,000-token window.
+    const result = await replaySession(trace, charMeter(), [shadowlogPolicy('defaults', {}, null)], { prices: BUILT_IN_PRICES });
+    expect(result.policies[0]).toMatchObject({ feasible: false, tokensSent: 0 });
+    expect(result.policies[0]?.refused).toMatch(/^from call 1: .*headroomTokens/);
+  });
+
+  it('prunes a long result the model was sent before it compacts, and the prune is all it needs', async () => {
+    const result = prose(9_000, 5);
+    const turns: TurnSpec[] = [
+      {
+        user: prose(92),
+        steps: [{ answer: prose(92, 1), calls: [{ callId: 'c1', arguments: { path: 'a.ts' }, result }] }, { answer: prose(92, 2) }],
+      },
+      { user: prose(1_000, 3), steps: [{ answer: prose(92, 4) }] },
+    ];
+    const long = buildTrace('pruned', buildSession(turns), charMeter(), { window: 20_000 });
+    const policy = shadowlogPolicy('pruned', { thresholdRatio: 0.5, headroomTokens: 0, retainTokens: 100 }, new ToolResultPruner().config);
+    const { calls } = await replayAll(long, policy, fixedSummarizer);
+    const assistant = long.items[2]?.price as number;
+    const pruner = new ToolResultPruner();
+    const cut = pruner.cut([{ type: 'text', text: result }], long.items[3]?.seq as number);
+    const prunedPrice = charMeter().priceOfData('tool/result', { callId: 'c1', content: cut?.blocks });
+    const before = 20 + 100 + assistant + 9_008 + 100 + 1_008;
+    expect(before).toBeGreaterThanOrEqual(10_000);
+    expect(calls[2]).toMatchObject({ prunes: 1, compactions: 0, tokens: before - 9_008 + prunedPrice, cachedTokens: 20 + 100 + assistant });
+    expect(calls[1]).toMatchObject({ prunes: 0, tokens: 20 + 100 + assistant + 9_008 });
+  });
+
+  it('counts an artifact used later as kept only where the surface still holds it', async () => {
+    const turns = plainTurns(6).map((turn, index) =>
+      index === 0
+        ? { ...turn, user: textWith('fix src/alpha.ts', 92) }
+        : index === 5
+          ? { ...turn, steps: [{ answer: textWith('edited src/alpha.ts', 92) }] }
+          : turn,
+    );
+    const events = buildSession(turns);
+    const small = buildTrace('uses', events, charMeter(), { window: 600 });
+    const wide = buildTrace('uses', events, charMeter(), { window: 100_000 });
+    const dropped = await replayAll(small, baselinePolicy('drop-oldest'));
+    expect(dropped.calls[5]).toMatchObject({ used: 1, missed: ['path:src/alpha.ts'] });
+    const everything = await replayAll(wide, baselinePolicy('none'));
+    expect(everything.calls[5]).toMatchObject({ used: 1, missed: [] });
+    // A summary that does not name the file loses it; the extractive one, which keeps paths, does not.
+    const policy = shadowlogPolicy('half', { thresholdRatio: 0.5, headroomTokens: 0, retainTokens: 150 }, null);
+    const fixed = await replayAll(buildTrace('uses', events, charMeter(), { window: 1_000 }), policy, fixedSummarizer);
+    expect(fixed.calls[5]?.missed).toEqual(['path:src/alpha.ts']);
+    const extractive = await replayAll(buildTrace('uses', events, charMeter(), { window: 1_000 }), policy);
+    expect(extractive.replay.summaryText).toContain('src/alpha.ts');
+    expect(extractive.calls[5]?.missed).toEqual([]);
+  });
+});

@@ -1,0 +1,126 @@
+// `shadowlog tune` end to end on the real corpus sessions: the JSON report's shape (which the
+// viewer renders), the table with every baseline, an infeasible baseline reported as such, the
+// files of --out, the recommended policy file accepted by `compact`, and bad input refused.
+
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseCompactionConfig } from '../../src/compaction/policy.js';
+import { createCliWorkspace } from '../support/cli.js';
+import { CORPUS_FILES, CORPUS_SESSIONS, corpusFile } from '../support/corpus-sessions.js';
+
+const workspace = createCliWorkspace();
+afterAll(() => workspace.cleanup());
+
+const BASELINES = ['pi', 'claude-code', 'codex', 'opencode', 'drop-oldest', 'none'];
+
+describe('shadowlog tune', () => {
+  it('replays every corpus session under the defaults and every baseline, as JSON', async () => {
+    const result = await workspace.run(['--json', 'tune', CORPUS_SESSIONS, '--window', '200000']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.policies.map((policy: { policy: string }) => policy.policy)).toEqual(['defaults', ...BASELINES]);
+    for (const policy of report.policies) {
+      expect(policy).toMatchObject({
+        feasible: expect.any(Boolean),
+        tokensSent: expect.any(Number),
+        peakTokens: expect.any(Number),
+        compactions: expect.any(Number),
+        summarizerTokens: { input: expect.any(Number), output: expect.any(Number) },
+        cachePrefixShare: expect.any(Number),
+        costUsd: expect.any(Number),
+        retention: { used: expect.any(Number), kept: expect.any(Number), share: expect.any(Number), worstMisses: expect.any(Array) },
+      });
+      expect(policy.peakTokens).toBeLessThanOrEqual(200_000);
+    }
+    // Every session of the corpus, sub-agents included, each with every policy.
+    expect(report.sessions.length).toBe(8);
+    for (const session of report.sessions) expect(session.policies.length).toBe(7);
+    const none = report.policies.find((policy: { policy: string }) => policy.policy === 'none');
+    const defaults = report.policies.find((policy: { policy: string }) => policy.policy === 'defaults');
+    // The defaults compact (134,464 at 200,000 with no reserve), so they send less than no compaction.
+    expect(defaults.compactions).toBeGreaterThan(0);
+    expect(defaults.tokensSent).toBeLessThan(none.tokensSent);
+    expect(none.retention.share).toBe(1);
+    expect(report.recommendation).toMatchObject({ policy: expect.any(String), reason: expect.any(String), config: expect.any(Object) });
+    expect(() => parseCompactionConfig(report.recommendation.config)).not.toThrow();
+  }, 60_000);
+
+  it('reports a baseline that overflows the window as infeasible, with the call, and divides nothing by it', async () => {
+    // pi's recorded session, held to a 100,000-token window: without compaction it overflows.
+    const args = ['tune', corpusFile(CORPUS_FILES.pi), '--window', '100000', '--baselines', 'drop-oldest,none'];
+    const result = await workspace.run(args);
+    expect(result.code).toBe(0);
+    const none = result.stdout.split('\n').find((line) => line.startsWith('none'));
+    expect(none).toMatch(/^none +infeasible: 1 session\(s\), from call \d+ of pi-d703a1a9/);
+    expect(none).not.toMatch(/×/);
+    const dropOldest = result.stdout.split('\n').find((line) => line.startsWith('drop-oldest'));
+    expect(dropOldest).toMatch(/ 1\.00× /);
+    const json = JSON.parse((await workspace.run(['--json', ...args])).stdout);
+    const row = json.policies.find((policy: { policy: string }) => policy.policy === 'none');
+    expect(row.feasible).toBe(false);
+    expect(row.infeasible[0].firstCallOverWindow).toBeGreaterThan(1);
+    expect(row.callsOverWindow).toBeGreaterThan(0);
+    // The session itself is in the report with where no compaction breaks.
+    expect(json.sessions[0].policies.find((policy: { policy: string }) => policy.policy === 'none').firstCallOverWindow).toBe(
+      row.infeasible[0].firstCallOverWindow,
+    );
+  }, 60_000);
+
+  it('writes the report, its plots and the policy file with --out', async () => {
+    const out = join(workspace.cwd, 'report');
+    const result = await workspace.run([
+      'tune',
+      corpusFile(CORPUS_FILES.codexOld),
+      '--window',
+      '64000',
+      '--grid',
+      'thresholdRatio=0.6,0.8',
+      '--grid',
+      'headroomTokens=0',
+      '--out',
+      out,
+    ]);
+    expect(result.code).toBe(0);
+    const files = readdirSync(out).sort();
+    expect(files).toEqual(expect.arrayContaining(['cost-retention.svg', 'policy.json', 'report.json', 'report.md']));
+    expect(files.some((file) => /^tokens-01-codex-.*\.svg$/.test(file))).toBe(true);
+    const markdown = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(markdown).toMatch(/\| summary thresholdRatio=0\.6 headroomTokens=0 \|/);
+    expect(markdown).toMatch(/\*\*Recommendation: /);
+    for (const file of files.filter((name) => name.endsWith('.svg')))
+      expect(readFileSync(join(out, file), 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<\/svg>\n$/);
+  }, 60_000);
+
+  it('writes a recommendation that compact accepts as its policy file', async () => {
+    const imported = await workspace.run(['import', corpusFile(CORPUS_FILES.codexOld)]);
+    expect(imported.code).toBe(0);
+    const tuned = await workspace.run(['tune', '--all', '--window', '64000', '--grid', 'headroomTokens=0', '--policy-file', 'policy.json']);
+    expect(tuned.code).toBe(0);
+    const policy = JSON.parse(readFileSync(join(workspace.cwd, 'policy.json'), 'utf8'));
+    expect(tuned.stdout).toContain(`policy file: ${JSON.stringify(policy)}`);
+    const compacted = await workspace.run(['compact', 'codex-019a93b9-f380-7600-98ff-940e6b99603c', '--compaction-config', 'policy.json']);
+    expect(compacted.stderr).toBe('');
+    expect(compacted.stdout).toMatch(/compacted \d+ nodes into summary/);
+    expect(compacted.code).toBe(0);
+  }, 60_000);
+
+  it('refuses a grid it cannot read before replaying anything, and writes nothing', async () => {
+    const out = join(workspace.cwd, 'never');
+    const result = await workspace.run(['tune', corpusFile(CORPUS_FILES.claudeSmall), '--grid', 'thresholdRatio=high', '--out', out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/thresholdRatio takes numbers, found "high"/);
+    expect(existsSync(out)).toBe(false);
+    const unknown = await workspace.run(['tune', corpusFile(CORPUS_FILES.claudeSmall), '--baselines', 'aider']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/expected baselines among pi, claude-code, codex, opencode, drop-oldest, none, found "aider"/);
+    writeFileSync(
+      join(workspace.cwd, 'prices.json'),
+      JSON.stringify({ models: { 'gpt-5': { input: -1, cachedInput: 0, output: 1, cacheRule: 'openai' } } }),
+    );
+    const prices = await workspace.run(['tune', corpusFile(CORPUS_FILES.claudeSmall), '--prices', 'prices.json']);
+    expect(prices.code).toBe(2);
+    expect(prices.stderr).toMatch(/models\.gpt-5\.input must be dollars per million tokens/);
+  }, 60_000);
+});
