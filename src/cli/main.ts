@@ -16,6 +16,7 @@ import { exportCommand, type ImportCommandOptions, importCommand } from './comma
 import { meterCommand } from './commands/meter.js';
 import { originsCommand } from './commands/origins.js';
 import { type PolicyCommandOptions, type PolicyFlags, policyCommand } from './commands/policy.js';
+import { type ProxyCommandOptions, proxyCommand } from './commands/proxy.js';
 import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { type ShowFlags, showCommand, showOptionsOf } from './commands/show.js';
@@ -428,6 +429,35 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       "a text file's tokens under each estimator and each offline tokenizer, with their ratios to o200k_base (- reads standard input)",
     )
     .action((file: string) => run('read', (context) => meterCommand(context, file))());
+
+  program
+    .command('proxy')
+    .description(
+      "a recording proxy for OpenAI- and Anthropic-style clients: forwards each call unchanged and records it, and every rewrite of the client's history, in a session",
+    )
+    .option('--port <port>', 'the port to listen on (0: any free one)', (value) => integerArgument(value, 'a port'), 8787)
+    .option('--host <host>', 'the address to listen on; anything but loopback is announced loudly', '127.0.0.1')
+    .option('--upstream-openai <url>', 'where OpenAI chat completions and Responses calls go, e.g. https://api.openai.com')
+    .option('--upstream-anthropic <url>', 'where Anthropic Messages calls go, e.g. https://api.anthropic.com')
+    .option(
+      '--redact-header <name>',
+      'a further request header to keep out of the log (repeatable; authorization, x-api-key, api-key and cookie always are)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      '--upstream-timeout <ms>',
+      'how long the upstream may stay silent',
+      (value) => integerArgument(value, 'milliseconds', 1),
+      600_000,
+    )
+    .option(
+      '--queue <calls>',
+      'calls forwarded and not yet written before new ones wait',
+      (value) => integerArgument(value, 'a count', 1),
+      256,
+    )
+    .action((options: ProxyCommandOptions) => run('write', (ctx) => proxyCommand(ctx, options))());
 
   program
     .command('policy')

@@ -71,7 +71,8 @@ export interface CompactionSummaryData {
   /** The digest of the summarizer's request; null for the extractive summarizer, which sends none. */
   readonly requestDigest: string | null;
   readonly rendererVersion: string | null;
-  readonly summarizer: 'model' | 'extractive';
+  /** native: the provider's own compaction made the replacement (strategy native). */
+  readonly summarizer: 'model' | 'extractive' | 'native';
   readonly trigger: CompactionTrigger;
   /** The surface's price before and (estimated) after the replacement. */
   readonly tokensBefore: number;
@@ -84,6 +85,11 @@ export interface CompactionSummaryData {
   readonly targetTokens?: number;
   /** 'recall' when the replacement is a recall handle around the summary (absent for a plain summary). */
   readonly strategy?: 'recall';
+  /** Native: the model/request whose tools the compaction request carried (replay sends the same); absent when none. */
+  readonly toolsSeq?: number;
+  /** Native: the provider's ids for the compaction's answer and request. */
+  readonly responseId?: string;
+  readonly requestId?: string;
 }
 
 export interface CompactionPruneData {
@@ -150,7 +156,7 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
     COMPACTION_SUMMARY,
     objectWith(
       { compactionId: isNonEmptyString, shadowedSeqs: seqs, shadowedTokenCount: isCount, provider: isString, model: isString },
-      { sections: checkSummarySections, targetTokens: isCount },
+      { sections: checkSummarySections, targetTokens: isCount, toolsSeq: isSeq },
     ),
     true,
   ),

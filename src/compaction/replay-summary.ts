@@ -8,7 +8,7 @@ import type { JsonObject, LogEvent } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
 import type { Hasher } from '../log/hash.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
-import type { ModelMessage, ModelRequest } from '../providers/language-model.js';
+import type { ModelMessage, ModelRequest, RenderedRequest, ToolDefinition } from '../providers/language-model.js';
 import { renderSurface, SURFACE_RENDERER_VERSION } from '../spine/render-surface.js';
 import { acceptChecked, chainBroken, type RendererResolver } from '../spine/replay.js';
 import { ReplayError } from '../spine/spine-errors.js';
@@ -50,6 +50,8 @@ export interface SummaryReplayOptions {
 /** The summary event found, with the surface at its position and the first broken link before it. */
 interface Found {
   readonly event: LogEvent;
+  /** Native: the tools of the model/request the compaction named (toolsSeq); undefined when none. */
+  readonly tools: readonly unknown[] | undefined;
   readonly policy: SummaryReplayResult['policy'];
   readonly nodes: ReadonlyMap<number, SurfaceNode>;
   readonly broken: ChainLink | undefined;
@@ -73,6 +75,8 @@ export async function replaySummary(
   // The policies recorded before the summary, and the one each compaction/start named.
   const policies = new Map<number, CompactionPolicyData>();
   const policyOf = new Map<string, number>();
+  // The tools of each model call before the summary, by seq: a native compaction names the call whose tools it sent.
+  const toolsAt = new Map<number, readonly unknown[]>();
   for await (const page of store.read(sessionId)) {
     for (const raw of page) {
       if (found !== undefined) {
@@ -87,13 +91,19 @@ export async function replaySummary(
         matches++;
         const policySeq = policyOf.get(String(link.event.data.compactionId));
         const policy = policySeq === undefined ? undefined : policies.get(policySeq);
+        const toolsSeq = (link.event.data as { toolsSeq?: unknown }).toolsSeq;
         found = {
           event: link.event,
+          tools: typeof toolsSeq === 'number' ? toolsAt.get(toolsSeq) : undefined,
           nodes: shadowedNodes(chain, link.event),
           broken,
           policy: policy === undefined || policySeq === undefined ? null : { ...policy, seq: policySeq },
         };
         continue;
+      }
+      if (link.event.type === 'model/request') {
+        const tools = (link.event.data.params as { tools?: unknown } | undefined)?.tools;
+        if (Array.isArray(tools)) toolsAt.set(link.event.seq, tools);
       }
       if (link.event.type === COMPACTION_POLICY) policies.set(link.event.seq, link.event.data as unknown as CompactionPolicyData);
       if (link.event.type === COMPACTION_START && typeof link.event.data.policySeq === 'number') {
@@ -124,10 +134,17 @@ export function replayNextSummary(
   sessionId: string,
   broken: ChainLink | undefined,
   resolveRenderer: RendererResolver,
-  options: { readonly policy?: SummaryReplayResult['policy']; readonly hasher?: Hasher } = {},
+  options: {
+    readonly policy?: SummaryReplayResult['policy'];
+    readonly hasher?: Hasher;
+    /** The tools of the model/request at a seq before the event (a native compaction names the call whose tools it sent). */
+    readonly toolsAt?: (seq: number) => readonly unknown[] | undefined;
+  } = {},
 ): SummaryReplayResult {
   chain.fold.registry.validateData(event.type, event.data, event.seq);
-  const found = { event, nodes: shadowedNodes(chain, event), broken, policy: options.policy ?? null };
+  const toolsSeq = (event.data as { toolsSeq?: unknown }).toolsSeq;
+  const tools = typeof toolsSeq === 'number' ? options.toolsAt?.(toolsSeq) : undefined;
+  const found = { event, tools, nodes: shadowedNodes(chain, event), broken, policy: options.policy ?? null };
   return rebuild(found, sessionId, resolveRenderer, options.hasher ?? nodeSha256Hex);
 }
 
@@ -163,9 +180,7 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
     }
     nodes.push(node);
   }
-  const { request, modelVersion } = recordedSummaryRequest(nodes, data);
-  const model = resolveRenderer(data.provider, data.model);
-  const rendered = model.render(request, modelVersion);
+  const { request, rendered } = renderRecorded(found, nodes, data, resolveRenderer, call);
   const digest = hasher(canonicalJson(rendered.body));
   const recorded = `the digest recorded at event #${event.seq} (${data.requestDigest.slice(0, 16)}…)`;
   if (broken !== undefined) {
@@ -193,6 +208,37 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
     messages: request.messages,
     policy: found.policy,
   };
+}
+
+/** The recorded request rendered again: the summarizer's, or (summarizer native) the provider's compaction request. */
+function renderRecorded(
+  found: Found,
+  nodes: readonly SurfaceNode[],
+  data: CompactionSummaryData & { maxTokens?: number },
+  resolveRenderer: RendererResolver,
+  call: string,
+): { readonly request: ModelRequest; readonly rendered: RenderedRequest } {
+  const model = resolveRenderer(data.provider, data.model);
+  if (data.summarizer !== 'native') {
+    const { request, modelVersion } = recordedSummaryRequest(nodes, data);
+    return { request, rendered: model.render(request, modelVersion) };
+  }
+  if (model.nativeCompaction === undefined) {
+    throw new ReplayError(
+      'no-such-call',
+      `${call}: ${data.provider}/${data.model} made it with its own compaction, which this shadowlog cannot render`,
+    );
+  }
+  if (data.toolsSeq !== undefined && found.tools === undefined) {
+    throw new ReplayError(
+      'surface-differs',
+      `${call}: it names the tools of model/request #${data.toolsSeq}, and the log holds no such call before it`,
+    );
+  }
+  const params = { tools: (found.tools ?? []) as ToolDefinition[] };
+  const messages = renderSurface(nodes, SURFACE_RENDERER_VERSION);
+  const rendered = model.nativeCompaction.render({ messages, params }, data.rendererVersion ?? undefined);
+  return { request: { messages, params: { ...params, stream: false } }, rendered };
 }
 
 /** A compaction another harness made: there is no request of shadowlog's to rebuild, so nothing to verify. */

@@ -4,8 +4,8 @@
 
 import { canonicalJson } from '../log/canonical-json.js';
 import { blockPlaceholder, type ContentBlock } from '../log/content-block.js';
-import { sha256Hex } from '../log/sha256.js';
 import type { LanguageModel, ModelMessage } from '../providers/language-model.js';
+import { nodeSha256Hex } from '../store/node-sha256.js';
 import { type EarlierSummary, EXTRACTIVE_LABEL, summarizeExtractively } from './extractive-summarizer.js';
 import { mergeSummaries } from './merge-summaries.js';
 import { parseSummaryText } from './parse-summary.js';
@@ -98,7 +98,7 @@ export function createModelSummarizer(model: LanguageModel): Summarizer {
         provider: model.provider,
         model: model.modelId,
         usage: result.usage === undefined ? null : { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens },
-        requestDigest: sha256Hex(canonicalJson(rendered.body)),
+        requestDigest: nodeSha256Hex(canonicalJson(rendered.body)),
         rendererVersion: `${SUMMARY_REQUEST_VERSION} ${model.rendererVersion}`,
         truncated: result.finishReason === 'length',
       };

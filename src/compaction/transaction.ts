@@ -81,7 +81,9 @@ class Stop extends Error {
 
 export async function runCompactionTransaction(input: TransactionInput): Promise<CompactionOutcome> {
   const { log, selection, state } = input;
-  const strategy = input.strategy ?? createSummaryStrategy();
+  const configured = input.strategy ?? createSummaryStrategy();
+  // A strategy may hand a selection it cannot serve to another (auto's native, below the provider's minimum).
+  const strategy = configured.delegateFor?.(selection) ?? configured;
   // 1. The selection is valid on the current surface.
   const problem = strategy.problem(log.fold, selection);
   if (problem !== undefined) return failed('changed', `the selected range is no longer valid: ${problem}`);

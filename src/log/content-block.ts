@@ -1,5 +1,6 @@
 // The content blocks of messages (SPEC §2). Format 1 has text and base64 images; format 2 adds
-// images by URL, reasoning, and the calls and results of tools the provider ran itself.
+// images by URL, reasoning, the calls and results of tools the provider ran itself, and the
+// provider's own compaction of earlier context.
 
 import type { JsonValue } from './json-value.js';
 
@@ -87,11 +88,49 @@ export interface ServerToolResultBlock {
   callId?: string;
 }
 
-export type ContentBlock = TextBlock | ImageBlock | ReasoningBlock | ServerToolCallBlock | ServerToolResultBlock;
+/**
+ * The provider's own compaction of the context it replaces (format 2), kept exactly as the
+ * provider returned it, so that it goes back unchanged and only to that provider:
+ *
+ * - Anthropic `compaction` block: `text` (its readable summary, `content`), and, when the server
+ *   sent them, `data` (encrypted_content), `signature` and `toolChanges` (tool_changes).
+ * - OpenAI Responses compaction item (POST /v1/responses/compact): `id` (cmp_…), `data`
+ *   (encrypted_content, opaque), and `items`: the output items that came before it (the user
+ *   messages the compacted window keeps), as the provider returned them, to be sent back first.
+ *
+ * At least one of text and data is present.
+ */
+export interface CompactionBlock {
+  type: 'compaction';
+  /** Whose compaction it is: the provider that must get it back (anthropic, openai-responses). */
+  provider: string;
+  text?: string;
+  data?: string;
+  signature?: string;
+  id?: string;
+  toolChanges?: JsonValue[];
+  items?: JsonValue[];
+}
+
+export type ContentBlock = TextBlock | ImageBlock | ReasoningBlock | ServerToolCallBlock | ServerToolResultBlock | CompactionBlock;
 
 /** The block types of format version 1. */
 export const FORMAT_1_BLOCK_TYPES: readonly string[] = ['text', 'image'];
-export const BLOCK_TYPES: readonly string[] = ['text', 'image', 'reasoning', 'server-tool-call', 'server-tool-result'];
+export const BLOCK_TYPES: readonly string[] = ['text', 'image', 'reasoning', 'server-tool-call', 'server-tool-result', 'compaction'];
+
+/** What a compaction's kept items say, as text: the text parts of the user messages it keeps. */
+function keptItemTexts(items: readonly JsonValue[] | undefined): string[] {
+  const texts: string[] = [];
+  for (const item of items ?? []) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
+    const content = item.content;
+    if (typeof content === 'string') texts.push(content);
+    else if (Array.isArray(content))
+      for (const part of content)
+        if (typeof part === 'object' && part !== null && !Array.isArray(part) && typeof part.text === 'string') texts.push(part.text);
+  }
+  return texts;
+}
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -145,6 +184,13 @@ export function readableText(block: ContentBlock): string {
       return `[${block.provider} ran ${block.name}(${JSON.stringify(block.input) ?? ''})${block.id === undefined ? '' : ` ${block.id}`}]`;
     case 'server-tool-result':
       return `[${block.provider} ${block.name}${block.callId === undefined ? '' : ` for ${block.callId}`}: ${JSON.stringify(block.content)?.length ?? 0} characters]`;
+    case 'compaction': {
+      const opaque = block.data === undefined ? '' : `, ${block.data.length} chars of opaque data`;
+      const kept = keptItemTexts(block.items);
+      const keeps = kept.length === 0 ? '' : `; it keeps ${kept.length} user message${kept.length === 1 ? '' : 's'}: ${kept.join(' | ')}`;
+      const head = `[compaction by ${block.provider}${block.id === undefined ? '' : ` ${block.id}`}${opaque}${keeps}]`;
+      return block.text === undefined ? head : `${head} ${block.text}`;
+    }
   }
 }
 
@@ -166,6 +212,9 @@ export function blockPlaceholder(block: ContentBlock): string {
       return `[${block.provider} ran ${block.name}]`;
     case 'server-tool-result':
       return `[${block.provider} ${block.name}]`;
+    case 'compaction':
+      // A readable summary is what a later summarizer should read; an opaque one has only its kept messages.
+      return [block.text ?? `[${block.provider} compaction]`, ...keptItemTexts(block.items)].join('\n');
   }
 }
 
@@ -186,5 +235,9 @@ export function pricedText(block: ContentBlock): string {
       return JSON.stringify(block.input) ?? '';
     case 'server-tool-result':
       return JSON.stringify(block.content) ?? '';
+    case 'compaction':
+      return [block.text, block.data, block.signature, ...(block.items ?? []).map((item) => JSON.stringify(item))]
+        .filter((part) => part !== undefined)
+        .join('\n');
   }
 }

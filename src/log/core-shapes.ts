@@ -30,6 +30,10 @@ import {
 } from './shape.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
+
+const isPlainObjectValue: Checker = (value, field, seq) => {
+  if (!isPlainObject(value)) fail(field, 'an object (an item as the provider returned it)', value, seq);
+};
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 const digest: Checker = (value, field, seq) => {
@@ -60,6 +64,17 @@ const serverToolCallBlock = objectWith(
   { id: isString, status: isString },
 );
 const serverToolResultBlock = objectWith({ provider: isNonEmptyString, name: isNonEmptyString, content: isAnything }, { callId: isString });
+const compactionBlock = objectWith(
+  { provider: isNonEmptyString },
+  {
+    text: isNonEmptyString,
+    data: isNonEmptyString,
+    signature: isString,
+    id: isString,
+    toolChanges: arrayOf(isAnything),
+    items: arrayOf(isPlainObjectValue),
+  },
+);
 
 function contentBlock(version: FormatVersion): Checker {
   const types = version === 1 ? FORMAT_1_BLOCK_TYPES : BLOCK_TYPES;
@@ -95,6 +110,12 @@ function contentBlock(version: FormatVersion): Checker {
         return;
       case 'server-tool-call':
         serverToolCallBlock(value, field, seq);
+        return;
+      case 'compaction':
+        compactionBlock(value, field, seq);
+        if (value.text === undefined && value.data === undefined) {
+          fail(field, 'a compaction block with text (a readable summary) or data (an opaque one)', 'neither', seq);
+        }
         return;
       default:
         serverToolResultBlock(value, field, seq);

@@ -10,6 +10,7 @@ import type { SurfaceChange } from './surface-change.js';
 import type { SurfaceOp } from './surface-op.js';
 
 export type {
+  CompactionBlock,
   ContentBlock,
   ImageBlock,
   InlineImageBlock,

@@ -7,6 +7,7 @@
 // those bytes (canonical JSON of the body) on the wire.
 
 import type { ContentBlock, JsonObject, JsonValue, RawAnswer, ToolCall, Usage } from '../log/event.js';
+import type { NativeCompactor } from './native-compaction.js';
 
 /** A surface node rendered for a model, provider-neutral. */
 export type ModelMessage =
@@ -133,6 +134,8 @@ export interface LanguageModel {
   checkParams?(params: ModelParams): void;
   /** Sends exactly canonicalJson(rendered.body). Throws ProviderError. */
   send(rendered: RenderedRequest, options?: SendOptions): Promise<ModelResult>;
+  /** The provider's own compaction, where it has one (strategy `native`; `auto` uses it when present). */
+  readonly nativeCompaction?: NativeCompactor;
 }
 
 export type { JsonValue };

@@ -21,6 +21,7 @@ import type {
   RenderedRequest,
   SendOptions,
 } from './language-model.js';
+import { memoized } from './message-memo.js';
 import { ProviderError } from './provider-error.js';
 import { contextWindowRefusal, countScriptedRequest } from './scripted-window.js';
 
@@ -76,6 +77,8 @@ export class ScriptedModel implements LanguageModel {
   private readonly options: ScriptedModelOptions;
   /** Calls that fitted the window and reached the script: the index of the next reply. */
   private scripted = 0;
+  /** Each message's and tool list's wire form, kept from one render to the next (providers/message-memo.ts). */
+  private readonly wireForms = new WeakMap<object, JsonValue>();
 
   constructor(options: ScriptedModelOptions) {
     this.options = options;
@@ -94,8 +97,9 @@ export class ScriptedModel implements LanguageModel {
     const params = request.params;
     const body: Record<string, JsonValue> = {
       model: this.modelId,
-      messages: JSON.parse(canonicalJson(request.messages)) as JsonValue,
-      tools: JSON.parse(canonicalJson(params.tools)) as JsonValue,
+      // The messages and tools as plain JSON: what canonical JSON keeps of them.
+      messages: request.messages.map((message) => memoized(this.wireForms, message, () => plainJson(message))),
+      tools: memoized(this.wireForms, params.tools, () => plainJson(params.tools)),
       stream: params.stream,
     };
     if (params.maxOutputTokens !== undefined) body.maxOutputTokens = params.maxOutputTokens;
@@ -148,6 +152,10 @@ export class ScriptedModel implements LanguageModel {
       responseModel: this.modelId,
     };
   }
+}
+
+function plainJson(value: unknown): JsonValue {
+  return JSON.parse(canonicalJson(value)) as JsonValue;
 }
 
 /** The tool call ids of the messages a request carries. */

@@ -8,6 +8,7 @@ export { messageKey } from './proxy-message.js';
 export {
   DEFAULT_PROXY_PORT,
   isLoopbackHost,
+  ProxyListenError,
   type ProxyOptions,
   type ProxyServer,
   type ProxyStats,

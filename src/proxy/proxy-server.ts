@@ -4,12 +4,13 @@
 // it arrives; a copy of it is read once it is complete, and the call is written to its session
 // (proxy-session.ts) after the client has its bytes. Other paths are passed through, unrecorded.
 
-import { createHash } from 'node:crypto';
 import { createServer, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { ShadowlogError } from '../log/errors.js';
 import { isSessionId } from '../log/session-id.js';
 import type { LogStore } from '../store/log-store.js';
+import { nodeSha256HexOfBytes } from '../store/node-sha256.js';
 import { failure, outcomeOf, type UpstreamAnswer } from './answer-outcome.js';
 import { passedOn, recordedHeaders, SESSION_HEADER } from './headers.js';
 import { type ProxyProtocol, protocolOf, type UpstreamName } from './protocols.js';
@@ -127,7 +128,7 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
       return passThrough(request, response, target(base, url));
     }
     const body = await readBody(request);
-    const digest = createHash('sha256').update(body).digest('hex');
+    const digest = nodeSha256HexOfBytes(body);
     const named = headerValue(request.headers[SESSION_HEADER]);
     if (named !== undefined && !isSessionId(named)) {
       // Refused before anything is forwarded or written: the client named a session no store can hold.
@@ -296,20 +297,20 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
     });
   }
 
+  const exposed = !isLoopbackHost(host);
+  if (exposed) {
+    options.onWarning?.(
+      `WARNING: the proxy is to listen on ${host}, which is not a loopback address: anyone who can reach it can send calls through it with the credentials of their own, and have them recorded. Use --host 127.0.0.1 unless you mean this.`,
+    );
+  }
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(new ProxyListenError(host, port, error)));
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
-  const exposed = !isLoopbackHost(host);
-  if (exposed) {
-    options.onWarning?.(
-      `WARNING: the proxy listens on ${host}:${address.port}, which is not a loopback address: anyone who can reach it can send requests with the credentials their clients hold, and read nothing less than what the upstream answers. Bind to 127.0.0.1 unless you mean this.`,
-    );
-  }
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
   return {
@@ -337,6 +338,15 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
       return closing;
     },
   };
+}
+
+/** The proxy could not listen where it was told (the port is taken, the address is not this machine's). */
+export class ProxyListenError extends ShadowlogError {
+  constructor(host: string, port: number, cause: NodeJS.ErrnoException) {
+    super('PROXY_LISTEN', `the proxy cannot listen on ${host}:${port}: ${cause.code ?? cause.message}; choose another --port or --host`, {
+      cause,
+    });
+  }
 }
 
 class UpstreamTimeout extends Error {

@@ -2,7 +2,6 @@
 // surface the model is sent is always rendered from the log's fold, never kept on the side.
 
 import { constants } from 'node:buffer';
-import { canonicalJson } from '../log/canonical-json.js';
 import { runCleanupAfter } from '../log/cleanup.js';
 import type { ShadowlogError } from '../log/errors.js';
 import type { ContentBlock, EventDraft, JsonObject, LogEvent, RawAnswer, ToolCall, TurnEndReason } from '../log/event.js';
@@ -15,7 +14,6 @@ import { ProviderError } from '../providers/provider-error.js';
 import type { RetryClock, RetrySettings } from '../providers/retry-schedule.js';
 import { readToolArguments } from '../providers/tool-arguments.js';
 import type { Ownership } from '../store/log-store.js';
-import { nodeSha256Hex } from '../store/node-sha256.js';
 import type { SessionLog } from '../store/session-log.js';
 import {
   assistantMessageDraft,
@@ -26,7 +24,8 @@ import {
   unrecordedAnswerDraft,
 } from './answer-record.js';
 import type { Capability, SessionContext, StepContext } from './capability.js';
-import { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
+import { SURFACE_RENDERER_VERSION, SurfaceRenderCache } from './render-surface.js';
+import { RequestWriter, type WrittenRequest } from './request-writer.js';
 import { TurnInProgressError, UnrecordedAnswerError } from './spine-errors.js';
 import type { Tool } from './tool.js';
 import { ToolCallIds } from './tool-call-ids.js';
@@ -85,6 +84,10 @@ export class AgentSession {
   /** Prices the surface for model/request's estimatedTokens; caches each node's price. */
   private readonly meter = new SurfaceMeter(scriptAwareEstimator);
   private fixedTokens: number | undefined;
+  /** Each surface node's message, kept while the node is on the surface. */
+  private readonly surfaceRender = new SurfaceRenderCache();
+  /** The request text and digest, written in proportion to what changed since the last call. */
+  private readonly requestWriter: RequestWriter;
 
   constructor(
     readonly log: SessionLog,
@@ -94,7 +97,9 @@ export class AgentSession {
     private lastTurn: number,
     /** The tool-call ids used in the session; it must observe every event of the log. */
     private readonly callIds: ToolCallIds = new ToolCallIds(),
-  ) {}
+  ) {
+    this.requestWriter = new RequestWriter(log.sha256);
+  }
 
   get sessionId(): string {
     return this.log.sessionId;
@@ -264,11 +269,11 @@ export class AgentSession {
   private async callModel(turn: number, step: number, signal: AbortSignal, onRawAnswer: (raw: RawAnswer) => void): Promise<ModelResult> {
     const { model } = this.settings;
     const nodes = this.log.fold.toArray();
-    const messages = renderSurface(nodes);
+    const messages = this.surfaceRender.render(nodes);
     const { params } = this.settings;
     const rendered = model.render({ messages, params });
     // Written once: these bytes are hashed for the log and are what the adapter sends.
-    const wireText = writeRequest(rendered.body, model.provider, turn, step);
+    const written = writeRequest(this.requestWriter, rendered.body, model.provider, turn, step);
     const estimatedTokens = this.estimate(nodes);
     const seqs = nodes.map((node) => node.seq);
     // A version-1 session is written in version 1 (see log/core-shapes.ts): the plain list.
@@ -284,7 +289,7 @@ export class AgentSession {
           model: model.modelId,
           params: params as unknown as JsonObject,
           ...surface,
-          requestDigest: nodeSha256Hex(wireText),
+          requestDigest: written.digest,
           estimatedTokens,
           // Not needed to rebuild the request; recorded so that tools reading the log later
           // (a manual compaction, an audit) know the window the call was made against.
@@ -294,7 +299,13 @@ export class AgentSession {
       },
     ]);
     return model.send(
-      { ...rendered, wireText },
+      {
+        ...rendered,
+        // Joined only if the adapter sends it (a model with no wire form never asks).
+        get wireText() {
+          return written.text();
+        },
+      },
       {
         signal,
         onRawAnswer,
@@ -373,13 +384,13 @@ function describeOutput(output: unknown): string {
 }
 
 /**
- * The canonical JSON of a request body. One longer than a string can be (RangeError) is far
+ * The canonical JSON of a request body, and its digest. One longer than a string can be (RangeError) is far
  * beyond any context window: it is refused as a context overflow, so that the turn ends with
  * a typed error, or compaction (when mounted) shortens the surface and retries.
  */
-function writeRequest(body: JsonObject, provider: string, turn: number, step: number): string {
+function writeRequest(writer: RequestWriter, body: JsonObject, provider: string, turn: number, step: number): WrittenRequest {
   try {
-    return canonicalJson(body);
+    return writer.write(body);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new ProviderError(

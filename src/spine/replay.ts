@@ -10,7 +10,6 @@
 // stored the exact bytes the proxy received: replay returns those bytes, checked against their
 // digest, instead of rendering anything.
 
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../log/canonical-json.js';
 import { ShadowlogError } from '../log/errors.js';
 import type {
@@ -28,7 +27,7 @@ import type { SurfaceNode } from '../log/surface-fold.js';
 import type { LanguageModel, ModelMessage, ModelParams } from '../providers/language-model.js';
 import { brokenLink, ChainCheck, type ChainLink } from '../store/chain-check.js';
 import type { LogStore } from '../store/log-store.js';
-import { nodeSha256Hex } from '../store/node-sha256.js';
+import { nodeSha256Hex, nodeSha256HexOfBytes } from '../store/node-sha256.js';
 import { renderSurface } from './render-surface.js';
 import { ReplayError } from './spine-errors.js';
 
@@ -216,7 +215,7 @@ function replayProxied(at: RequestPosition, data: ProxiedModelRequestData): Repl
   const { seq, nodes, broken } = at;
   const call = callName(at);
   const bytes = Buffer.from(data.requestBody.text, data.requestBody.encoding === 'base64' ? 'base64' : 'utf8');
-  const digest = createHash('sha256').update(bytes).digest('hex');
+  const digest = nodeSha256HexOfBytes(bytes);
   const recorded = `the digest recorded at event #${seq} (${data.requestDigest.slice(0, 16)}…)`;
   if (broken !== undefined) {
     throw chainBroken(

@@ -1,13 +1,42 @@
-// SHA-256 by node:crypto, for the log's hash chain on Node: the same digests as the log's own
-// sha256Hex (plain TypeScript), several times faster. log/ cannot import Node, so the store
-// layer passes this one in as the Hasher.
+// SHA-256 by node:crypto: the library's one hashing module on Node, for the log's hash chain,
+// request digests, replay and verify. The same digests as the log's own plain TypeScript one
+// (log/sha256.ts), several times faster. log/ cannot import Node, so the store layer makes this
+// one, SessionLog carries it (SessionLogOptions.sha256), and what hashes above the store takes
+// it from the log or from its options.
 //
 // Both hash the UTF-8 bytes of the text, and both encode a lone surrogate as U+FFFD (EF BF BD):
 // TextEncoder by the WHATWG Encoding standard, Buffer/crypto by V8's UTF-8 writer; a test holds
 // them to it. The log never hands either one a lone surrogate anyway: it hashes canonical JSON,
 // in which JSON.stringify writes a lone surrogate as a \uXXXX escape.
 
-import { createHash } from 'node:crypto';
-import type { Hasher } from '../log/hash.js';
+import { createHash, type Hash } from 'node:crypto';
+import type { Hasher, Sha256, Sha256State } from '../log/hash.js';
 
 export const nodeSha256Hex: Hasher = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** SHA-256 of raw bytes (a proxied request's body as it arrived). */
+export function nodeSha256HexOfBytes(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+class NodeSha256State implements Sha256State {
+  constructor(private readonly hash: Hash) {}
+
+  update(text: string): this {
+    this.hash.update(text, 'utf8');
+    return this;
+  }
+
+  copy(): NodeSha256State {
+    return new NodeSha256State(this.hash.copy());
+  }
+
+  hex(): string {
+    return this.hash.copy().digest('hex');
+  }
+}
+
+export const nodeSha256: Sha256 = {
+  hex: nodeSha256Hex,
+  begin: () => new NodeSha256State(createHash('sha256')),
+};

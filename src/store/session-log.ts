@@ -6,12 +6,13 @@ import { parseEnvelope } from '../log/envelope.js';
 import { SessionExistsError, SessionNotFoundError } from '../log/errors.js';
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
+import type { Sha256 } from '../log/hash.js';
 import { prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
 import { HARNESS_VERSION } from './harness-version.js';
 import type { LogStore } from './log-store.js';
-import { nodeSha256Hex } from './node-sha256.js';
+import { nodeSha256 } from './node-sha256.js';
 
 export { HARNESS_VERSION };
 
@@ -21,6 +22,8 @@ export interface SessionLogOptions {
   readonly now?: () => string;
   /** Called with every event the log applies, read or appended, in seq order. */
   readonly observe?: (event: LogEvent) => void;
+  /** The SHA-256 of the chain and of everything hashed for this session (default: node:crypto). */
+  readonly sha256?: Sha256;
 }
 
 /** A session's log over a store: appends are validated against the surface fold and written at the seq it expects. */
@@ -36,7 +39,11 @@ export class SessionLog {
   ) {
     this.now = options.now ?? defaultNow;
     this.observe = options.observe;
+    this.sha256 = options.sha256 ?? nodeSha256;
   }
+
+  /** The SHA-256 this session hashes with: its chain, and the digests of its requests. */
+  readonly sha256: Sha256;
 
   private readonly now: () => string;
   private readonly observe: ((event: LogEvent) => void) | undefined;
@@ -94,7 +101,7 @@ export class SessionLog {
 
   private async appendNow(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
     const expectedSeq = this.fold.nextSeq;
-    const prepared = prepareAppend(this.fold, drafts, this.now, nodeSha256Hex);
+    const prepared = prepareAppend(this.fold, drafts, this.now, this.sha256.hex);
     try {
       await this.store.append(this.sessionId, prepared.events, { expectedSeq });
     } catch (error) {

@@ -4,7 +4,7 @@
 // non-executable script block, with every `<` escaped so that no `</script>` in the log can
 // end the block. Nothing from the log is written into the markup itself.
 
-import { createHash } from 'node:crypto';
+import { nodeSha256Hex } from '../store/node-sha256.js';
 import { pageScript } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import type { ViewDocument } from './view-data.js';
@@ -16,7 +16,7 @@ export interface ViewPage {
 }
 
 function sourceHash(text: string): string {
-  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+  return `'sha256-${Buffer.from(nodeSha256Hex(text), 'hex').toString('base64')}'`;
 }
 
 /** JSON that can stand inside a script element: no `<` (so no `</script>` or `<!--`), no line separators. */

@@ -40,6 +40,8 @@ export class ViewBuilder {
   private lastCall: CallView | undefined;
   private readonly compactions = new Map<string, CompactionView>();
   private readonly summaryOwners = new Map<number, CompactionView>();
+  /** The tools of each model call, by seq: a native compaction names the call whose tools it sent. */
+  private readonly toolsAt = new Map<number, readonly unknown[]>();
   private readonly prunes = new Map<number, PruneView>();
   private readonly policies = new Map<number, PolicyView>();
   // What changed since the last take().
@@ -113,13 +115,19 @@ export class ViewBuilder {
 
   /** What must be read before the event changes the fold: a call's request and a summary's are rebuilt where they stand. */
   private before(event: LogEvent): void {
-    if (event.type === 'model/request') this.checkCall(event);
+    if (event.type === 'model/request') {
+      this.checkCall(event);
+      const tools = (event.data.params as { tools?: unknown } | undefined)?.tools;
+      if (Array.isArray(tools)) this.toolsAt.set(event.seq, tools);
+    }
     if (event.type === 'compaction/summary') {
       const compaction = this.compactions.get(String(event.data.compactionId));
       if (compaction === undefined) return;
       compaction.summarySeq = event.seq;
       compaction.summary = compactionOf(event, () =>
-        replayNextSummary(this.chain, event, this.sessionId, this.broken, this.resolveRenderer),
+        replayNextSummary(this.chain, event, this.sessionId, this.broken, this.resolveRenderer, {
+          toolsAt: (seq) => this.toolsAt.get(seq),
+        }),
       );
       this.summaryOwners.set(event.seq, compaction);
       this.changedCompactions.add(compaction);

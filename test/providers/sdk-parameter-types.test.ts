@@ -3,12 +3,13 @@
 // which the type check of `npm test` runs, hold those types to the SDKs' own. The SDKs are dev
 // dependencies only: the adapters keep sending their own canonical bytes.
 
+import type { MessageCreateParamsBase as BetaMessageCreateParamsBase } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { convertToAnthropicBody } from '../../src/providers/anthropic-messages/convert-messages.js';
-import type { AnthropicMessagesBody } from '../../src/providers/anthropic-messages/wire-types.js';
+import type { AnthropicBlock, AnthropicCompactionBlock, AnthropicMessagesBody } from '../../src/providers/anthropic-messages/wire-types.js';
 import type { ModelRequest } from '../../src/providers/language-model.js';
 import { convertToOpenAIChatBody } from '../../src/providers/openai-chat/convert-messages.js';
 import type { ChatCompletionsBody } from '../../src/providers/openai-chat/wire-types.js';
@@ -64,10 +65,16 @@ const EVERYTHING: ModelRequest = {
 
 describe("the rendered bodies and the official SDKs' parameter types", () => {
   it('Anthropic Messages: every version renders a MessageCreateParams', () => {
-    expectTypeOf<AnthropicMessagesBody>().toExtend<MessageCreateParamsBase>();
+    // Without a compaction (the beta's block and edit), a body is one the generally available API takes.
+    type GeneralBody = Omit<AnthropicMessagesBody, 'messages' | 'context_management'> & {
+      messages: Array<{ role: 'user' | 'assistant'; content: Exclude<AnthropicBlock, AnthropicCompactionBlock>[] }>;
+    };
+    expectTypeOf<GeneralBody>().toExtend<MessageCreateParamsBase>();
+    // With one, it is one the compaction beta (compact-2026-01-12) takes.
+    expectTypeOf<AnthropicMessagesBody>().toExtend<BetaMessageCreateParamsBase>();
     for (const version of [1, 2] as const) {
       const body = convertToAnthropicBody('claude-sonnet-4-5', EVERYTHING, { defaultMaxTokens: 64_000, version, promptCache: true });
-      expect(accepted<MessageCreateParamsBase>(body)).toBe(true);
+      expect(accepted<BetaMessageCreateParamsBase>(body)).toBe(true);
     }
   });
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { LogEvent } from '../../src/log/event.js';
 import { type ProxyOptions, type ProxyServer, startProxy } from '../../src/proxy/index.js';
 import type { LogStore } from '../../src/store/log-store.js';
+import { SessionLog } from '../../src/store/session-log.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { type FakeProviderServer, startFakeProviderServer } from '../support/fake-provider-server.js';
 
@@ -17,6 +18,8 @@ export interface ProxyHarness {
   readonly storePath: string;
   readonly recordErrors: unknown[];
   events(sessionId: string): Promise<LogEvent[]>;
+  /** The session's current surface, as `seq type: text` lines. */
+  surface(sessionId: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -46,6 +49,11 @@ export async function startProxyHarness(options: Partial<ProxyOptions> = {}): Pr
       const events: LogEvent[] = [];
       for await (const page of store.read(sessionId)) events.push(...page);
       return events;
+    },
+    async surface(sessionId) {
+      await proxy.settled();
+      const log = await SessionLog.open(store, sessionId);
+      return describeSurface(log.fold.toArray().map((node) => node.event));
     },
     async close() {
       await proxy.close();

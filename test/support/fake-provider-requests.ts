@@ -6,7 +6,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 
-export type FakeProtocol = 'openai' | 'anthropic' | 'responses';
+export type FakeProtocol = 'openai' | 'anthropic' | 'responses' | 'responses-compact';
 
 export interface FakeServerOptions {
   /** DeepSeek's thinking mode: an assistant message with tool calls must carry its reasoning_content back. */
@@ -32,7 +32,28 @@ export function checkRequest(protocol: FakeProtocol, headers: IncomingHttpHeader
       return checkMessages(headers, body);
     case 'responses':
       return checkResponses(body);
+    case 'responses-compact':
+      return checkCompact(body);
   }
+}
+
+/** The parameters POST /v1/responses/compact takes (ResponseCompactParams): nothing that shapes an answer. */
+const COMPACT_PARAMETERS = [
+  'model',
+  'input',
+  'instructions',
+  'previous_response_id',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'service_tier',
+];
+
+function checkCompact(body: Value): string[] {
+  const unknown = Object.keys(body).filter((key) => !COMPACT_PARAMETERS.includes(key));
+  if (unknown.length > 0) return unknown.map((key) => `Unknown parameter: '${key}'.`);
+  if (body.input === undefined && body.previous_response_id === undefined) return ["'input' or 'previous_response_id' is required"];
+  return checkResponses(body);
 }
 
 function checkChat(body: Value, options: FakeServerOptions): string[] {
@@ -154,7 +175,9 @@ function checkMessages(headers: IncomingHttpHeaders, body: Value): string[] {
       else countBreakpoint(tool);
     }
   }
-  let expected = 'user';
+  problems.push(...checkCompaction(headers, body, messages));
+  // A conversation that starts from a compaction starts with the assistant message that holds it.
+  let expected = startsWithCompaction(messages) ? 'assistant' : 'user';
   let pendingCalls: string[] = [];
   for (const [index, message] of messages.entries()) {
     const at = `messages.${index}`;
@@ -214,6 +237,76 @@ function checkMessages(headers: IncomingHttpHeaders, body: Value): string[] {
   return problems;
 }
 
+function startsWithCompaction(messages: readonly unknown[]): boolean {
+  const first = messages[0];
+  const block = isObject(first) && Array.isArray(first.content) ? first.content[0] : undefined;
+  return isObject(block) && block.type === 'compaction';
+}
+
+const COMPACTION_BETA = 'compact-2026-01-12';
+const MINIMUM_TRIGGER = 50_000;
+
+/**
+ * Compaction (beta compact-2026-01-12): the beta header with the edit or a compaction block; the
+ * edit's trigger at 50,000 input tokens or more; a compaction block only as the first block of
+ * the conversation, in an assistant message, at most one with content, and never empty; and
+ * tools defined when the messages hold tool_use or tool_result blocks.
+ */
+function checkCompaction(headers: IncomingHttpHeaders, body: Value, messages: readonly unknown[]): string[] {
+  const problems: string[] = [];
+  const betas = String(headers['anthropic-beta'] ?? '')
+    .split(',')
+    .map((beta) => beta.trim());
+  const blocks = messages.flatMap((message, index) =>
+    isObject(message) && Array.isArray(message.content)
+      ? message.content.flatMap((block, position) => (isObject(block) ? [{ block, index, position, role: message.role }] : []))
+      : [],
+  );
+  const compactions = blocks.filter(({ block }) => block.type === 'compaction');
+  if ((body.context_management !== undefined || compactions.length > 0) && !betas.includes(COMPACTION_BETA))
+    problems.push(`compaction requires the anthropic-beta header ${COMPACTION_BETA}`);
+  if (body.context_management !== undefined) problems.push(...checkContextManagement(body.context_management));
+  for (const { block, index, position, role } of compactions) {
+    const at = `messages.${index}.content.${position}`;
+    if (index !== 0 || position !== 0 || role !== 'assistant')
+      problems.push(
+        `${at}: compaction_block_misplaced: a compaction block must be the first block of the conversation, in an assistant message`,
+      );
+    if (block.content !== null && !isNonEmptyText(block.content))
+      problems.push(`${at}.content: the summary of a compaction block is a non-empty string, or null`);
+    for (const key of Object.keys(block))
+      if (!['type', 'content', 'encrypted_content', 'signature', 'tool_changes', 'cache_control'].includes(key))
+        problems.push(`${at}.${key}: Extra inputs are not permitted`);
+  }
+  if (compactions.filter(({ block }) => block.content !== null).length > 1)
+    problems.push('compaction_block_ambiguous: messages hold more than one compaction block with content; send only the latest');
+  const usesTools = blocks.some(({ block }) => block.type === 'tool_use' || block.type === 'tool_result');
+  if (usesTools && !(Array.isArray(body.tools) && body.tools.length > 0))
+    problems.push('Requests which include `tool_use` or `tool_result` blocks must define tools.');
+  return problems;
+}
+
+function checkContextManagement(value: unknown): string[] {
+  if (!isObject(value) || !Array.isArray(value.edits)) return ['context_management.edits: a list of edits'];
+  return value.edits.flatMap((edit, index) => {
+    const at = `context_management.edits.${index}`;
+    if (!isObject(edit) || edit.type !== 'compact_20260112') return [`${at}.type: this fake knows only compact_20260112`];
+    const problems = Object.keys(edit)
+      .filter((key) => !['type', 'trigger', 'pause_after_compaction', 'instructions'].includes(key))
+      .map((key) => `${at}.${key}: Extra inputs are not permitted`);
+    const trigger = edit.trigger;
+    if (trigger !== undefined && trigger !== null) {
+      if (!isObject(trigger) || trigger.type !== 'input_tokens' || !isPositiveInteger(trigger.value))
+        problems.push(`${at}.trigger: {type: 'input_tokens', value: a positive integer}`);
+      else if ((trigger.value as number) < MINIMUM_TRIGGER)
+        problems.push(`${at}.trigger.value: Input should be greater than or equal to ${MINIMUM_TRIGGER}`);
+    }
+    if (edit.pause_after_compaction !== undefined && typeof edit.pause_after_compaction !== 'boolean')
+      problems.push(`${at}.pause_after_compaction: a boolean`);
+    return problems;
+  });
+}
+
 function toolResultsMissing(index: number, ids: readonly string[]): string {
   return `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
 }
@@ -239,6 +332,8 @@ function checkBlock(block: Value, at: string, role: 'user' | 'assistant'): strin
         : [`${at}.signature: Field required (a thinking block goes back with its signature)`];
     case 'redacted_thinking':
       return role === 'assistant' && isNonEmptyText(block.data) ? [] : [`${at}.data: Field required`];
+    case 'compaction':
+      return []; // checkCompaction's rules
     default:
       return [`${at}.type: unknown content block type ${JSON.stringify(block.type)}`];
   }
@@ -301,10 +396,19 @@ function checkResponses(body: Value): string[] {
         else answered.add(item.call_id);
         if (!(isText(item.output) || Array.isArray(item.output))) problems.push(`${at}.output: a string or an array`);
         break;
+      case 'compaction':
+        if (!isNonEmptyText(item.encrypted_content))
+          problems.push(`${at}.encrypted_content: a compaction item goes back with its encrypted_content`);
+        if (item.id !== undefined && !isNonEmptyText(item.id)) problems.push(`${at}.id: a string`);
+        break;
       case 'reasoning':
         if (!isNonEmptyText(item.id) || !Array.isArray(item.summary)) problems.push(`${at}: id and summary are required`);
         if (body.store === false && !isText(item.encrypted_content))
           problems.push(`Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false.`);
+        break;
+      case 'compaction':
+        // What a compaction left (Codex sends it back in its replacement history): opaque to everyone but the server.
+        if (!isNonEmptyText(item.encrypted_content)) problems.push(`${at}: encrypted_content is required`);
         break;
       default:
         problems.push(`${at}.type: unknown input item type ${JSON.stringify(type)}`);

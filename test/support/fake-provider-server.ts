@@ -1,6 +1,6 @@
 // A fake provider on 127.0.0.1 that speaks the real HTTP wire formats of OpenAI chat
-// completions (POST /v1/chat/completions), the OpenAI Responses API (POST /v1/responses) and
-// Anthropic Messages (POST /v1/messages). It answers from a queue of scripted responses and
+// completions (POST /v1/chat/completions), the OpenAI Responses API (POST /v1/responses, and its
+// compaction, POST /v1/responses/compact) and Anthropic Messages (POST /v1/messages, compaction too). It answers from a queue of scripted responses and
 // records every request byte for byte; a request with nothing queued gets a 500 that says so,
 // never a default answer. It is stricter than the real servers: a request that breaks a rule
 // of its API (fake-provider-requests.ts) is refused with a 400 in the provider's own words,
@@ -66,6 +66,7 @@ const ROUTES = new Map<string, FakeProtocol>([
   ['/v1/chat/completions', 'openai'],
   ['/v1/responses', 'responses'],
   ['/v1/messages', 'anthropic'],
+  ['/v1/responses/compact', 'responses-compact'],
 ]);
 
 export async function startFakeProviderServer(options: FakeServerOptions = {}): Promise<FakeProviderServer> {

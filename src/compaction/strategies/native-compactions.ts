@@ -3,6 +3,7 @@
 // offers compaction for the session's model, and to `summary` where none does.
 
 import type { LanguageModel } from '../../providers/language-model.js';
+import { createNativeStrategy, type NativeStrategyOptions } from './native-strategy.js';
 import type { CompactionStrategy } from './strategy.js';
 
 export interface NativeCompaction {
@@ -10,17 +11,27 @@ export interface NativeCompaction {
   readonly provider: string;
   /** Whether this provider compacts for `model` (its provider, wire protocol, model id). */
   offers(model: LanguageModel): boolean;
-  /** The strategy that asks `model`'s provider to compact. */
-  create(model: LanguageModel): CompactionStrategy;
+  /** The strategy that asks `model`'s provider to compact (`fallback`: for a range the provider will not compact). */
+  create(model: LanguageModel, options?: NativeStrategyOptions): CompactionStrategy;
 }
 
-/** The providers' own compactions shadowlog knows. */
-export const NATIVE_COMPACTIONS: readonly NativeCompaction[] = [];
+/** An adapter's own compaction (LanguageModel.nativeCompaction), for the provider it speaks for. */
+function adapterCompaction(provider: string): NativeCompaction {
+  return {
+    provider,
+    offers: (model) => model.provider === provider && model.nativeCompaction !== undefined,
+    create: (model, options) => createNativeStrategy(model, options),
+  };
+}
+
+/** The providers' own compactions shadowlog knows: Anthropic's compaction block, the Responses API's compaction item. */
+export const NATIVE_COMPACTIONS: readonly NativeCompaction[] = [adapterCompaction('anthropic'), adapterCompaction('openai-responses')];
 
 /** The native strategy for `model`, or undefined when no provider entry offers one. */
 export function nativeStrategyFor(
   model: LanguageModel,
   natives: readonly NativeCompaction[] = NATIVE_COMPACTIONS,
+  options?: NativeStrategyOptions,
 ): CompactionStrategy | undefined {
-  return natives.find((native) => native.offers(model))?.create(model);
+  return natives.find((native) => native.offers(model))?.create(model, options);
 }

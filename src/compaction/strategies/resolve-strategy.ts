@@ -43,8 +43,11 @@ export function resolveStrategy(name: StrategyName, options: ResolveStrategyOpti
       if (native === undefined) throw new NativeCompactionUnavailableError(model.provider, model.modelId);
       return native;
     }
-    case 'auto':
-      return nativeStrategyFor(model, options.natives) ?? (factories.summary ?? createSummaryStrategy)();
+    case 'auto': {
+      // Summary also where the provider has a compaction but not for so small a range (Anthropic's trigger minimum).
+      const summary = factories.summary ?? createSummaryStrategy;
+      return nativeStrategyFor(model, options.natives, { fallback: summary }) ?? summary();
+    }
     case 'summary':
       return (factories.summary ?? createSummaryStrategy)();
     case 'mask':

@@ -87,4 +87,9 @@ export interface CompactionStrategy {
   problem(fold: SurfaceFold, selection: Selection): string | undefined;
   /** Makes the replacement; throws StrategyFailure (or anything, reported as a failed summary). */
   plan(input: StrategyInput): Promise<StrategyPlan>;
+  /**
+   * The strategy that serves `selection` instead, when this one hands it on (before the lock, so
+   * that compaction/start and the outcome name the strategy that ran); undefined: this one.
+   */
+  delegateFor?(selection: Selection): CompactionStrategy | undefined;
 }

@@ -3,11 +3,21 @@
 import { type ConnectionOptions, resolveConnection } from '../connection.js';
 import { resolveTimeouts, type Timeouts } from '../http.js';
 import type { LanguageModel, ModelRequest, RenderedRequest } from '../language-model.js';
+import { RenderMemos } from '../message-memo.js';
 import { type ModelLimitsOverride, resolveModelLimits, type UserModelLimits } from '../model-limits.js';
+import { sendCompactionRequest } from '../send-compaction-request.js';
 import { sendModelRequest } from '../send-model-request.js';
 import { checkAnthropicParams } from './check-params.js';
-import { convertToAnthropicBody } from './convert-messages.js';
+import { anthropicMemo, convertToAnthropicBody } from './convert-messages.js';
 import { mapAnthropicHttpError } from './map-error.js';
+import {
+  ANTHROPIC_COMPACTION_BETA,
+  ANTHROPIC_COMPACTION_MINIMUM_TRIGGER,
+  anthropicCompactionRendererVersion,
+  needsCompactionBeta,
+  parseAnthropicCompaction,
+  renderAnthropicCompaction,
+} from './native-compaction.js';
 import { ANTHROPIC_MESSAGES_API, parseAnthropicResponse } from './parse-response.js';
 import { readAnthropicStream } from './parse-stream.js';
 import { anthropicRendererVersion, anthropicSettingsOf } from './renderer-versions.js';
@@ -60,6 +70,11 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
   });
   const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': ANTHROPIC_API_VERSION };
   if (connection.apiKey !== undefined) headers['x-api-key'] = connection.apiKey;
+  // A body that compacts, or sends a compaction back, goes with the compaction beta; others as before.
+  const headersFor = (body: RenderedRequest['body']) =>
+    needsCompactionBeta(body) ? { ...headers, 'anthropic-beta': ANTHROPIC_COMPACTION_BETA } : headers;
+  const url = `${connection.baseUrl}/v1/messages`;
+  const memos = new RenderMemos(anthropicMemo);
 
   return {
     provider: 'anthropic',
@@ -67,7 +82,7 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
     rendererVersion,
     limits,
     render(request: ModelRequest, version: string = rendererVersion): RenderedRequest {
-      return { body: convertToAnthropicBody(options.model, request, anthropicSettingsOf(version)) };
+      return { body: convertToAnthropicBody(options.model, request, anthropicSettingsOf(version), memos.of(version)) };
     },
     checkParams: (params) => checkAnthropicParams(options.model, params, limits.defaultMaxOutputTokens, options.modelLimits),
     send(rendered, sendOptions = {}) {
@@ -75,8 +90,8 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
         provider: 'anthropic',
         service,
         api: ANTHROPIC_MESSAGES_API,
-        url: `${connection.baseUrl}/v1/messages`,
-        headers,
+        url,
+        headers: headersFor(rendered.body),
         body: rendered.body,
         wireText: rendered.wireText,
         timeouts,
@@ -86,6 +101,26 @@ export function createAnthropicMessagesModel(options: AnthropicMessagesModelOpti
         parseJson: (body, text, requestId) => parseAnthropicResponse(service, body, text, requestId),
         parseStream: (events, requestId) => readAnthropicStream(service, events, sendOptions.onTextDelta, requestId),
       });
+    },
+    nativeCompaction: {
+      rendererVersion: anthropicCompactionRendererVersion(rendererVersion),
+      minimumInputTokens: ANTHROPIC_COMPACTION_MINIMUM_TRIGGER,
+      render: (request, version = anthropicCompactionRendererVersion(rendererVersion)) =>
+        renderAnthropicCompaction(options.model, request, version),
+      send: (rendered, sendOptions = {}) =>
+        sendCompactionRequest({
+          provider: 'anthropic',
+          service,
+          api: ANTHROPIC_MESSAGES_API,
+          url,
+          headers: headersFor(rendered.body),
+          body: rendered.body,
+          wireText: rendered.wireText,
+          timeouts,
+          signal: sendOptions.signal,
+          rejection: (status, bodyText, responseHeaders) => mapAnthropicHttpError(service, status, bodyText, responseHeaders),
+          parse: (body) => parseAnthropicCompaction(service, body),
+        }),
     },
   };
 }

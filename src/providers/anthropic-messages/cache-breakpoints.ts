@@ -28,19 +28,32 @@ export interface CacheablePrefix {
 
 type Markable = { cache_control?: AnthropicCacheControl };
 
-/** Marks the blocks of the rule above, in place; each at most once. */
-export function placeCacheBreakpoints(prefix: CacheablePrefix): void {
+/**
+ * Marks the blocks of the rule above, each at most once: the tools' and the system's in place
+ * (a render makes them anew), the turns' on copies, returned in a new list (the turns are kept
+ * from one render to the next, message-memo.ts, and must stay unmarked).
+ */
+export function placeCacheBreakpoints(prefix: CacheablePrefix): Turn[] {
   mark(prefix.tools.at(-1));
   mark(prefix.system.at(-1));
-  const { turns } = prefix;
+  const turns = [...prefix.turns];
   const lastAssistant = turns.findLastIndex((turn) => turn.role === 'assistant');
-  if (lastAssistant > 0) mark(lastMarkable(turns[lastAssistant - 1]));
-  mark(lastMarkable(turns.at(-1)));
+  if (lastAssistant > 0) markTurn(turns, lastAssistant - 1);
+  markTurn(turns, turns.length - 1);
+  return turns;
 }
 
-/** A turn's last block that may carry cache_control: thinking blocks may not. */
-function lastMarkable(turn: Turn | undefined): Markable | undefined {
-  return turn?.content.findLast((candidate) => candidate.type !== 'thinking' && candidate.type !== 'redacted_thinking');
+/** Replaces turns[index] by a copy whose last markable block carries cache_control. */
+function markTurn(turns: Turn[], index: number): void {
+  const turn = turns[index];
+  if (turn === undefined) return;
+  // A turn's last block that may carry cache_control: thinking blocks may not.
+  const at = turn.content.findLastIndex((candidate) => candidate.type !== 'thinking' && candidate.type !== 'redacted_thinking');
+  const block = turn.content[at] as (AnthropicBlock & Markable) | undefined;
+  if (block === undefined || block.cache_control !== undefined) return;
+  const content = [...turn.content];
+  content[at] = { ...block, cache_control: { type: 'ephemeral' } } as AnthropicBlock;
+  turns[index] = { role: turn.role, content };
 }
 
 function mark(block: Markable | undefined): void {

@@ -2,13 +2,15 @@
 // model id, the request and the settings named by the renderer version (renderer-versions.ts).
 // Version 1 is kept byte for byte, so that sessions it recorded replay to their digests.
 
-import type { ContentBlock, ImageBlock, JsonObject, JsonValue, ReasoningBlock, ToolCall } from '../../log/event.js';
+import type { CompactionBlock, ContentBlock, ImageBlock, JsonObject, JsonValue, ReasoningBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelParams, ModelRequest, ToolDefinition } from '../language-model.js';
+import { memoized, memoizedRun, type RunMemo } from '../message-memo.js';
 import { ProviderError } from '../provider-error.js';
 import { placeCacheBreakpoints, type Turn } from './cache-breakpoints.js';
 import { ANTHROPIC_REASONING_PROVIDER } from './parse-response.js';
 import type {
   AnthropicBlock,
+  AnthropicCompactionBlock,
   AnthropicEffort,
   AnthropicImageBlock,
   AnthropicImageMediaType,
@@ -31,22 +33,60 @@ export interface AnthropicRenderSettings {
   readonly promptCache: boolean;
 }
 
-export function convertToAnthropicBody(modelId: string, request: ModelRequest, settings: AnthropicRenderSettings): AnthropicMessagesBody {
+/** What a render keeps for the next (see message-memo.ts): each message's turn, and each merged run's. */
+export interface AnthropicMemo {
+  readonly turns: WeakMap<ModelMessage, Turn>;
+  readonly merged: WeakMap<object, RunMemo<Turn>>;
+}
+
+export function anthropicMemo(): AnthropicMemo {
+  return { turns: new WeakMap(), merged: new WeakMap() };
+}
+
+export function convertToAnthropicBody(
+  modelId: string,
+  request: ModelRequest,
+  settings: AnthropicRenderSettings,
+  memo?: AnthropicMemo,
+): AnthropicMessagesBody {
   const { params } = request;
   const systemTexts: string[] = [];
   const turns: Turn[] = [];
+  // The API refuses empty content and two turns in a row from one role: skip and merge. A run
+  // of one role's messages is merged into a new turn; the turns kept for one message stay as they are.
+  let run: Array<{ readonly message: ModelMessage; readonly turn: Turn }> = [];
+  const endRun = () => {
+    if (run.length === 0) return;
+    const members = run;
+    if (members.length === 1) turns.push((members[0] as { turn: Turn }).turn);
+    else {
+      const make = (): Turn => ({
+        role: (members[0] as { turn: Turn }).turn.role,
+        content: members.flatMap((member) => member.turn.content),
+      });
+      turns.push(
+        memo === undefined
+          ? make()
+          : memoizedRun(
+              memo.merged,
+              members.map((member) => member.message),
+              make,
+            ),
+      );
+    }
+    run = [];
+  };
   for (const message of request.messages) {
     if (message.role === 'system') {
       systemTexts.push(...systemTextsOf(message.content));
       continue;
     }
-    const turn = convertMessage(message, settings.version);
-    // The API refuses empty content and two turns in a row from one role: skip and merge.
+    const turn = memoized(memo?.turns, message, () => convertMessage(message, settings.version));
     if (turn.content.length === 0) continue;
-    const last = turns.at(-1);
-    if (last?.role === turn.role) last.content.push(...turn.content);
-    else turns.push(turn);
+    if (run.length > 0 && (run[0] as { turn: Turn }).turn.role !== turn.role) endRun();
+    run.push({ message, turn });
   }
+  endRun();
   // An empty message list is the fixed part every request carries (priced, never sent).
   if (settings.version === 2 && turns.length === 0 && request.messages.length > 0) {
     throw new ProviderError(
@@ -58,7 +98,7 @@ export function convertToAnthropicBody(modelId: string, request: ModelRequest, s
   const body: AnthropicMessagesBody = {
     model: modelId,
     max_tokens: params.maxOutputTokens ?? settings.defaultMaxTokens,
-    messages: turns.map((turn) => ({ role: turn.role, content: turn.content })),
+    messages: turns,
   };
   const system = systemTexts.map((text): AnthropicTextBlock => ({ type: 'text', text }));
   if (systemTexts.length > 0) body.system = settings.version === 1 ? systemTexts.join('\n\n') : system;
@@ -72,7 +112,7 @@ export function convertToAnthropicBody(modelId: string, request: ModelRequest, s
   if (params.reasoning?.budgetTokens !== undefined) body.thinking = { type: 'enabled', budget_tokens: params.reasoning.budgetTokens };
   if (params.reasoning?.effort !== undefined) body.output_config = { effort: effortOf(params.reasoning.effort) };
   if (params.stream) body.stream = true;
-  if (settings.version === 2 && settings.promptCache) placeCacheBreakpoints({ tools, system, turns });
+  if (settings.version === 2 && settings.promptCache) body.messages = placeCacheBreakpoints({ tools, system, turns });
   return body;
 }
 
@@ -121,6 +161,7 @@ function convertMessage(message: Exclude<ModelMessage, { role: 'system' }>, vers
         content: [
           ...message.content.flatMap((block): AnthropicBlock[] => {
             if (block.type === 'reasoning') return version === 2 ? thinkingOf(block) : [];
+            if (block.type === 'compaction') return compactionOf(block);
             return convertBlock(rejectImage(block, 'assistant'));
           }),
           ...message.toolCalls.map(toolUse),
@@ -168,9 +209,35 @@ function isObject(value: JsonValue): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Anthropic's own compaction goes back as it came, exactly (the server checks it). Another
+ * provider's is sent as its readable summary when it has one; an opaque one only its provider
+ * can read, so the request is refused rather than sent without what it stands for.
+ */
+function compactionOf(block: CompactionBlock): Array<AnthropicCompactionBlock | AnthropicTextBlock> {
+  if (block.provider === ANTHROPIC_REASONING_PROVIDER && block.text !== undefined) {
+    const sent: AnthropicCompactionBlock = { type: 'compaction', content: block.text };
+    if (block.data !== undefined) sent.encrypted_content = block.data;
+    if (block.signature !== undefined) sent.signature = block.signature;
+    if (block.toolChanges !== undefined) sent.tool_changes = [];
+    return [sent];
+  }
+  return foreignCompactionText(block);
+}
+
+function foreignCompactionText(block: CompactionBlock): AnthropicTextBlock[] {
+  if (block.text !== undefined && block.text !== '') return [{ type: 'text', text: block.text }];
+  throw new ProviderError(
+    'invalid-request',
+    'anthropic',
+    `the surface holds an opaque compaction by ${block.provider}, which only ${block.provider} can read; compact that range again with strategy summary before sending it to Anthropic`,
+  );
+}
+
 /** Text and images; server-tool blocks (log format 2) are not sent yet. */
 function convertBlock(block: ContentBlock): Array<AnthropicTextBlock | AnthropicImageBlock> {
   if (block.type === 'image') return [imageOf(block)];
+  if (block.type === 'compaction') return foreignCompactionText(block);
   if (block.type !== 'text') return [];
   return block.text === '' ? [] : [{ type: 'text', text: block.text }];
 }

@@ -30,7 +30,21 @@ export type AnthropicToolResultBlock = {
 };
 export type AnthropicThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
 export type AnthropicRedactedThinkingBlock = { type: 'redacted_thinking'; data: string };
+/**
+ * Anthropic's compaction block (beta compact-2026-01-12), sent back as it came: its summary, and
+ * what else the server put on it. tool_changes goes back only as the empty list the server sent
+ * (shadowlog's tools do not change within a session; the parser refuses others).
+ */
+export type AnthropicCompactionBlock = {
+  type: 'compaction';
+  content: string;
+  encrypted_content?: string;
+  signature?: string;
+  tool_changes?: never[];
+  cache_control?: AnthropicCacheControl;
+};
 export type AnthropicBlock =
+  | AnthropicCompactionBlock
   | AnthropicTextBlock
   | AnthropicImageBlock
   | AnthropicToolUseBlock
@@ -53,6 +67,13 @@ export type AnthropicToolChoice =
   | { type: 'none' };
 export type AnthropicEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
+/** The compaction edit of context management (beta compact-2026-01-12). */
+export type AnthropicCompactEdit = {
+  type: 'compact_20260112';
+  trigger: { type: 'input_tokens'; value: number };
+  pause_after_compaction: true;
+};
+
 export type AnthropicMessagesBody = {
   model: string;
   max_tokens: number;
@@ -64,4 +85,6 @@ export type AnthropicMessagesBody = {
   thinking?: { type: 'enabled'; budget_tokens: number };
   output_config?: { effort: AnthropicEffort };
   stream?: true;
+  /** Only on a compaction request. */
+  context_management?: { edits: [AnthropicCompactEdit] };
 };

@@ -2,8 +2,9 @@
 // on the model id, the request and the settings named by the renderer version.
 
 import { canonicalJson } from '../../log/canonical-json.js';
-import type { ContentBlock, ImageBlock, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
+import type { CompactionBlock, ContentBlock, ImageBlock, JsonValue, TextBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
+import { memoized, memoizedRun, type RunMemo } from '../message-memo.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
 import type {
@@ -33,9 +34,24 @@ export interface OpenAIChatRenderSettings {
   readonly reasoning?: { readonly provider: string; readonly fill: boolean };
 }
 
-export function convertToOpenAIChatBody(modelId: string, request: ModelRequest, settings: OpenAIChatRenderSettings): ChatCompletionsBody {
+/** What a render keeps for the next (see message-memo.ts): each message's conversion, and each run's images. */
+export interface OpenAIChatMemo {
+  readonly messages: WeakMap<ModelMessage, ConvertedMessage>;
+  readonly imageRuns: WeakMap<object, RunMemo<ChatUserMessage>>;
+}
+
+export function openAIChatMemo(): OpenAIChatMemo {
+  return { messages: new WeakMap(), imageRuns: new WeakMap() };
+}
+
+export function convertToOpenAIChatBody(
+  modelId: string,
+  request: ModelRequest,
+  settings: OpenAIChatRenderSettings,
+  memo?: OpenAIChatMemo,
+): ChatCompletionsBody {
   const { params } = request;
-  const body: ChatCompletionsBody = { model: modelId, messages: convertMessages(request.messages, settings) };
+  const body: ChatCompletionsBody = { model: modelId, messages: convertMessages(request.messages, settings, memo) };
   if (params.tools.length > 0) {
     body.tools = params.tools.map((tool) => ({
       type: 'function',
@@ -63,39 +79,55 @@ function toolChoiceOf(choice: ToolChoice): ChatToolChoice {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.tool } };
 }
 
-function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChatRenderSettings): ChatMessage[] {
+/** A message's wire form, and the parts its images add to the user message after its run of tool messages. */
+interface ConvertedMessage {
+  readonly message: ChatMessage;
+  readonly images: ReadonlyArray<ChatTextPart | ChatImagePart>;
+}
+
+const NO_IMAGES: ReadonlyArray<ChatTextPart | ChatImagePart> = Object.freeze([]);
+
+function convertMessages(messages: readonly ModelMessage[], settings: OpenAIChatRenderSettings, memo?: OpenAIChatMemo): ChatMessage[] {
   const out: ChatMessage[] = [];
   // Tool messages carry text only, so a tool result's images follow the run of tool
   // messages in a user message (a user message may not split an assistant's tool results).
-  let toolImages: Array<ChatTextPart | ChatImagePart> = [];
+  let withImages: ConvertedMessage[] = [];
+  const flush = () => {
+    const members = withImages;
+    const make = (): ChatUserMessage => ({ role: 'user', content: members.flatMap((converted) => converted.images) });
+    out.push(memo === undefined ? make() : memoizedRun(memo.imageRuns, members, make));
+    withImages = [];
+  };
   for (const message of messages) {
-    if (message.role !== 'tool' && toolImages.length > 0) {
-      out.push({ role: 'user', content: toolImages });
-      toolImages = [];
-    }
-    switch (message.role) {
-      case 'system':
-        out.push({ role: 'system', content: textContent(textsOf(message.content, 'system')) });
-        break;
-      case 'user':
-        out.push({ role: 'user', content: userContent(message.content) });
-        break;
-      case 'assistant':
-        out.push(assistantMessage(message.content, message.toolCalls, settings));
-        break;
-      case 'tool': {
-        const texts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
-        out.push({ role: 'tool', tool_call_id: message.callId, content: textContent(texts) });
-        const images = message.content.filter((block): block is ImageBlock => block.type === 'image');
-        if (images.length > 0) {
-          toolImages.push({ type: 'text', text: `Image from the result of tool call ${message.callId}:` }, ...images.map(imagePart));
-        }
-        break;
-      }
+    if (message.role !== 'tool' && withImages.length > 0) flush();
+    const converted = memoized(memo?.messages, message, () => convertMessage(message, settings));
+    out.push(converted.message);
+    if (converted.images.length > 0) withImages.push(converted);
+  }
+  if (withImages.length > 0) flush();
+  return out;
+}
+
+function convertMessage(message: ModelMessage, settings: OpenAIChatRenderSettings): ConvertedMessage {
+  switch (message.role) {
+    case 'system':
+      return { message: { role: 'system', content: textContent(textsOf(message.content, 'system')) }, images: NO_IMAGES };
+    case 'user':
+      return { message: { role: 'user', content: userContent(message.content) }, images: NO_IMAGES };
+    case 'assistant':
+      return { message: assistantMessage(message.content, message.toolCalls, settings), images: NO_IMAGES };
+    case 'tool': {
+      const texts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+      const images = message.content.filter((block): block is ImageBlock => block.type === 'image');
+      return {
+        message: { role: 'tool', tool_call_id: message.callId, content: textContent(texts) },
+        images:
+          images.length === 0
+            ? NO_IMAGES
+            : [{ type: 'text', text: `Image from the result of tool call ${message.callId}:` }, ...images.map(imagePart)],
+      };
     }
   }
-  if (toolImages.length > 0) out.push({ role: 'user', content: toolImages });
-  return out;
 }
 
 function assistantMessage(
@@ -163,7 +195,20 @@ function textContent(texts: readonly string[]): string | ChatTextPart[] {
  * provider they came from is the reasoning work of this adapter, and no other provider takes them.
  */
 function sendable(blocks: readonly ContentBlock[]): Array<TextBlock | ImageBlock> {
-  return blocks.filter((block): block is TextBlock | ImageBlock => block.type === 'text' || block.type === 'image');
+  return blocks.flatMap((block): Array<TextBlock | ImageBlock> => {
+    if (block.type === 'text' || block.type === 'image') return [block];
+    return block.type === 'compaction' ? [compactionText(block)] : [];
+  });
+}
+
+/** Another provider's compaction goes as its readable summary; an opaque one only its provider can read. */
+function compactionText(block: CompactionBlock): TextBlock {
+  if (block.text !== undefined && block.text !== '') return { type: 'text', text: block.text };
+  throw new ProviderError(
+    'invalid-request',
+    'openai',
+    `the surface holds an opaque compaction by ${block.provider}, which only ${block.provider} can read; compact that range again with strategy summary before sending it to a chat completions server`,
+  );
 }
 
 function userContent(content: readonly ContentBlock[]): ChatUserMessage['content'] {

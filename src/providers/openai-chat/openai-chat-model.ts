@@ -4,11 +4,12 @@
 import { type ConnectionOptions, resolveConnection } from '../connection.js';
 import { resolveTimeouts, type Timeouts } from '../http.js';
 import type { LanguageModel, ModelRequest, ModelResult, RenderedRequest } from '../language-model.js';
+import { RenderMemos } from '../message-memo.js';
 import { type ModelLimitsOverride, resolveModelLimits, type UserModelLimits } from '../model-limits.js';
 import { sendModelRequest } from '../send-model-request.js';
 import { silentTruncationWarning } from '../silent-truncation.js';
 import { checkOpenAIChatParams } from './check-params.js';
-import { convertToOpenAIChatBody, type OpenAIChatRenderSettings } from './convert-messages.js';
+import { convertToOpenAIChatBody, type OpenAIChatRenderSettings, openAIChatMemo } from './convert-messages.js';
 import { mapOpenAIChatHttpError } from './map-error.js';
 import { OPENAI_CHAT_API, parseOpenAIChatResponse } from './parse-response.js';
 import { readOpenAIChatStream } from './parse-stream.js';
@@ -73,6 +74,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
   const reasoningTag = settings.reasoning?.provider ?? 'openai';
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (connection.apiKey !== undefined) headers.authorization = `Bearer ${connection.apiKey}`;
+  const memos = new RenderMemos(openAIChatMemo);
 
   return {
     provider: 'openai',
@@ -80,7 +82,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): Language
     rendererVersion,
     limits,
     render(request: ModelRequest, version: string = rendererVersion): RenderedRequest {
-      return { body: convertToOpenAIChatBody(options.model, request, openAIChatSettingsOf(version)) };
+      return { body: convertToOpenAIChatBody(options.model, request, openAIChatSettingsOf(version), memos.of(version)) };
     },
     checkParams: (params) => checkOpenAIChatParams(options.model, params, options.modelLimits),
     async send(rendered, sendOptions = {}) {

@@ -3,12 +3,14 @@
 // and replay rebuilds the request from it. Pure: the body depends only on the model id, the
 // request and the settings named by the renderer version.
 
-import type { ContentBlock, ImageBlock, ReasoningBlock, ToolCall } from '../../log/event.js';
+import type { CompactionBlock, ContentBlock, ImageBlock, JsonValue, ReasoningBlock, ToolCall } from '../../log/event.js';
 import type { ModelMessage, ModelRequest, ToolChoice } from '../language-model.js';
+import { memoized } from '../message-memo.js';
 import { ProviderError } from '../provider-error.js';
 import { argumentsTextOf } from '../tool-arguments.js';
 import type {
   ResponsesBody,
+  ResponsesCompaction,
   ResponsesFunctionCall,
   ResponsesInputImage,
   ResponsesInputPart,
@@ -29,13 +31,22 @@ export interface OpenAIResponsesRenderSettings {
   readonly reasoningModel: boolean;
 }
 
+/** What a render keeps for the next (see message-memo.ts): each message's input items. */
+export type OpenAIResponsesMemo = WeakMap<ModelMessage, ResponsesItem[]>;
+
+export function openAIResponsesMemo(): OpenAIResponsesMemo {
+  return new WeakMap();
+}
+
 export function convertToOpenAIResponsesBody(
   modelId: string,
   request: ModelRequest,
   settings: OpenAIResponsesRenderSettings,
+  memo?: OpenAIResponsesMemo,
 ): ResponsesBody {
   const { params } = request;
-  const body: ResponsesBody = { model: modelId, input: request.messages.flatMap(convertMessage), store: false };
+  const input = request.messages.flatMap((message) => memoized(memo, message, () => convertMessage(message)));
+  const body: ResponsesBody = { model: modelId, input, store: false };
   if (params.tools.length > 0) {
     body.tools = params.tools.map((tool) => ({
       type: 'function',
@@ -65,8 +76,14 @@ function convertMessage(message: ModelMessage): ResponsesItem[] {
   switch (message.role) {
     case 'system':
       return [{ type: 'message', role: 'system', content: message.content.flatMap((block) => inputPart(block, 'system')) }];
-    case 'user':
-      return [{ type: 'message', role: 'user', content: message.content.flatMap((block) => inputPart(block, 'user')) }];
+    case 'user': {
+      // A compaction goes as the items it came as, before the rest of the message.
+      const compactions = message.content.filter(isOwnCompaction);
+      const rest = message.content.filter((block) => !isOwnCompaction(block));
+      const content = rest.flatMap((block) => inputPart(block, 'user'));
+      const items = compactions.flatMap(compactionItems);
+      return content.length === 0 && items.length > 0 ? items : [...items, { type: 'message', role: 'user', content }];
+    }
     case 'assistant':
       return [
         // In the order they came: reasoning items, then one message per text block (the API
@@ -92,9 +109,54 @@ function assistantItem(block: ContentBlock): ResponsesItem[] {
       return block.text === '' ? [] : [{ type: 'message', role: 'assistant', content: block.text }];
     case 'reasoning':
       return reasoningItem(block);
+    case 'compaction':
+      if (isOwnCompaction(block)) return compactionItems(block);
+      return [{ type: 'message', role: 'assistant', content: foreignCompactionText(block) }];
     default:
       return [];
   }
+}
+
+function isOwnCompaction(block: ContentBlock): block is CompactionBlock {
+  return block.type === 'compaction' && block.provider === OPENAI_RESPONSES_COMPACTION_PROVIDER && block.data !== undefined;
+}
+
+/** The provider tag of compactions that came from (and go back to) the Responses API. */
+export const OPENAI_RESPONSES_COMPACTION_PROVIDER = 'openai-responses';
+
+/**
+ * The compacted window as the compact endpoint returned it: the user messages it keeps, then the
+ * compaction item. The messages go back as input messages (the input takes no id or status on them).
+ */
+function compactionItems(block: CompactionBlock): ResponsesItem[] {
+  const item: ResponsesCompaction = { type: 'compaction', encrypted_content: block.data as string };
+  if (block.id !== undefined) item.id = block.id;
+  return [...(block.items ?? []).map(keptMessage), item];
+}
+
+function keptMessage(item: JsonValue): ResponsesItem {
+  const record = typeof item === 'object' && item !== null && !Array.isArray(item) ? item : {};
+  const role = record.role === 'system' ? 'system' : 'user';
+  const parts = Array.isArray(record.content) ? record.content : typeof record.content === 'string' ? [record.content] : [];
+  const content = parts.flatMap((part): ResponsesInputPart[] => {
+    if (typeof part === 'string') return [{ type: 'input_text', text: part }];
+    if (typeof part !== 'object' || part === null || Array.isArray(part)) return [];
+    if (typeof part.text === 'string') return [{ type: 'input_text', text: part.text }];
+    if (part.type === 'input_image' && typeof part.image_url === 'string')
+      return [{ type: 'input_image', detail: 'auto', image_url: part.image_url }];
+    return [];
+  });
+  return { type: 'message', role, content };
+}
+
+/** Another provider's compaction: its readable summary; an opaque one only its provider can read. */
+function foreignCompactionText(block: CompactionBlock): string {
+  if (block.text !== undefined && block.text !== '') return block.text;
+  throw new ProviderError(
+    'invalid-request',
+    'openai-responses',
+    `the surface holds an opaque compaction by ${block.provider}, which only ${block.provider} can read; compact that range again with strategy summary before sending it to the Responses API`,
+  );
 }
 
 function reasoningItem(block: ReasoningBlock): ResponsesReasoning[] {
@@ -116,6 +178,7 @@ function functionCall(call: ToolCall): ResponsesFunctionCall {
 /** Text and images; blocks a user or system message does not carry on this API are left out. */
 function inputPart(block: ContentBlock, where: 'system' | 'user'): ResponsesInputPart[] {
   if (block.type === 'text') return [{ type: 'input_text', text: block.text }];
+  if (block.type === 'compaction') return [{ type: 'input_text', text: foreignCompactionText(block) }];
   if (block.type !== 'image') return [];
   if (where === 'system') throw imageRefused('a system message');
   return [imagePart(block)];

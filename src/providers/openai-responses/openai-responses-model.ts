@@ -5,12 +5,15 @@
 import { type ConnectionOptions, resolveConnection } from '../connection.js';
 import { resolveTimeouts, type Timeouts } from '../http.js';
 import type { LanguageModel, ModelParams, ModelRequest, RenderedRequest } from '../language-model.js';
+import { RenderMemos } from '../message-memo.js';
 import { acceptsTemperature, type ModelLimitsOverride, resolveModelLimits, type UserModelLimits } from '../model-limits.js';
 import { checkOpenAIChatParams } from '../openai-chat/check-params.js';
 import { UnknownRendererVersionError } from '../renderer-version.js';
+import { sendCompactionRequest } from '../send-compaction-request.js';
 import { sendModelRequest } from '../send-model-request.js';
-import { convertToOpenAIResponsesBody, type OpenAIResponsesRenderSettings } from './convert-messages.js';
+import { convertToOpenAIResponsesBody, type OpenAIResponsesRenderSettings, openAIResponsesMemo } from './convert-messages.js';
 import { mapOpenAIResponsesHttpError, OPENAI_RESPONSES_PROVIDER } from './map-error.js';
+import { openAIResponsesCompactionVersion, parseOpenAIResponsesCompaction, renderOpenAIResponsesCompaction } from './native-compaction.js';
 import { OPENAI_RESPONSES_API, parseOpenAIResponsesResponse } from './parse-response.js';
 import { readOpenAIResponsesStream } from './parse-stream.js';
 
@@ -61,6 +64,7 @@ export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions)
   const rendererVersion = reasoningModel ? 'openai-responses/1;reasoning' : 'openai-responses/1';
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (connection.apiKey !== undefined) headers.authorization = `Bearer ${connection.apiKey}`;
+  const memos = new RenderMemos(openAIResponsesMemo);
 
   return {
     provider: OPENAI_RESPONSES_PROVIDER,
@@ -72,7 +76,7 @@ export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions)
       if (settings === undefined) {
         throw new UnknownRendererVersionError('openai-responses', version, Object.keys(RENDERER_VERSIONS).join(' or '));
       }
-      return { body: convertToOpenAIResponsesBody(options.model, request, settings) };
+      return { body: convertToOpenAIResponsesBody(options.model, request, settings, memos.of(version)) };
     },
     // The same refusals as chat completions: a temperature for a reasoning model, a token budget.
     checkParams: (params: ModelParams) => checkOpenAIChatParams(options.model, params, options.modelLimits),
@@ -92,6 +96,26 @@ export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions)
         parseJson: (body, _text, requestId) => parseOpenAIResponsesResponse(service, body, requestId),
         parseStream: (events, requestId) => readOpenAIResponsesStream(service, events, sendOptions.onTextDelta, requestId),
       });
+    },
+    nativeCompaction: {
+      rendererVersion: openAIResponsesCompactionVersion(rendererVersion),
+      minimumInputTokens: 0,
+      render: (request, version = openAIResponsesCompactionVersion(rendererVersion)) =>
+        renderOpenAIResponsesCompaction(options.model, request, version, (messagesVersion) => RENDERER_VERSIONS[messagesVersion]),
+      send: (rendered, sendOptions = {}) =>
+        sendCompactionRequest({
+          provider: OPENAI_RESPONSES_PROVIDER,
+          service,
+          api: OPENAI_RESPONSES_API,
+          url: `${connection.baseUrl}/responses/compact`,
+          headers,
+          body: rendered.body,
+          wireText: rendered.wireText,
+          timeouts,
+          signal: sendOptions.signal,
+          rejection: (status, bodyText, responseHeaders) => mapOpenAIResponsesHttpError(service, status, bodyText, responseHeaders),
+          parse: (body) => parseOpenAIResponsesCompaction(service, body),
+        }),
     },
   };
 }

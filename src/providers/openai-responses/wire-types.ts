@@ -21,7 +21,14 @@ export type ResponsesReasoning = {
   encrypted_content: string;
   content?: Array<{ type: 'reasoning_text'; text: string }>;
 };
-export type ResponsesItem = ResponsesMessage | ResponsesFunctionCall | ResponsesFunctionCallOutput | ResponsesReasoning;
+/** A compaction item (POST /v1/responses/compact), sent back as its encrypted content and id. */
+export type ResponsesCompaction = { type: 'compaction'; encrypted_content: string; id?: string };
+export type ResponsesItem =
+  | ResponsesMessage
+  | ResponsesFunctionCall
+  | ResponsesFunctionCallOutput
+  | ResponsesReasoning
+  | ResponsesCompaction;
 
 export type ResponsesTool = { type: 'function'; name: string; description: string; parameters: JsonObject; strict: false };
 export type ResponsesToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
@@ -38,4 +45,10 @@ export type ResponsesBody = {
   reasoning?: { effort: ReasoningEffort; summary: 'auto' };
   include?: Array<'reasoning.encrypted_content'>;
   stream?: true;
+};
+
+/** The body of POST /v1/responses/compact as this adapter writes it. */
+export type ResponsesCompactBody = {
+  model: string;
+  input: ResponsesItem[];
 };

@@ -2,7 +2,7 @@
 // names its purpose, the schema and (for ownership) the session: two stores in different
 // schemas of one database, or another application's locks, do not meet by design.
 
-import { createHash } from 'node:crypto';
+import { nodeSha256Hex } from '../node-sha256.js';
 
 /**
  * The first 8 bytes of SHA-256 over the purpose, the schema and the session id (NUL-separated,
@@ -12,6 +12,6 @@ import { createHash } from 'node:crypto';
  * Two different sessions share a key with probability about 2^-64 per pair.
  */
 export function advisoryLockKey(purpose: 'migrate' | 'owner', schema: string, sessionId = ''): string {
-  const digest = createHash('sha256').update(`shadowlog\0${purpose}\0${schema}\0${sessionId}`, 'utf8').digest();
+  const digest = Buffer.from(nodeSha256Hex(`shadowlog\0${purpose}\0${schema}\0${sessionId}`), 'hex');
   return digest.readBigInt64BE(0).toString();
 }

@@ -1,0 +1,79 @@
+// `shadowlog proxy`: a recording proxy for OpenAI- and Anthropic-style clients (docs/proxy.md).
+// It runs until stopped (Ctrl-C, SIGTERM, or the io's signal), then waits for the calls in flight
+// to be written, ends the open turns and says what it recorded.
+
+import { once } from 'node:events';
+import { type ProxyServer, startProxy } from '../../proxy/index.js';
+import type { CommandContext } from '../context.js';
+import { UsageError } from '../usage-error.js';
+
+export interface ProxyCommandOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly upstreamOpenai?: string;
+  readonly upstreamAnthropic?: string;
+  readonly redactHeader: readonly string[];
+  readonly upstreamTimeout: number;
+  readonly queue: number;
+}
+
+export async function proxyCommand(context: CommandContext, options: ProxyCommandOptions): Promise<number> {
+  if (options.upstreamOpenai === undefined && options.upstreamAnthropic === undefined) {
+    throw new UsageError('proxy needs an upstream: --upstream-openai URL, --upstream-anthropic URL, or both');
+  }
+  const store = await context.store();
+  const warn = (message: string) => context.io.stderr.write(`shadowlog: ${message}\n`);
+  const proxy = await startProxy({
+    store,
+    upstreams: {
+      ...(options.upstreamOpenai === undefined ? {} : { openai: options.upstreamOpenai }),
+      ...(options.upstreamAnthropic === undefined ? {} : { anthropic: options.upstreamAnthropic }),
+    },
+    port: options.port,
+    host: options.host,
+    redactHeaders: options.redactHeader,
+    upstreamTimeoutMs: options.upstreamTimeout,
+    queueCapacity: options.queue,
+    onWarning: warn,
+    onRecordError: (error, sessionId) =>
+      warn(
+        `a call${sessionId === '' ? '' : ` of session ${sessionId}`} could not be recorded: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+  });
+  announce(context, proxy, options, store.location);
+  await stopped(context.io.signal);
+  await proxy.close();
+  const summary = { sessions: proxy.sessionIds(), ...proxy.stats };
+  if (context.json) context.printJson(summary);
+  else
+    context.print(
+      `stopped: ${proxy.stats.forwarded} calls forwarded and ${proxy.stats.recorded} recorded in ${summary.sessions.length} session${summary.sessions.length === 1 ? '' : 's'}${summary.sessions.length === 0 ? '' : ` (${summary.sessions.join(', ')})`}; ${proxy.stats.passedThrough} other requests passed through unrecorded${proxy.stats.recordErrors === 0 ? '' : `; ${proxy.stats.recordErrors} could not be recorded`}`,
+    );
+  return proxy.stats.recordErrors === 0 ? 0 : 1;
+}
+
+function announce(context: CommandContext, proxy: ProxyServer, options: ProxyCommandOptions, location: string): void {
+  const lines = [`shadowlog proxy listening on ${proxy.url}, recording into ${location} (Ctrl-C stops)`];
+  if (options.upstreamAnthropic !== undefined)
+    lines.push(`  Anthropic Messages → ${options.upstreamAnthropic}: ANTHROPIC_BASE_URL=${proxy.url}`);
+  if (options.upstreamOpenai !== undefined)
+    lines.push(`  OpenAI chat completions and Responses → ${options.upstreamOpenai}: OPENAI_BASE_URL=${proxy.url}/v1`);
+  if (context.json) context.io.stderr.write(`${lines.join('\n')}\n`);
+  else context.print(lines.join('\n'));
+}
+
+async function stopped(signal: AbortSignal | undefined): Promise<void> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  signal?.addEventListener('abort', stop);
+  if (signal?.aborted === true) stop();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    if (!controller.signal.aborted) await once(controller.signal, 'abort');
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    signal?.removeEventListener('abort', stop);
+  }
+}

@@ -1,0 +1,145 @@
+// The `native` strategy: the provider compacts. The shadowed nodes go to the provider's own
+// compaction (Anthropic's compact_20260112, the Responses API's compact endpoint) exactly as the
+// model was sent them, with the session's tools; what the provider returns becomes the replacing
+// node, one assistant/message holding one compaction block, kept as the provider returned it and
+// sent back as it requires. The call is recorded like a summarizer's: its digest and renderer
+// version in compaction/summary (summarizer "native"), so that `replay --compaction` rebuilds it.
+
+import { canonicalJson } from '../../log/canonical-json.js';
+import type { CompactionBlock } from '../../log/content-block.js';
+import { ShadowlogError } from '../../log/errors.js';
+import type { EventDraft, JsonObject } from '../../log/event.js';
+import { sha256Hex } from '../../log/sha256.js';
+import type { LanguageModel, ToolDefinition } from '../../providers/language-model.js';
+import type { NativeCompactor } from '../../providers/native-compaction.js';
+import { renderSurface } from '../../spine/render-surface.js';
+import type { SessionLog } from '../../store/session-log.js';
+import { COMPACTION_SUMMARY, type CompactionSummaryData } from '../event-types.js';
+import type { Selection } from '../select-range.js';
+import { rangeProblem } from '../select-range-problem.js';
+import { NativeCompactionUnavailableError } from './resolve-strategy.js';
+import type { CompactionStrategy, StrategyInput, StrategyPlan } from './strategy.js';
+import { StrategyFailure } from './strategy.js';
+import { selectWholeRange } from './summary-strategy.js';
+
+export interface NativeStrategyOptions {
+  /**
+   * What runs instead when the range is smaller than the provider compacts at all (`auto`: the
+   * summary strategy). Without one, such a range fails with the provider's minimum named.
+   */
+  readonly fallback?: () => CompactionStrategy;
+}
+
+/** The native strategy of `model`, whose provider must have a compaction of its own. */
+export function createNativeStrategy(model: LanguageModel, options: NativeStrategyOptions = {}): CompactionStrategy {
+  const compactor = model.nativeCompaction;
+  if (compactor === undefined) throw new NativeCompactionUnavailableError(model.provider, model.modelId);
+  return {
+    name: 'native',
+    select: selectWholeRange,
+    problem: rangeProblem,
+    delegateFor(selection) {
+      const fallback = options.fallback;
+      return fallback !== undefined && tokensOf(selection) < compactor.minimumInputTokens ? fallback() : undefined;
+    },
+    async plan(input) {
+      const shadowedTokenCount = tokensOf(input.selection);
+      if (shadowedTokenCount < compactor.minimumInputTokens) {
+        throw new StrategyFailure(
+          `the range (${shadowedTokenCount} tokens by the session's meter) is smaller than ${model.provider} compacts at all (${compactor.minimumInputTokens} input tokens, its smallest trigger); use strategy auto, which summarizes such a range, or summary`,
+        );
+      }
+      return nativePlan(input, model, compactor, shadowedTokenCount);
+    },
+  };
+}
+
+function tokensOf(selection: Selection): number {
+  return selection.prices.reduce((sum, price) => sum + price, 0);
+}
+
+async function nativePlan(
+  input: StrategyInput,
+  model: LanguageModel,
+  compactor: NativeCompactor,
+  shadowedTokenCount: number,
+): Promise<StrategyPlan> {
+  if (input.signal.aborted) throw new StrategyFailure('the compaction was cancelled before the provider was asked', undefined, 'cancelled');
+  const tools = await latestTools(input.log).catch((error: unknown) => {
+    throw new StrategyFailure(`the session's tools could not be read: ${messageOf(error)}`, error);
+  });
+  const rendered = compactor.render({ messages: renderSurface(input.nodes), params: { tools: tools?.tools ?? [] } });
+  const wireText = canonicalJson(rendered.body);
+  const result = await compactor.send({ body: rendered.body, wireText }, { signal: input.signal }).catch((error: unknown) => {
+    if (input.signal.aborted)
+      throw new StrategyFailure('the compaction was cancelled while the provider compacted', undefined, 'cancelled');
+    throw new StrategyFailure(`${model.provider} did not compact: ${messageOf(error)}`, error);
+  });
+  const replacement = { content: [result.block], toolCalls: [], model: model.modelId };
+  const summaryTokens = input.priceOfData('assistant/message', replacement);
+  if (summaryTokens >= shadowedTokenCount) {
+    throw new StrategyFailure(
+      `${model.provider}'s compaction (${summaryTokens} tokens) is not smaller than what it would replace (${shadowedTokenCount} tokens)`,
+    );
+  }
+  const tokensAfter = input.tokensBefore - shadowedTokenCount + summaryTokens;
+  const { selection } = input;
+  return {
+    tokensAfter,
+    drafts: (firstSeq) => {
+      const data: CompactionSummaryData = {
+        compactionId: input.compactionId,
+        shadowedSeqs: [...selection.seqs],
+        shadowedTokenCount,
+        shadowedTokens: [...selection.prices],
+        provider: model.provider,
+        model: model.modelId,
+        usage: result.usage === undefined ? null : { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens },
+        requestDigest: sha256Hex(wireText),
+        rendererVersion: compactor.rendererVersion,
+        summarizer: 'native',
+        trigger: input.trigger,
+        tokensBefore: input.tokensBefore,
+        tokensAfter,
+        summaryTokens,
+        durationMs: Math.max(0, Math.round(input.now() - input.startedAt)),
+        ...(tools === undefined ? {} : { toolsSeq: tools.seq }),
+        ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
+        ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
+      };
+      const drafts: EventDraft[] = [
+        { type: COMPACTION_SUMMARY, data: data as unknown as JsonObject, ignorable: true },
+        {
+          type: 'assistant/message',
+          data: replacement as unknown as JsonObject,
+          surfaceOp: { op: 'replace', startSeq: selection.startSeq as never, endSeq: selection.endSeq as never },
+          sourceEventSeqs: [...selection.seqs, firstSeq],
+        },
+      ];
+      return drafts;
+    },
+  };
+}
+
+/** The tools of the session's latest model call, and its seq (replay sends the same); none before any call. */
+async function latestTools(log: SessionLog): Promise<{ readonly seq: number; readonly tools: ToolDefinition[] } | undefined> {
+  for (let seq = log.nextSeq - 1; seq >= 0; seq--) {
+    const event = await log.store.readEvent(log.sessionId, seq);
+    if (event.type !== 'model/request') continue;
+    const tools = (event.data.params as { tools?: unknown } | undefined)?.tools;
+    return Array.isArray(tools) && tools.length > 0 ? { seq, tools: tools as ToolDefinition[] } : undefined;
+  }
+  return undefined;
+}
+
+/** The compaction block a native replacement holds, if `data` is one. */
+export function compactionBlockOf(data: { readonly content?: unknown }): CompactionBlock | undefined {
+  const [first] = Array.isArray(data.content) ? data.content : [];
+  return typeof first === 'object' && first !== null && (first as { type?: unknown }).type === 'compaction'
+    ? (first as CompactionBlock)
+    : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return ShadowlogError.isInstance(error) || error instanceof Error ? error.message : String(error);
+}
