@@ -21,6 +21,7 @@ import { replayCommand } from './commands/replay.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { type ShowFlags, showCommand, showOptionsOf } from './commands/show.js';
 import { statsCommand } from './commands/stats.js';
+import { statsCallsCommand } from './commands/stats-calls.js';
 import { tuneCommand } from './commands/tune.js';
 import { unlockCommand } from './commands/unlock.js';
 import { verifyCommand } from './commands/verify.js';
@@ -317,7 +318,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   program
     .command('stats <id>')
     .description('events, turns, model calls, compactions and prunes, tokens shadowed and replaced, and the cost of summarizing')
-    .action((id: string) => run('read', (context) => statsCommand(context, id))());
+    .option('--calls', "each model call: the meter's estimate at the time, the provider's reported input, and the error")
+    .action((id: string, options: { calls?: boolean }) =>
+      run('read', (context) => (options.calls === true ? statsCallsCommand(context, id) : statsCommand(context, id)))(),
+    );
 
   program
     .command('sessions')

@@ -1,0 +1,98 @@
+// `shadowlog stats <id> --calls`: every model call of a session, with what the calibrated meter
+// estimated for it at the time (knowing only the calls before it), what the provider reported,
+// and the error; then the median and 95th percentile of the error. docs/meter.md explains it.
+
+import { COMPACTION_EVENT_TYPES, COMPACTION_POLICY, type CompactionPolicyData } from '../../compaction/index.js';
+import { EventTypeRegistry, SessionNotFoundError } from '../../log/index.js';
+import {
+  type CallErrorSummary,
+  CallMeter,
+  calibrationFactorOf,
+  createEstimator,
+  DEFAULT_ESTIMATOR,
+  type EstimatorName,
+  isEstimatorName,
+  type MeteredCallRow,
+  summarizeCallErrors,
+} from '../../meter/index.js';
+import type { LogStore } from '../../store/index.js';
+import type { CommandContext } from '../context.js';
+
+export interface CallsReport {
+  readonly sessionId: string;
+  /** The estimator the calls were measured with: the session's recorded policy's, else the default. */
+  readonly estimator: EstimatorName;
+  readonly calls: readonly MeteredCallRow[];
+  readonly summary: CallErrorSummary;
+}
+
+/** The meter's figures for each model call of `sessionId`. */
+export async function meterSessionCalls(store: LogStore, sessionId: string): Promise<CallsReport> {
+  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  // First pass: the policies the session recorded, whose estimator and calibration factor the
+  // compaction meter used; a model no policy names gets its family's measured factor.
+  const factors = new Map<string, number>();
+  let estimator: EstimatorName = DEFAULT_ESTIMATOR;
+  for await (const page of store.read(sessionId)) {
+    for (const event of page) {
+      if (event.type !== COMPACTION_POLICY) continue;
+      const policy = event.data as unknown as CompactionPolicyData;
+      if (isEstimatorName(policy.estimator)) estimator = policy.estimator;
+      const factor = policy.calibration?.factor;
+      if (typeof factor === 'number' && Number.isFinite(factor) && factor > 0) factors.set(modelKey(policy.provider, policy.model), factor);
+    }
+  }
+  const meter = new CallMeter({
+    estimator: await createEstimator(estimator),
+    factorOf: (provider, model) => factors.get(modelKey(provider, model)) ?? calibrationFactorOf(provider, model, estimator),
+    fold: { registry: new EventTypeRegistry(COMPACTION_EVENT_TYPES) },
+  });
+  for await (const page of store.read(sessionId)) for (const event of page) meter.apply(event);
+  return { sessionId, estimator, calls: meter.calls, summary: summarizeCallErrors(meter.calls) };
+}
+
+export async function statsCallsCommand(context: CommandContext, sessionId: string): Promise<number> {
+  const report = await meterSessionCalls(await context.store(), sessionId);
+  if (context.json) {
+    context.printJson(report);
+    return 0;
+  }
+  context.print(`${sessionId}: ${report.calls.length} model calls, measured with ${report.estimator}, calibrated`);
+  context.print('TURN  STEP  MODEL                         ESTIMATED   REPORTED    ERROR');
+  for (const call of report.calls) {
+    const notes = [call.anchored ? '' : 'no anchor yet', call.afterCompaction ? 'first after a compaction' : ''].filter(Boolean).join(', ');
+    context.print(
+      [
+        String(call.turn).padStart(4),
+        String(call.step).padStart(5),
+        ` ${call.model.slice(0, 28).padEnd(28)}`,
+        String(call.estimatedTokens).padStart(10),
+        (call.reportedInputTokens === null ? '–' : String(call.reportedInputTokens)).padStart(10),
+        formatError(call.error).padStart(9) + (notes === '' ? '' : `  (${notes})`),
+      ].join(' '),
+    );
+  }
+  const { summary } = report;
+  context.print(
+    `${summary.measured} calls reported their input; over the ${summary.anchored} with an anchor: median |error| ${formatShare(summary.medianAbsError)}, p95 ${formatShare(summary.p95AbsError)}, max ${formatShare(summary.maxAbsError)}`,
+  );
+  if (summary.afterCompactionErrors.length > 0) {
+    context.print(`first calls after a compaction: ${summary.afterCompactionErrors.map((error) => formatError(error)).join(', ')}`);
+  }
+  return 0;
+}
+
+function formatError(error: number | null): string {
+  if (error === null) return '–';
+  const percent = (error * 100).toFixed(1);
+  if (Number(percent) === 0) return '0.0 %';
+  return `${error > 0 ? '+' : ''}${percent} %`;
+}
+
+function formatShare(share: number | null): string {
+  return share === null ? '–' : `${(share * 100).toFixed(1)} %`;
+}
+
+function modelKey(provider: string, model: string): string {
+  return JSON.stringify([provider, model]);
+}
