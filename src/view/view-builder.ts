@@ -162,6 +162,7 @@ export class ViewBuilder {
           trigger: String(data.trigger),
           turn: typeof data.turn === 'number' ? data.turn : null,
           policySeq: typeof data.policySeq === 'number' ? data.policySeq : null,
+          strategy: typeof data.strategy === 'string' ? data.strategy : null,
           outcome: 'open',
         };
         this.compactions.set(compaction.compactionId, compaction);
@@ -244,6 +245,7 @@ export class ViewBuilder {
       retain: number('retain'),
       decidedBy: typeof data.decidedBy === 'string' ? data.decidedBy : null,
       estimator: typeof data.estimator === 'string' ? data.estimator : null,
+      strategy: typeof data.strategy === 'string' ? data.strategy : null,
       config: data.config ?? null,
     };
     this.policies.set(event.seq, policy);

@@ -59,6 +59,7 @@ export interface PolicyView {
   readonly retain: number;
   readonly decidedBy: string | null;
   readonly estimator: string | null;
+  readonly strategy: string | null;
   /** The configuration as written (thresholdRatio, retainTokens, summarizer, …). */
   readonly config: unknown;
 }
@@ -75,6 +76,8 @@ export interface CompactionView {
   readonly trigger: string;
   readonly turn: number | null;
   readonly policySeq: number | null;
+  /** The strategy that made the replacement (summary, native, …); null on events from before strategies. */
+  readonly strategy: string | null;
   /** open: no compaction/end yet (a live lock, or an orphan); stale: an end-seed after it made an orphan harmless. */
   outcome: 'open' | 'compacted' | 'failed' | 'stale';
   summarySeq?: number;

@@ -397,6 +397,7 @@ function checkResponses(body: Value): string[] {
         if (!(isText(item.output) || Array.isArray(item.output))) problems.push(`${at}.output: a string or an array`);
         break;
       case 'compaction':
+        // What a compaction left (Codex sends it back in its replacement history): opaque to everyone but the server.
         if (!isNonEmptyText(item.encrypted_content))
           problems.push(`${at}.encrypted_content: a compaction item goes back with its encrypted_content`);
         if (item.id !== undefined && !isNonEmptyText(item.id)) problems.push(`${at}.id: a string`);
@@ -405,10 +406,6 @@ function checkResponses(body: Value): string[] {
         if (!isNonEmptyText(item.id) || !Array.isArray(item.summary)) problems.push(`${at}: id and summary are required`);
         if (body.store === false && !isText(item.encrypted_content))
           problems.push(`Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false.`);
-        break;
-      case 'compaction':
-        // What a compaction left (Codex sends it back in its replacement history): opaque to everyone but the server.
-        if (!isNonEmptyText(item.encrypted_content)) problems.push(`${at}: encrypted_content is required`);
         break;
       default:
         problems.push(`${at}.type: unknown input item type ${JSON.stringify(type)}`);
