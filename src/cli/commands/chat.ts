@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
 import { type CompactionCapability, createCompaction, createToolResultPruner } from '../../compaction/index.js';
 import { dataOf, type LogEvent, ShadowlogError, withCleanup } from '../../log/index.js';
 import {
@@ -19,6 +20,7 @@ import {
 } from '../../providers/index.js';
 import { type AgentSession, createFileTools, createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
 import { chatCompactionConfig } from '../chat-compaction-config.js';
+import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { escapeTerminalText } from '../terminal-text.js';
 import { UsageError } from '../usage-error.js';
@@ -230,4 +232,66 @@ function describeToolActivity(context: CommandContext, event: LogEvent): void {
     const { error } = dataOf(event, 'tool/result');
     if (error !== undefined) context.io.stdout.write(escapeTerminalText(error === true ? '  [error]\n' : `  [error: ${error.message}]\n`));
   }
+}
+
+/** Registers `shadowlog chat` on the program. */
+export function registerChatCommand(program: Command, run: RunCommand): void {
+  program
+    .command('chat')
+    .description('an interactive session with a real provider and read-only file tools over the working directory')
+    .requiredOption(
+      '--provider <name>',
+      'openai (chat completions; also any OpenAI-compatible server via --base-url), openai-responses or anthropic',
+    )
+    .requiredOption('--model <name>', 'the model id, e.g. gpt-4.1 or claude-sonnet-4-5')
+    .option('--base-url <url>', 'the API base URL (default: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL, else the official one)')
+    .option('--session <id>', 'continue this session, or start it under this id')
+    .option('--system <text>', 'the system prompt of a new session')
+    .option('--context-window <tokens>', "the model's context window, for models shadowlog does not know", (value) =>
+      integerArgument(value, 'tokens', 1),
+    )
+    .option('--max-output-tokens <tokens>', "the model's output budget: completion tokens reserved per request", (value) =>
+      integerArgument(value, 'tokens', 1),
+    )
+    .option(
+      '--model-limits <file>',
+      'a JSON file of model limits by model id or family prefix, extending the built-in table (default: $SHADOWLOG_MODEL_LIMITS)',
+    )
+    .option('--no-compaction', 'do not mount compaction and the tool-result pruner')
+    .option(
+      '--compaction-config <file>',
+      'a JSON file with the compaction policy (thresholdRatio, headroomTokens, retainRatio, modelPolicies, …)',
+    )
+    .action(
+      (options: {
+        provider: string;
+        model: string;
+        baseUrl?: string;
+        session?: string;
+        system?: string;
+        contextWindow?: number;
+        maxOutputTokens?: number;
+        modelLimits?: string;
+        compaction: boolean;
+        compactionConfig?: string;
+      }) =>
+        run('write', (context) =>
+          chatCommand(context, {
+            ...withModelLimits(readChatModelLimits(options.modelLimits, context.io.cwd)),
+            compaction: options.compaction,
+            ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
+            provider: options.provider,
+            model: options.model,
+            ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+            ...(options.session === undefined ? {} : { sessionId: options.session }),
+            ...(options.system === undefined ? {} : { system: options.system }),
+            ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+            ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+          }),
+        )(),
+    );
+}
+
+function withModelLimits(modelLimits: UserModelLimits | undefined): { modelLimits?: UserModelLimits } {
+  return modelLimits === undefined ? {} : { modelLimits };
 }

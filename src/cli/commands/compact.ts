@@ -2,6 +2,7 @@
 // over as a new lifecycle, summarizes with the extractive summarizer (offline, the default)
 // or a named model, and prints the outcome.
 
+import type { Command } from 'commander';
 import {
   COMPACTION_POLICY,
   type CompactionPolicyData,
@@ -14,6 +15,7 @@ import { assertSessionId, dataOf, type JsonObject, type ModelRequestData, Sessio
 import type { LanguageModel, ToolDefinition } from '../../providers/index.js';
 import { createHarness, type Tool } from '../../spine/index.js';
 import type { LogStore } from '../../store/index.js';
+import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';
@@ -28,6 +30,8 @@ export interface CompactOptions extends PolicyFlags {
   readonly prune: boolean;
   /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
   readonly compactionConfig?: unknown;
+  /** With strategy native or auto: the base URL of the session's provider (else its environment variables'). */
+  readonly sessionBaseUrl?: string;
   /** The strategy, by name (the library checks it); else the recorded policy's, else summary. */
   readonly strategy?: string;
   /** The mask strategy's kept tail: recent tool results, or their tokens (exclusive; the library checks). */
@@ -40,7 +44,10 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const store = await context.store();
   if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
   const recorded = await readRecorded(store, sessionId);
-  const sessionModel = modelOf(recorded, options.window);
+  const strategy = options.strategy ?? (recorded.policy?.config as { strategy?: unknown } | undefined)?.strategy;
+  // The provider's own compaction is a call to the session's provider: its model must reach it.
+  const sends = (strategy === 'native' || strategy === 'auto') && NATIVE_PROVIDERS.includes(recorded.request.provider);
+  const sessionModel = modelOf(recorded, options.window, sends ? { baseUrl: options.sessionBaseUrl } : undefined);
   const summarizerModel = options.summarizer === undefined ? undefined : createChatModel(options.summarizer);
   // The session's own policy, as its log recorded it (flags override it); the defaults only
   // for a session that never recorded one.
@@ -140,14 +147,34 @@ async function readRecorded(store: LogStore, sessionId: string): Promise<Recorde
   return { request, policy };
 }
 
-/** The session's model as its log records it: the window and reserve of its policy or latest call (or --window). */
-function modelOf({ request, policy }: Recorded, window: number | undefined): LanguageModel {
+/** The providers whose adapters have a compaction of their own (strategy native). */
+const NATIVE_PROVIDERS = ['anthropic', 'openai-responses'];
+
+/**
+ * The session's model as its log records it: the window and reserve of its policy or latest call
+ * (or --window). A renderer that sends nothing, unless `sending` asks for a model that reaches the
+ * provider (its base URL, else the provider's environment variables and official host).
+ */
+function modelOf(
+  { request, policy }: Recorded,
+  window: number | undefined,
+  sending?: { readonly baseUrl: string | undefined },
+): LanguageModel {
   const contextWindow = window ?? policy?.contextWindow ?? request.contextWindow;
   if (contextWindow === undefined)
     throw new UsageError(`the log does not record the context window of ${request.provider}/${request.model}; pass --window TOKENS`);
   // An imported call may have no params: its reserve is then unknown, and 1 is the least.
   const recordedReserve = policy?.reserve ?? Number((request.params as { maxOutputTokens?: number } | undefined)?.maxOutputTokens ?? 1);
   const reserve = Math.max(1, Math.min(recordedReserve, contextWindow - 1));
+  if (sending !== undefined) {
+    return createChatModel({
+      provider: request.provider,
+      model: request.model,
+      ...(sending.baseUrl === undefined ? {} : { baseUrl: sending.baseUrl }),
+      contextWindow,
+      maxOutputTokens: reserve,
+    });
+  }
   const renderer = rendererFor(request.provider, request.model);
   return Object.assign(Object.create(renderer) as LanguageModel, { limits: { contextWindow, defaultMaxOutputTokens: reserve } });
 }
@@ -165,4 +192,85 @@ function recordedTools(params: JsonObject): Tool[] {
       throw new UsageError(`${definition.name} is not available to shadowlog compact, which runs no turn`);
     },
   }));
+}
+
+/** Registers `shadowlog compact` on the program. */
+export function registerCompactCommand(program: Command, run: RunCommand): void {
+  program
+    .command('compact <id>')
+    .description('compact a session now (extractive summarizer by default, offline), even below the threshold')
+    .option('--window <tokens>', "the session model's context window, when the log does not record it", (value) =>
+      integerArgument(value, 'tokens', 1),
+    )
+    .option('--prune', 'prune long tool results too')
+    .option(
+      '--strategy <name>',
+      'what replaces the range: summary, mask, recall, native or auto (default: the recorded policy, else summary)',
+    )
+    .option(
+      '--keep-results <count>',
+      'with --strategy mask: the newest tool results kept whole (default: those in the retained tail)',
+      (value) => integerArgument(value, 'count', 0),
+    )
+    .option(
+      '--keep-tokens <tokens>',
+      'with --strategy mask: tokens of the newest tool results kept whole, instead of --keep-results',
+      (value) => integerArgument(value, 'tokens', 0),
+    )
+    .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
+    .option('--model <name>', 'the summarizer model, with --provider')
+    .option('--base-url <url>', "the summarizer API base URL; without --provider, with --strategy native or auto: the session provider's")
+    .option('--threshold-ratio <ratio>', 'the policy, as for `shadowlog policy` (the retained tail is what matters here)')
+    .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
+    .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
+    .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
+    .option('--compaction-config <file>', 'a JSON policy file (as chat takes, or as `tune` writes); the flags above override it')
+    .action(
+      (
+        id: string,
+        options: PolicyFlags & {
+          window?: number;
+          prune?: boolean;
+          strategy?: string;
+          keepResults?: number;
+          keepTokens?: number;
+          provider?: string;
+          model?: string;
+          baseUrl?: string;
+          compactionConfig?: string;
+        },
+      ) =>
+        run('write', (context) => {
+          if ((options.provider === undefined) !== (options.model === undefined))
+            throw new UsageError('--provider and --model go together');
+          const summarizer =
+            options.provider === undefined || options.model === undefined
+              ? undefined
+              : {
+                  provider: options.provider,
+                  model: options.model,
+                  ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+                };
+          return compactCommand(context, id, {
+            ...pickPolicyFlags(options),
+            ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
+            prune: options.prune === true,
+            ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+            ...(summarizer === undefined && options.baseUrl !== undefined ? { sessionBaseUrl: options.baseUrl } : {}),
+            ...(options.keepResults === undefined ? {} : { keepResults: options.keepResults }),
+            ...(options.keepTokens === undefined ? {} : { keepTokens: options.keepTokens }),
+            ...(options.window === undefined ? {} : { window: options.window }),
+            ...(summarizer === undefined ? {} : { summarizer }),
+          });
+        })(),
+    );
+}
+
+function pickPolicyFlags(options: PolicyFlags): PolicyFlags {
+  const flags: { -readonly [K in keyof PolicyFlags]: PolicyFlags[K] } = {};
+  for (const key of ['thresholdRatio', 'headroomTokens', 'retainRatio', 'retainTokens'] as const) {
+    const value = options[key];
+    if (value !== undefined) flags[key] = value;
+  }
+  return flags;
 }

@@ -1,8 +1,10 @@
 // `shadowlog copy --from STORE --to STORE --all|<id>…`: sessions from one store to another (e.g.
 // SQLite to PostgreSQL and back) with every hash kept, a progress bar on stderr, and a summary.
 
+import type { Command } from 'commander';
 import { assertSessionId, withCleanup } from '../../log/index.js';
 import { type CopiedSession, type CopyProgress, copySessions, type LogStore } from '../../store/index.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createProgressBar } from '../progress-bar.js';
 import { createCliRegistry } from '../registry.js';
@@ -91,4 +93,19 @@ async function copy(
     `copied ${sessions(result.copied)} (${count(result.events)} events) from ${source.location} to ${target.location}, every hash kept${skipped}`,
   );
   return 0;
+}
+
+/** Registers `shadowlog copy` on the program. */
+export function registerCopyCommand(program: Command, run: RunCommand): void {
+  program
+    .command('copy [ids...]')
+    .description(
+      'copy sessions from one store to another (e.g. SQLite to PostgreSQL), every hash kept and every chain checked; identical sessions already there are skipped, different ones refused',
+    )
+    .requiredOption('--from <store>', 'the store to copy from: sqlite:PATH or postgres://…')
+    .requiredOption('--to <store>', 'the store to copy to: sqlite:PATH or postgres://…')
+    .option('--all', 'copy every session of the --from store')
+    .action((ids: string[], options: { from: string; to: string; all?: boolean }) =>
+      run('write', (context) => copyCommand(context, { from: options.from, to: options.to, all: options.all === true, sessionIds: ids }))(),
+    );
 }

@@ -4,11 +4,13 @@
 
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
 import { createCompaction, createToolResultPruner } from '../../compaction/index.js';
 import { type ContentBlock, dataOf, type EventTypeRegistry, type LogEvent, requestSurfaceLength, withCleanup } from '../../log/index.js';
 import { ScriptedModel } from '../../providers/index.js';
 import { createFileTools, createHarness, newSessionId, type ReplayResult, replay, type TurnResult } from '../../spine/index.js';
 import type { LogStore } from '../../store/index.js';
+import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
 import { rendererFor } from '../renderers.js';
@@ -171,4 +173,23 @@ function printEvent(context: CommandContext, event: LogEvent, toolNames: Map<str
 
 function textOf(content: readonly ContentBlock[]): string {
   return content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+/** Registers `shadowlog demo` on the program. */
+export function registerDemoCommand(program: Command, run: RunCommand): void {
+  program
+    .command('demo')
+    .description(
+      'run an offline agent session on a bundled sample project (a scripted model, real tools), then show its record, surface and a replay',
+    )
+    .option('--model-latency <ms>', 'make the scripted model wait this long per call', (value) => integerArgument(value, 'milliseconds'), 0)
+    .option('--session <id>', 'the new session id (default: demo-<time>)')
+    .action((options: { modelLatency: number; session?: string }) =>
+      run('write', (context) =>
+        demoCommand(context, {
+          modelLatencyMs: options.modelLatency,
+          ...(options.session === undefined ? {} : { sessionId: options.session }),
+        }),
+      )(),
+    );
 }

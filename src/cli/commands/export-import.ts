@@ -4,9 +4,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import { type Command, Option } from 'commander';
 import { type ImportFormat, type ImportInput, ImportInputError, importFiles, readImportInputs } from '../../importers/index.js';
 import { assertSessionId, SessionNotFoundError } from '../../log/index.js';
 import { exportSession, exportSessionToFile } from '../../store/index.js';
+import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
@@ -66,4 +68,42 @@ async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks);
+}
+
+/** Registers `shadowlog export` on the program. */
+export function registerExportCommand(program: Command, run: RunCommand): void {
+  program
+    .command('export <id>')
+    .description('write a session as JSONL (to stdout, or --output FILE)')
+    .option('-o, --output <file>', 'the file to write (it must not exist yet)')
+    .action((id: string, options: { output?: string }) => run('read', (context) => exportCommand(context, id, options.output))());
+}
+
+/** Registers `shadowlog import` on the program. */
+export function registerImportCommand(program: Command, run: RunCommand): void {
+  program
+    .command('import <files...>')
+    .description(
+      'store sessions: shadowlog JSONL exports, and Claude Code, Codex CLI and pi sessions with their compactions mapped (a directory imports every .jsonl file under it, subagents linked; - reads standard input); everything is read and checked before anything is stored, and importing a file again writes nothing',
+    )
+    .addOption(
+      new Option('--format <format>', 'the format of the files; auto tells each by its content')
+        .choices(['auto', 'claude-code', 'codex', 'pi', 'shadowlog'])
+        .default('auto'),
+    )
+    .option('--as <id>', 'store the one file given under this session id instead of the one it gives (its sub-sessions are named after it)')
+    .option(
+      '--window <tokens>',
+      "the model's context window to record on imported calls whose source states none (else the model table's)",
+      (value) => integerArgument(value, 'tokens', 1),
+    )
+    .action((files: string[], options: { format: ImportCommandOptions['format']; as?: string; window?: number }) =>
+      run('write', (context) =>
+        importCommand(context, files, {
+          format: options.format,
+          ...(options.as === undefined ? {} : { as: options.as }),
+          ...(options.window === undefined ? {} : { window: options.window }),
+        }),
+      )(),
+    );
 }

@@ -4,7 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { Command } from 'commander';
 import { HEURISTIC_ESTIMATOR_NAMES, heuristicEstimator, loadTokenizer, TOKENIZER_NAMES } from '../../meter/index.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
 
@@ -124,4 +126,14 @@ function countCodePoints(text: string): number {
     count++;
   }
   return count;
+}
+
+/** Registers `shadowlog meter` on the program. */
+export function registerMeterCommand(program: Command, run: RunCommand): void {
+  program
+    .command('meter <file>')
+    .description(
+      "a text file's tokens under each estimator and each offline tokenizer, with their ratios to o200k_base (- reads standard input)",
+    )
+    .action((file: string) => run('read', (context) => meterCommand(context, file))());
 }

@@ -1,6 +1,8 @@
 // `shadowlog origins <id> <seq>`: the original events a summary or pruned node stands for.
 
+import type { Command } from 'commander';
 import { assertSessionId, origins, type SessionSeq } from '../../log/index.js';
+import { type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { renderMessage } from '../render-text.js';
 
@@ -16,4 +18,15 @@ export async function originsCommand(context: CommandContext, sessionId: string,
   context.print(`#${seq} stands for ${found.length} original event${found.length === 1 ? '' : 's'}:`);
   for (const originSeq of found) context.print(renderMessage(await readEvent(originSeq), { maxChars: full ? 0 : 300 }));
   return 0;
+}
+
+/** Registers `shadowlog origins` on the program. */
+export function registerOriginsCommand(program: Command, run: RunCommand): void {
+  program
+    .command('origins <id> <seq>')
+    .description('the original events that a summary or pruned node stands for')
+    .option('--full', 'do not shorten long messages')
+    .action((id: string, seq: string, options: { full?: boolean }) =>
+      run('read', (context) => originsCommand(context, id, seqArgument(seq), options.full === true))(),
+    );
 }

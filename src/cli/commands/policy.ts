@@ -2,6 +2,7 @@
 // retained tail for one window (SPEC §6), which term sets the threshold, and the crossover
 // window where that changes. A configuration that cannot work fails with the library's message.
 
+import type { Command } from 'commander';
 import {
   type CompactionPolicyConfig,
   formatCount,
@@ -12,6 +13,7 @@ import {
 import { ShadowlogError } from '../../log/index.js';
 import { knownModelFamilies } from '../../providers/index.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
 
@@ -187,4 +189,19 @@ function printModels(context: CommandContext, config: CompactionPolicyConfig): n
     `reserve: the completion tokens a harness reserves by default, ${formatCount(DEFAULT_MAX_OUTPUT_TOKENS)} or the model's maximum when smaller (maxOutputTokens overrides it)`,
   );
   return 0;
+}
+
+/** Registers `shadowlog policy` on the program. */
+export function registerPolicyCommand(program: Command, run: RunCommand): void {
+  program
+    .command('policy')
+    .description('the compaction threshold and retained tail for a context window, which term decides, and the crossover window')
+    .option('--window <tokens>', "the model's context window W")
+    .option('--models', 'a table for every model shadowlog knows, each with its own window and the reserve a harness uses')
+    .option('--reserve <tokens>', 'completion tokens reserved for the answer (default 0)')
+    .option('--threshold-ratio <ratio>', 'compact at this share of the window, in (0, 1] (default 0.8)')
+    .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536)')
+    .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim, in (0, 1) (default 0.16)')
+    .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
+    .action((options: PolicyCommandOptions) => run('read', (context) => policyCommand(context, options))());
 }

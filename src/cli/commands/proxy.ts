@@ -3,7 +3,9 @@
 // to be written, ends the open turns and says what it recorded.
 
 import { once } from 'node:events';
+import type { Command } from 'commander';
 import { type ProxyServer, startProxy } from '../../proxy/index.js';
+import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
 
@@ -76,4 +78,36 @@ async function stopped(signal: AbortSignal | undefined): Promise<void> {
     process.off('SIGTERM', stop);
     signal?.removeEventListener('abort', stop);
   }
+}
+
+/** Registers `shadowlog proxy` on the program. */
+export function registerProxyCommand(program: Command, run: RunCommand): void {
+  program
+    .command('proxy')
+    .description(
+      "a recording proxy for OpenAI- and Anthropic-style clients: forwards each call unchanged and records it, and every rewrite of the client's history, in a session",
+    )
+    .option('--port <port>', 'the port to listen on (0: any free one)', (value) => integerArgument(value, 'a port'), 8787)
+    .option('--host <host>', 'the address to listen on; anything but loopback is announced loudly', '127.0.0.1')
+    .option('--upstream-openai <url>', 'where OpenAI chat completions and Responses calls go, e.g. https://api.openai.com')
+    .option('--upstream-anthropic <url>', 'where Anthropic Messages calls go, e.g. https://api.anthropic.com')
+    .option(
+      '--redact-header <name>',
+      'a further request header to keep out of the log (repeatable; authorization, x-api-key, api-key and cookie always are)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      '--upstream-timeout <ms>',
+      'how long the upstream may stay silent',
+      (value) => integerArgument(value, 'milliseconds', 1),
+      600_000,
+    )
+    .option(
+      '--queue <calls>',
+      'calls forwarded and not yet written before new ones wait',
+      (value) => integerArgument(value, 'a count', 1),
+      256,
+    )
+    .action((options: ProxyCommandOptions) => run('write', (context) => proxyCommand(context, options))());
 }

@@ -1,10 +1,12 @@
 // `shadowlog replay <id> --turn N [--step K] [--wire]`: exactly what the model received on
 // that call, rebuilt from the log and checked against the digest recorded when it was sent.
 
+import type { Command } from 'commander';
 import { replaySummary, type SummaryReplayResult } from '../../compaction/index.js';
 import { assertSessionId, blockPlaceholder, type ContentBlock, canonicalJson } from '../../log/index.js';
 import type { ModelMessage } from '../../providers/index.js';
 import { type ReplayResult, replay } from '../../spine/index.js';
+import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { describePolicy } from '../render-text.js';
@@ -119,4 +121,29 @@ function shorten(content: readonly ContentBlock[], maxChars: number): string {
     .join(' ')
     .replaceAll('\n', ' ⏎ ');
   return maxChars > 0 && text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)` : text;
+}
+
+/** Registers `shadowlog replay` on the program. */
+export function registerReplayCommand(program: Command, run: RunCommand): void {
+  program
+    .command('replay <id>')
+    .description('exactly what the model received on one call, rebuilt from the log and checked against its recorded digest')
+    .option('--turn <n>', 'the turn (from 1)', (value) => integerArgument(value, 'a turn number', 1))
+    .option('--step <k>', 'the step within the turn (default 1)', (value) => integerArgument(value, 'a step number', 1))
+    .option('--compaction <id>', "a compaction's summarizer call instead (the id, or its first characters)")
+    .option('--wire', 'print the exact request body that was sent')
+    .option('--full', 'do not shorten long messages')
+    .action((id: string, options: { turn?: number; step?: number; compaction?: string; wire?: boolean; full?: boolean }) =>
+      run('read', (context) => {
+        if ((options.turn === undefined) === (options.compaction === undefined))
+          throw new UsageError('replay takes --turn N [--step K], or --compaction ID');
+        return replayCommand(context, id, {
+          ...(options.turn === undefined ? {} : { turn: options.turn }),
+          ...(options.step === undefined ? {} : { step: options.step }),
+          ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
+          wire: options.wire === true,
+          full: options.full === true,
+        });
+      })(),
+    );
 }

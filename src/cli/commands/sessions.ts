@@ -1,8 +1,10 @@
 // `shadowlog sessions`: the sessions in the store, each sub-session (format 2's
 // session/start.parent) named with its parent and listed under it.
 
+import type { Command } from 'commander';
 import { dataOf, type SessionParent } from '../../log/index.js';
 import type { LogStore, StoredSession } from '../../store/index.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 
 type ListedSession = StoredSession & { parent?: SessionParent };
@@ -54,4 +56,12 @@ async function withParents(store: LogStore, sessions: readonly StoredSession[]):
     listed.push(parent === undefined ? session : { ...session, parent });
   }
   return listed;
+}
+
+/** Registers `shadowlog sessions` on the program. */
+export function registerSessionsCommand(program: Command, run: RunCommand): void {
+  program
+    .command('sessions')
+    .description('list the sessions in the store')
+    .action(run('read', (context) => sessionsCommand(context)));
 }

@@ -1,6 +1,7 @@
 // `shadowlog show <id> [--surface|--record] [--at SEQ] [--follow]`: one of the two projections,
 // or the record as it grows (follow.ts).
 
+import { type Command, Option } from 'commander';
 import {
   assertSessionId,
   canonicalJson,
@@ -12,6 +13,7 @@ import {
   type SessionParent,
 } from '../../log/index.js';
 import { type LogStore, SessionLog } from '../../store/index.js';
+import { integerArgument, type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { describeRange, type RenderOptions, renderMessage, renderRecordEvent } from '../render-text.js';
@@ -168,4 +170,28 @@ async function showRecord(
     for (const event of page) context.print(renderRecordEvent(event, render, shadowedBy.get(event.seq)));
   }
   return 0;
+}
+
+/** Registers `shadowlog show` on the program. */
+export function registerShowCommand(program: Command, run: RunCommand): void {
+  program
+    .command('show <id>')
+    .description('show what the model is shown (--surface, the default) or everything that happened (--record)')
+    .addOption(new Option('--surface', 'the surface: the messages the model is sent').conflicts('record'))
+    .addOption(new Option('--record', 'the record: every event, originals included, with replacements marked'))
+    .option('--at <seq>', 'as of the position after event SEQ', seqArgument)
+    .option('--full', 'do not shorten long messages')
+    .addOption(
+      new Option(
+        '--follow',
+        'print the record, then each new event as it lands, until Ctrl-C; with --json, one JSON event per line (JSONL), not one document',
+      ).conflicts(['surface', 'at']),
+    )
+    .option('--from <seq>', 'with --follow: the first event to print (default 0)', seqArgument)
+    .option('--max-events <n>', 'with --follow: stop after printing N events', (value) => integerArgument(value, 'a number of events', 1))
+    .option('--until-seq <seq>', 'with --follow: stop once event SEQ is printed', seqArgument)
+    .option('--poll-ms <ms>', 'with --follow on SQLite: how often to look for new events (default 200)', (value) =>
+      integerArgument(value, 'milliseconds', 1),
+    )
+    .action((id: string, flags: ShowFlags) => run('read', (context) => showCommand(context, id, showOptionsOf(flags)))());
 }

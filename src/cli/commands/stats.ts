@@ -1,6 +1,7 @@
 // `shadowlog stats <id>`: what a session did: events, turns, model calls, compactions and
 // prunes, the tokens they shadowed and what replaced them, and what summarizing cost.
 
+import type { Command } from 'commander';
 import {
   COMPACTION_END,
   COMPACTION_MASK,
@@ -10,7 +11,9 @@ import {
   COMPACTION_SUMMARY,
 } from '../../compaction/index.js';
 import { assertSessionId, dataOf, isForeignType, SessionNotFoundError } from '../../log/index.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { statsCallsCommand } from './stats-calls.js';
 
 export interface SessionStats {
   events: number;
@@ -249,4 +252,15 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
 
 function numberOf(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** Registers `shadowlog stats` on the program. */
+export function registerStatsCommand(program: Command, run: RunCommand): void {
+  program
+    .command('stats <id>')
+    .description('events, turns, model calls, compactions and prunes, tokens shadowed and replaced, and the cost of summarizing')
+    .option('--calls', "each model call: the meter's estimate at the time, the provider's reported input, and the error")
+    .action((id: string, options: { calls?: boolean }) =>
+      run('read', (context) => (options.calls === true ? statsCallsCommand(context, id) : statsCommand(context, id)))(),
+    );
 }

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { importFiles, readImportInputs } from '../../importers/index.js';
 import { isEstimatorName } from '../../meter/index.js';
 import { MemoryLogStore } from '../../store/index.js';
@@ -18,6 +19,7 @@ import {
   tuneSessions,
   writeTuneReport,
 } from '../../tune/index.js';
+import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createProgressBar } from '../progress-bar.js';
 import { createCliRegistry } from '../registry.js';
@@ -145,4 +147,49 @@ function printReport(context: CommandContext, report: TuneReport, options: TuneC
     );
   }
   if (options.out !== undefined) context.print(`report: ${join(options.out, 'report.md')}`);
+}
+
+/** Registers `shadowlog tune` on the program. */
+export function registerTuneCommand(program: Command, run: RunCommand): void {
+  program
+    .command('tune [inputs...]')
+    .description(
+      'replay recorded sessions (ids, or files and directories of any importable format) under compaction policies and baselines: tokens, cost, retention, and a recommended policy file',
+    )
+    .option('--all', 'every session in the store')
+    .option('--window <tokens>', "every call's context window, instead of the recorded one", (value) => integerArgument(value, 'tokens', 1))
+    .option('--reserve <tokens>', 'completion tokens reserved per call, instead of the recorded max output (else 0)', (value) =>
+      integerArgument(value, 'tokens'),
+    )
+    .option(
+      '--grid <key=v1,v2...>',
+      'policy values to replay, e.g. thresholdRatio=0.6,0.8 retainRatio=0.05,0.16 pruner=on,off',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--strategies <list>', 'the strategies each grid point runs with (default summary)')
+    .option('--baselines <list>', 'the baselines to compare, by name: pi, claude-code, codex, opencode, drop-oldest, none (default all)')
+    .option('--prices <file>', 'a JSON price table laid over the built-in one')
+    .option('--margin <share>', 'how far below the best retention the recommendation may be (default 0.02)')
+    .option('--estimator <name>', 'how tokens are counted (default script-aware)')
+    .option('--out <dir>', 'write report.md, report.json, policy.json and SVG plots there')
+    .option('--policy-file <file>', 'write the recommended policy there')
+    .action(
+      (
+        inputs: string[],
+        options: {
+          all?: boolean;
+          window?: number;
+          reserve?: number;
+          grid: string[];
+          strategies?: string;
+          baselines?: string;
+          prices?: string;
+          margin?: string;
+          estimator?: string;
+          out?: string;
+          policyFile?: string;
+        },
+      ) => run('read', (context) => tuneCommand(context, inputs, { ...options, all: options.all === true }))(),
+    );
 }

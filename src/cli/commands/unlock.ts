@@ -3,9 +3,11 @@
 // open by a dead process stale. A live owner keeps its session: unlock needs ownership.
 
 import { hostname, userInfo } from 'node:os';
+import type { Command } from 'commander';
 import { trackCompactionLocks } from '../../compaction/index.js';
 import { assertSessionId, SessionNotFoundError, withCleanup } from '../../log/index.js';
 import { SessionLog } from '../../store/index.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
@@ -46,4 +48,13 @@ function safeUser(): string {
   } catch {
     return 'unknown-user';
   }
+}
+
+/** Registers `shadowlog unlock` on the program. */
+export function registerUnlockCommand(program: Command, run: RunCommand): void {
+  program
+    .command('unlock <id>')
+    .description('declare an earlier lifecycle over (session/end-seed), making a compaction lock left by a dead process stale')
+    .requiredOption('--reason <text>', 'why the lock is stale; recorded in the log with who unlocked it')
+    .action((id: string, options: { reason: string }) => run('write', (context) => unlockCommand(context, id, options.reason))());
 }

@@ -2,8 +2,10 @@
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
 import { assertSessionId, type VerifyReport, verifyLog } from '../../log/index.js';
 import { type LogStore, nodeSha256Hex, readInputFile, verifyJsonlFile } from '../../store/index.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
@@ -58,4 +60,18 @@ function printReport(context: CommandContext, sessionId: string, report: VerifyR
   context.print(`${sessionId}: FAILED at seq ${report.firstBadSeq} — ${report.problems.length} problem(s)`);
   for (const problem of report.problems.slice(0, 50)) context.print(`  seq ${problem.seq}: ${problem.code}: ${problem.message}`);
   if (report.problems.length > 50) context.print(`  … and ${report.problems.length - 50} more (--json lists all)`);
+}
+
+/** Registers `shadowlog verify` on the program. */
+export function registerVerifyCommand(program: Command, run: RunCommand): void {
+  program
+    .command('verify [id]')
+    .description('check the hash chain, seq density and every replacement (exit 1 on a problem)')
+    .option('--all', 'verify every session in the store')
+    .option('--file <export>', 'verify a JSONL export without importing it')
+    .action((id: string | undefined, options: { all?: boolean; file?: string }) =>
+      run('read', (context) =>
+        verifyCommand(context, id, { all: options.all === true, ...(options.file === undefined ? {} : { file: options.file }) }),
+      )(),
+    );
 }

@@ -4,8 +4,10 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
 import { assertSessionId } from '../../log/index.js';
 import { buildViewDocument, isLoopbackHost, parseTuneReport, renderViewPage, startViewServer } from '../../view/index.js';
+import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { rendererFor } from '../renderers.js';
@@ -111,4 +113,22 @@ function untilStopped(signal: AbortSignal | undefined): Promise<void> {
     process.on('SIGTERM', stop);
     signal?.addEventListener('abort', stop);
   });
+}
+
+/** Registers `shadowlog view` on the program. */
+export function registerViewCommand(program: Command, run: RunCommand): void {
+  program
+    .command('view <id>')
+    .description(
+      'the audit page: each call with the surface it was sent, digest-checked, compactions expandable to their originals, the token-pressure chart; served on 127.0.0.1 and following the session, or --out FILE',
+    )
+    .option('--out <file>', 'write one self-contained HTML file instead of serving it')
+    .option('--port <port>', 'serve on this port (default: any free one)', (value) => integerArgument(value, 'a port', 0))
+    .option('--host <address>', 'serve on this address (default 127.0.0.1; anything else needs --allow-remote)')
+    .option('--allow-remote', 'allow a --host that is not loopback: anyone who can reach it can read the session')
+    .option('--tune <report>', 'show a tune report (the JSON of `shadowlog tune --json`) on the page too')
+    .option('--poll-ms <ms>', 'on SQLite: how often to look for new events (default 200)', (value) =>
+      integerArgument(value, 'milliseconds', 1),
+    )
+    .action((id: string, options: ViewCommandOptions) => run('read', (context) => viewCommand(context, id, options))());
 }

@@ -1,0 +1,41 @@
+// The commands, in the order `shadowlog --help` lists them; each registers itself from its own file.
+
+import type { RegisterCommand } from '../command-kit.js';
+import { registerChatCommand } from './chat.js';
+import { registerCompactCommand } from './compact.js';
+import { registerCopyCommand } from './copy.js';
+import { registerDemoCommand } from './demo.js';
+import { registerExportCommand, registerImportCommand } from './export-import.js';
+import { registerMeterCommand } from './meter.js';
+import { registerOriginsCommand } from './origins.js';
+import { registerPolicyCommand } from './policy.js';
+import { registerProxyCommand } from './proxy.js';
+import { registerReplayCommand } from './replay.js';
+import { registerSessionsCommand } from './sessions.js';
+import { registerShowCommand } from './show.js';
+import { registerStatsCommand } from './stats.js';
+import { registerTuneCommand } from './tune.js';
+import { registerUnlockCommand } from './unlock.js';
+import { registerVerifyCommand } from './verify.js';
+import { registerViewCommand } from './view.js';
+
+export const COMMANDS: readonly RegisterCommand[] = [
+  registerDemoCommand,
+  registerChatCommand,
+  registerReplayCommand,
+  registerCompactCommand,
+  registerTuneCommand,
+  registerUnlockCommand,
+  registerStatsCommand,
+  registerSessionsCommand,
+  registerShowCommand,
+  registerOriginsCommand,
+  registerViewCommand,
+  registerVerifyCommand,
+  registerExportCommand,
+  registerImportCommand,
+  registerCopyCommand,
+  registerMeterCommand,
+  registerProxyCommand,
+  registerPolicyCommand,
+];
