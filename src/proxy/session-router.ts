@@ -1,11 +1,11 @@
 // Which session a request joins (docs/proxy.md, "Sessions"): the one its x-shadowlog-session
 // header names; else, for a Responses request with previous_response_id, the session that
-// answer belongs to; else the idle session of the same API whose surface the request keeps the
-// most of (it extends it, or shares a prefix or a retained tail with it, counting messages other
-// than a leading system message, at least one); else the idle session whose conversation id
-// (Anthropic metadata.user_id, prompt_cache_key) the request carries; else a new session. A
-// session waiting for an answer is joined only through the header: a second request sent
-// before the first was answered is another conversation.
+// answer belongs to; else the idle session of the same API that the request extends (the
+// longest), or else whose surface it keeps the most of (a shared prefix and retained tail),
+// counting messages other than a leading system message, at least one; else the idle session
+// whose conversation id (Anthropic metadata.user_id, prompt_cache_key) the request carries; else
+// a new session. A session waiting for an answer is joined only through the header: a second
+// request sent before the first was answered is another conversation.
 
 import { randomBytes } from 'node:crypto';
 import { assertSessionId } from '../log/session-id.js';
@@ -66,6 +66,8 @@ export class SessionRouter {
     }
     const keys = request.messages.map(messageKey);
     const skip = request.messages[0]?.type === 'system/message' ? 1 : 0;
+    const extended = longestExtended(idle, keys);
+    if (extended !== undefined) return { session: extended, mode: 'match' };
     let best: { session: ProxySession; kept: number } | undefined;
     for (const session of idle) {
       const surface = session.keys;
@@ -108,6 +110,34 @@ export class SessionRouter {
     this.sessions.set(id, session);
     return session;
   }
+}
+
+/**
+ * The idle session the request extends with the most messages (beyond a leading system message),
+ * if any: the common case, found without matching every session in full. A session can be
+ * extended only where its last message stands in the request.
+ */
+function longestExtended(idle: readonly ProxySession[], keys: readonly string[]): ProxySession | undefined {
+  const positions = new Map<string, number[]>();
+  keys.forEach((key, index) => {
+    const list = positions.get(key);
+    if (list === undefined) positions.set(key, [index]);
+    else list.push(index);
+  });
+  let best: ProxySession | undefined;
+  for (const session of idle) {
+    const surface = session.keys;
+    const last = surface.length - 1;
+    if (last < (isSystemKey(surface[0]) ? 1 : 0)) continue;
+    if (!(positions.get(surface[last] as string) ?? []).includes(last)) continue;
+    if (
+      best !== undefined &&
+      (surface.length < best.keys.length || (surface.length === best.keys.length && session.lastUsed <= best.lastUsed))
+    )
+      continue;
+    if (surface.every((key, index) => key === keys[index])) best = session;
+  }
+  return best;
 }
 
 function isSystemKey(key: string | undefined): boolean {
