@@ -23,7 +23,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'compaction-session': async () => (await import('./compaction-session.bench.js')).benchmark,
   'surface-encoding': async () => (await import('./surface-encoding.bench.js')).benchmark,
   'prompt-cache': async () => (await import('./prompt-cache.bench.js')).benchmark,
+  tune: async () => (await import('./tune.bench.js')).benchmark,
   postgres: async () => (await import('./postgres.bench.js')).benchmark,
+  proxy: async () => (await import('./proxy.bench.js')).benchmark,
+  view: async () => (await import('./view.bench.js')).benchmark,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;

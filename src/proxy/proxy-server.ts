@@ -49,8 +49,11 @@ export interface ProxyStats {
   passedThrough: number;
   upstreamFailures: number;
   recordErrors: number;
+  /** The most calls forwarded and not yet written at once. */
   queuePeak: number;
+  /** Calls that had to wait for a place in the queue (back-pressure), and those waiting now. */
   queueWaits: number;
+  queueWaiting: number;
 }
 
 export interface ProxyServer {
@@ -94,6 +97,7 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
     recordErrors: 0,
     queuePeak: 0,
     queueWaits: 0,
+    queueWaiting: 0,
   };
   const onRecordError = (error: unknown, sessionId: string) => {
     stats.recordErrors++;
@@ -150,8 +154,6 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
       redactedHeaders: redacted,
     };
     const giveBack = await queue.take();
-    stats.queuePeak = queue.peak;
-    stats.queueWaits = queue.waited;
     let routed: Awaited<ReturnType<SessionRouter['route']>>;
     try {
       routed = await router.route(call, named);
@@ -206,31 +208,29 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
         agent: url.protocol === 'https:' ? agents.https : agents.http,
       });
       upstream.setTimeout(timeoutMs, () => upstream.destroy(new UpstreamTimeout(timeoutMs)));
+      // After the headers went out the client gets what the upstream sent, cut where it was cut.
+      const cut = (timedOut: boolean, why: string) => {
+        response.destroy();
+        settle(
+          failure(
+            timedOut ? 'PROXY_UPSTREAM_TIMEOUT' : 'PROXY_STREAM_CUT',
+            timedOut ? `the upstream went silent for ${timeoutMs} ms in the middle of its answer` : `the upstream's answer was cut: ${why}`,
+            response.statusCode,
+            partial(),
+            true,
+          ),
+        );
+      };
       upstream.on('error', (error: Error) => {
         if (done) return;
         const timedOut = error instanceof UpstreamTimeout;
-        if (!response.headersSent) {
-          const status = timedOut ? 504 : 502;
-          const message = timedOut
-            ? `shadowlog proxy: the upstream at ${url.origin} sent nothing for ${timeoutMs} ms`
-            : `shadowlog proxy: the upstream at ${url.origin} could not be reached: ${error.message}`;
-          sendError(response, protocol, status, message);
-          settle(failure(timedOut ? 'PROXY_UPSTREAM_TIMEOUT' : 'PROXY_UPSTREAM_UNREACHABLE', message, undefined, undefined, true));
-        } else {
-          // Headers went out: the client gets what the upstream sent, cut where it was cut.
-          response.destroy();
-          settle(
-            failure(
-              timedOut ? 'PROXY_UPSTREAM_TIMEOUT' : 'PROXY_STREAM_CUT',
-              timedOut
-                ? `the upstream went silent for ${timeoutMs} ms in the middle of its answer`
-                : `the upstream's answer was cut: ${error.message}`,
-              response.statusCode,
-              partial(),
-              true,
-            ),
-          );
-        }
+        if (response.headersSent) return cut(timedOut, error.message);
+        const status = timedOut ? 504 : 502;
+        const message = timedOut
+          ? `shadowlog proxy: the upstream at ${url.origin} sent nothing for ${timeoutMs} ms`
+          : `shadowlog proxy: the upstream at ${url.origin} could not be reached: ${error.message}`;
+        sendError(response, protocol, status, message);
+        settle(failure(timedOut ? 'PROXY_UPSTREAM_TIMEOUT' : 'PROXY_UPSTREAM_UNREACHABLE', message, undefined, undefined, true));
       });
       upstream.on('response', (answer) => {
         const status = answer.statusCode ?? 502;
@@ -248,10 +248,13 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
           response.end();
           settle(outcomeOf(protocol, { status, headers: answer.headers, body: Buffer.concat(chunks) } satisfies UpstreamAnswer));
         });
-        answer.on('error', () => {});
+        let answerError: Error | undefined;
+        answer.on('error', (error) => {
+          answerError = error;
+        });
         answer.on('close', () => {
           if (answer.complete || done) return;
-          upstream.destroy(new Error('the connection closed before the answer was complete'));
+          cut(answerError instanceof UpstreamTimeout, answerError?.message ?? 'the connection closed before the answer was complete');
         });
       });
       response.on('close', () => {
@@ -318,7 +321,9 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
     host: address.address,
     port: address.port,
     exposed,
-    stats,
+    get stats() {
+      return { ...stats, queuePeak: queue.peak, queueWaits: queue.waited, queueWaiting: queue.waiting };
+    },
     sessionIds: () => router.list().map((session) => session.id),
     async settled() {
       await Promise.allSettled([...inFlight]);

@@ -64,30 +64,51 @@ export class ProxySession {
   private turnOpen = false;
   private lastReason: TurnEndReason = 'completed';
 
+  private log: SessionLog | undefined;
+  private ownership: Ownership | undefined;
+  /** Why the session could not be started in the store, if it could not: its calls are reported, not written. */
+  private startFailure: unknown;
+
   private constructor(
     readonly id: string,
-    private readonly log: SessionLog,
-    private readonly ownership: Ownership,
     protocol: string,
-    private readonly onError: (error: unknown, session: string) => void,
+    private onError: (error: unknown, session: string) => void,
   ) {
     this.protocol = protocol;
   }
 
-  static async create(
+  /**
+   * A new session, routed to at once: its ownership and session/start are the first writes on its
+   * chain, so that the call that opened it is forwarded without waiting for the store.
+   */
+  static start(store: LogStore, id: string, protocol: string, onError: (error: unknown, session: string) => void): ProxySession {
+    const session = new ProxySession(id, protocol, onError);
+    session.enqueue(async () => {
+      const ownership = await store.acquireOwnership(id);
+      try {
+        session.log = await SessionLog.create(store, id, { harnessVersion: 'shadowlog proxy' });
+        session.ownership = ownership;
+      } catch (error) {
+        await ownership.release();
+        session.startFailure = error;
+        throw error;
+      }
+    });
+    return session;
+  }
+
+  /** A new session the client named: started before its first call is forwarded, so that a refusal (another owner) reaches the client. */
+  static async started(
     store: LogStore,
     id: string,
     protocol: string,
     onError: (error: unknown, session: string) => void,
   ): Promise<ProxySession> {
-    const ownership = await store.acquireOwnership(id);
-    try {
-      const log = await SessionLog.create(store, id, { harnessVersion: `shadowlog proxy` });
-      return new ProxySession(id, log, ownership, protocol, onError);
-    } catch (error) {
-      await ownership.release();
-      throw error;
-    }
+    const session = ProxySession.start(store, id, protocol, () => {});
+    await session.chain;
+    if (session.startFailure !== undefined) throw session.startFailure;
+    session.onError = onError;
+    return session;
   }
 
   /** Continues a stored session (the client named it): a new lifecycle, its surface keyed from the log. */
@@ -109,7 +130,9 @@ export class ProxySession {
           } else if (event.type === 'turn/end') open = false;
         },
       });
-      const session = new ProxySession(id, log, ownership, protocol, onError);
+      const session = new ProxySession(id, protocol, onError);
+      session.log = log;
+      session.ownership = ownership;
       const drafts: EventDraft[] = [
         { type: 'session/end-seed', data: { reason: `continued by shadowlog proxy, pid ${process.pid} on ${hostname()}` } },
       ];
@@ -159,11 +182,17 @@ export class ProxySession {
   /** Ends the open turn and gives up the session. */
   async close(): Promise<void> {
     this.enqueue(async () => {
-      if (this.turnOpen) await this.log.append([this.turnEnd(this.busy ? 'interrupted' : this.lastReason)]);
+      if (this.turnOpen) await this.written().append([this.turnEnd(this.busy ? 'interrupted' : this.lastReason)]);
       this.turnOpen = false;
     });
     await this.chain;
-    await this.ownership.release();
+    await this.ownership?.release();
+  }
+
+  /** The session's log; throws when the session could not be started, for every call it was to write. */
+  private written(): SessionLog {
+    if (this.log === undefined) throw new ProxySessionUnavailableError(this.id, this.startFailure);
+    return this.log;
   }
 
   private enqueue(job: () => Promise<void>): void {
@@ -173,7 +202,7 @@ export class ProxySession {
   private keyOf(seq: number): string {
     let key = this.nodeKeys.get(seq);
     if (key === undefined) {
-      const node = this.log.fold.node(seq);
+      const node = this.written().fold.node(seq);
       key = node === undefined ? '' : keyOfNode(node);
       this.nodeKeys.set(seq, key);
     }
@@ -181,7 +210,7 @@ export class ProxySession {
   }
 
   private async writeRequest(call: ReceivedCall, mode: RouteMode): Promise<void> {
-    const fold = this.log.fold;
+    const fold = this.written().fold;
     const parsed = 'unparsed' in call.request ? undefined : call.request;
     let plan: Plan | undefined;
     let turnDrafts: EventDraft[] = [];
@@ -250,7 +279,7 @@ export class ProxySession {
         ...(plan.rewrite === undefined ? {} : { rewrite: plan.rewrite as unknown as JsonObject }),
       },
     };
-    const written = await this.log.append([...turnDrafts, ...messageDrafts, { type: 'model/request', data: request }]);
+    const written = await this.written().append([...turnDrafts, ...messageDrafts, { type: 'model/request', data: request }]);
     const offset = turnDrafts.length;
     plan.messages.forEach((message, index) => {
       const event = written[offset + index];
@@ -261,7 +290,7 @@ export class ProxySession {
   private async writeOutcome(outcome: CallOutcome, model: string): Promise<void> {
     if (outcome.kind === 'failure') {
       this.lastReason = 'error';
-      await this.log.append([
+      await this.written().append([
         {
           type: 'model/error',
           data: {
@@ -289,13 +318,13 @@ export class ProxySession {
     };
     const toolCalls = result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
     try {
-      const [event] = await this.log.append([{ type: 'assistant/message', data, surfaceOp: 'append' }]);
+      const [event] = await this.written().append([{ type: 'assistant/message', data, surfaceOp: 'append' }]);
       if (event !== undefined) this.nodeKeys.set(event.seq, messageKey({ type: 'assistant/message', content: result.content, toolCalls }));
       this.lastReason = 'completed';
     } catch (error) {
       if (!ShadowlogError.isInstance(error)) throw error;
       // The log's rules refused the answer (a call id already on the surface): it is kept as it arrived.
-      await this.log.append([
+      await this.written().append([
         {
           type: 'model/unrecorded-answer',
           data: { turn: this.turn, step: this.step, code: error.code, message: error.message, raw: outcome.raw },
@@ -327,6 +356,19 @@ export class ProxySession {
 
   private turnEnd(reason: TurnEndReason): EventDraft {
     return { type: 'turn/end', data: { turn: this.turn, reason } };
+  }
+}
+
+/** A call of a session the store would not start (it failed): forwarded, and reported unrecorded. */
+export class ProxySessionUnavailableError extends ShadowlogError {
+  readonly sessionId: string;
+  constructor(sessionId: string, cause: unknown) {
+    super(
+      'PROXY_SESSION_UNAVAILABLE',
+      `session ${sessionId} could not be started in the store (${cause instanceof Error ? cause.message : String(cause)}), so this call was forwarded and not recorded`,
+      { cause },
+    );
+    this.sessionId = sessionId;
   }
 }
 

@@ -5,7 +5,7 @@
 
 export class RecordingQueue {
   private used = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiters: Array<() => void> = [];
   /** The most places ever taken at once, and how many calls had to wait. */
   peak = 0;
   waited = 0;
@@ -16,7 +16,7 @@ export class RecordingQueue {
   async take(): Promise<() => void> {
     if (this.used >= this.capacity) {
       this.waited++;
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
     } else {
       this.used++;
     }
@@ -25,7 +25,7 @@ export class RecordingQueue {
     return () => {
       if (given) return;
       given = true;
-      const next = this.waiting.shift();
+      const next = this.waiters.shift();
       // The place passes straight to the next waiter.
       if (next !== undefined) next();
       else this.used--;
@@ -34,5 +34,10 @@ export class RecordingQueue {
 
   get pending(): number {
     return this.used;
+  }
+
+  /** Calls waiting for a place now. */
+  get waiting(): number {
+    return this.waiters.length;
   }
 }

@@ -41,7 +41,7 @@ export class SessionRouter {
       found.session.begin(call, found.mode);
       return found;
     }
-    const session = await this.create(this.newId(), call.protocol.name);
+    const session = this.create(this.newId(), call.protocol.name);
     session.begin(call, 'match');
     return { session, mode: 'match' };
   }
@@ -92,7 +92,7 @@ export class SessionRouter {
       opening = (async () => {
         const session =
           (await this.store.head(id)) === undefined
-            ? await ProxySession.create(this.store, id, protocol, this.onError)
+            ? await ProxySession.started(this.store, id, protocol, this.onError)
             : await ProxySession.open(this.store, id, protocol, this.onError);
         this.sessions.set(id, session);
         return session;
@@ -103,8 +103,8 @@ export class SessionRouter {
     return opening;
   }
 
-  private async create(id: string, protocol: string): Promise<ProxySession> {
-    const session = await ProxySession.create(this.store, id, protocol, this.onError);
+  private create(id: string, protocol: string): ProxySession {
+    const session = ProxySession.start(this.store, id, protocol, this.onError);
     this.sessions.set(id, session);
     return session;
   }

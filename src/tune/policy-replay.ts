@@ -115,7 +115,7 @@ export class PolicyReplay {
       if (this.total(k) >= threshold) {
         if (this.policy.pruner !== null) prunes += this.prune(k, threshold, false);
         for (let attempt = 0; attempt <= this.compactionRetries && this.total(k) >= threshold; attempt++) {
-          const done = await this.compact(k, retain);
+          const done = this.policy.strategy === 'mask' ? this.mask(k, retain) : await this.compact(k, retain);
           if (done === undefined) break;
           compactions++;
           summarizerInput += done.input;
@@ -126,7 +126,7 @@ export class PolicyReplay {
         // The provider refuses the request: prune everything, compact with no tail, retry once.
         if (this.policy.pruner !== null) prunes += this.prune(k, Number.POSITIVE_INFINITY, true);
         if (this.total(k) > budget) {
-          const done = await this.compact(k, 0);
+          const done = this.policy.strategy === 'mask' ? this.mask(k, 0) : await this.compact(k, 0);
           if (done !== undefined) {
             compactions++;
             summarizerInput += done.input;
@@ -293,6 +293,31 @@ export class PolicyReplay {
     this.summary = { text, sections, tokens, artifacts: artifactsOf(text) };
     this.changedAt = Math.min(this.changedAt, trace.fixedTokens + this.headTokens);
     return { input: shadowed, output: tokens };
+  }
+
+  /**
+   * The mask strategy's compaction: every tool result the model has been sent, before the
+   * retained tail, becomes a placeholder where that is cheaper (as the strategy does, a result
+   * already pruned is masked at its pruned price). Undefined when nothing can be masked.
+   */
+  private mask(k: number, retain: number): { input: number; output: number } | undefined {
+    let tailStart = k;
+    let tail = 0;
+    while (tailStart > this.cut && tail + this.priceAt(tailStart - 1) <= retain) tail += this.priceAt(--tailStart);
+    const end = Math.min(tailStart, this.sentUpTo);
+    let first = Number.POSITIVE_INFINITY;
+    for (let index = this.cut; index < end; index++) {
+      const item = this.context.maskedItem(index, this.priceAt(index));
+      if (item === undefined) continue;
+      const previous = this.pruned.get(index);
+      if (previous?.masked === true || item.saving <= (previous?.saving ?? 0)) continue;
+      this.pruned.set(index, item);
+      this.prunedSavings += item.saving - (previous?.saving ?? 0);
+      first = Math.min(first, index);
+    }
+    if (first === Number.POSITIVE_INFINITY) return undefined;
+    this.changedAt = Math.min(this.changedAt, this.offsetOf(first));
+    return { input: 0, output: 0 };
   }
 
   /** The newest whole turns that fit W − reserve (the current turn always); older ones are left out. */

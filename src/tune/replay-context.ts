@@ -3,9 +3,10 @@
 // (per pruner configuration), and the summarizer. Built once per session, read by all policies.
 
 import type { PrunerConfig } from '../compaction/pruner-config.js';
+import { maskPlaceholder } from '../compaction/strategies/mask-placeholder.js';
 import { createExtractiveSummarizer, type Summarizer } from '../compaction/summarizer.js';
-import { ToolResultPruner } from '../compaction/tool-result-pruner.js';
-import type { LogEvent, ToolResultData } from '../log/event.js';
+import { codePointLength, ToolResultPruner } from '../compaction/tool-result-pruner.js';
+import type { AssistantMessageData, LogEvent, ToolResultData } from '../log/event.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import type { ModelMessage } from '../providers/language-model.js';
@@ -20,6 +21,8 @@ export interface PrunedItem {
   readonly event: LogEvent;
   /** The artifacts still in the pruned copy. */
   readonly artifacts: ReadonlySet<string>;
+  /** A mask placeholder, not a pruned copy: it is never masked again. */
+  readonly masked?: true;
 }
 
 export class ReplayContext {
@@ -84,6 +87,39 @@ export class ReplayContext {
     }
     cache.set(index, result);
     return result ?? undefined;
+  }
+
+  /** The mask placeholder of tool result `index`, priced at `price` now; undefined for an item that is no tool result. */
+  maskedItem(index: number, price: number): PrunedItem | undefined {
+    const item = this.trace.items[index] as TraceItem;
+    if (item.type !== 'tool/result') return undefined;
+    const original = item.event.data as unknown as ToolResultData;
+    let chars = 0;
+    for (const block of original.content) if (block.type === 'text') chars += codePointLength(block.text);
+    const tool = this.toolNames().get(original.callId) ?? 'a tool';
+    const data: Record<string, unknown> = {
+      callId: original.callId,
+      content: [{ type: 'text', text: maskPlaceholder({ tool, chars, tokens: price, seq: item.seq }) }],
+    };
+    if (original.error !== undefined) data.error = original.error;
+    const placeholderPrice = this.meter.priceOfData('tool/result', data);
+    if (placeholderPrice >= price) return undefined;
+    const event = { ...item.event, data } as unknown as LogEvent;
+    return { saving: item.price - placeholderPrice, event, artifacts: new Set(), masked: true };
+  }
+
+  private names: Map<string, string> | undefined;
+
+  /** The tool each call of the session named, by call id. */
+  private toolNames(): ReadonlyMap<string, string> {
+    if (this.names !== undefined) return this.names;
+    const names = new Map<string, string>();
+    for (const item of this.trace.items) {
+      if (item.type !== 'assistant/message') continue;
+      for (const call of (item.event.data as unknown as AssistantMessageData).toolCalls ?? []) names.set(call.callId, call.name);
+    }
+    this.names = names;
+    return names;
   }
 
   /** The items `from..to` rendered as the model would see them, pruned copies where `pruned` says. */

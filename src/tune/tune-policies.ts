@@ -7,8 +7,12 @@ import { type CompactionConfig, parseCompactionConfig, resolvePolicy } from '../
 import { type PrunerConfig, parsePrunerConfig } from '../compaction/pruner-config.js';
 import { TuneConfigError } from './tune-errors.js';
 
-export type TuneStrategy = 'summary';
-export const TUNE_STRATEGIES: readonly TuneStrategy[] = ['summary'];
+/**
+ * What replaces a compacted range: a summary (extractive, offline), or `mask`, observation
+ * masking (sent tool results older than the retained tail become placeholders; no summary).
+ */
+export type TuneStrategy = 'summary' | 'mask';
+export const TUNE_STRATEGIES: readonly TuneStrategy[] = ['summary', 'mask'];
 
 export interface TunePolicy {
   /** Unique within a run: `defaults`, `summary thresholdRatio=0.7`, or a baseline's name. */
@@ -87,16 +91,17 @@ export function shadowlogPolicy(
   pruner: PrunerConfig | null,
   strategy: TuneStrategy = 'summary',
 ): TunePolicy {
-  const parsed = parseCompactionConfig({ ...config, summarizer: { kind: 'extractive' } });
+  const written: CompactionConfig = strategy === 'summary' ? config : { ...config, strategy };
+  const parsed = parseCompactionConfig({ ...written, summarizer: { kind: 'extractive' } });
   const pruned = pruner === null ? 'no pruner' : 'pruner';
   return {
     name,
     description: `shadowlog's compaction (${strategy}) with ${Object.keys(config).length === 0 ? 'its defaults' : JSON.stringify(config)}, ${pruned}`,
     origin: 'shadowlog',
     strategy,
-    config: () => config,
+    config: () => written,
     pruner,
-    plan: (window) => ({ kind: 'compaction', config, resolved: resolvePolicy(parsed, window) }),
+    plan: (window) => ({ kind: 'compaction', config: written, resolved: resolvePolicy(parsed, window) }),
   };
 }
 
@@ -135,7 +140,11 @@ export function tunePolicies(options: PolicySetOptions = {}): TunePolicy[] {
   });
   const policies: TunePolicy[] = [shadowlogPolicy('defaults', {}, parsePrunerConfig(undefined))];
   const grid = options.grid ?? [];
-  if (grid.length > 0) {
+  if (grid.length === 0) {
+    // Without a grid, each strategy besides summary runs at the defaults.
+    for (const strategy of strategies)
+      if (strategy !== 'summary') policies.push(shadowlogPolicy(`${strategy} defaults`, {}, parsePrunerConfig(undefined), strategy));
+  } else {
     for (const strategy of strategies) {
       for (const point of gridPoints(grid)) {
         const config: Record<string, number> = {};

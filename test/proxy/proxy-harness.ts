@@ -23,20 +23,23 @@ export interface ProxyHarness {
   close(): Promise<void>;
 }
 
-export async function startProxyHarness(options: Partial<ProxyOptions> = {}): Promise<ProxyHarness> {
+export async function startProxyHarness(
+  options: Partial<ProxyOptions> & { wrapStore?: (store: LogStore) => LogStore } = {},
+): Promise<ProxyHarness> {
   const directory = mkdtempSync(join(tmpdir(), 'shadowlog-proxy-'));
   const storePath = join(directory, 'log.db');
   const store = await openSqliteStore(storePath);
   const upstream = await startFakeProviderServer();
   const recordErrors: unknown[] = [];
   let counter = 0;
+  const { wrapStore, ...proxyOptions } = options;
   const proxy = await startProxy({
-    store,
+    store: wrapStore === undefined ? store : wrapStore(store),
     upstreams: { openai: upstream.baseUrl, anthropic: upstream.baseUrl },
     port: 0,
     newSessionId: () => `proxied-${++counter}`,
     onRecordError: (error) => recordErrors.push(error),
-    ...options,
+    ...proxyOptions,
   });
   return {
     upstream,

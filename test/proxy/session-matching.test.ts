@@ -29,8 +29,18 @@ async function post(path: string, body: object, headers: Record<string, string> 
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+const claudeTools = [
+  { name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } },
+];
 const anthropic = (messages: object[], extra: object = {}) =>
-  post('/v1/messages', { model: 'claude-opus-4-6', max_tokens: 100, system: 'You are Claude Code.', messages, ...extra });
+  post('/v1/messages', {
+    model: 'claude-opus-4-6',
+    max_tokens: 100,
+    system: 'You are Claude Code.',
+    messages,
+    tools: claudeTools,
+    ...extra,
+  });
 const chat = (messages: object[], headers: Record<string, string> = {}) =>
   post('/v1/chat/completions', { model: 'gpt-4o', messages }, headers);
 

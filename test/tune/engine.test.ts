@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { replacementText } from '../../src/compaction/render-summary.js';
+import { maskPlaceholder } from '../../src/compaction/strategies/mask-placeholder.js';
 import type { Summarizer } from '../../src/compaction/summarizer.js';
 import { ToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
 import { PolicyReplay } from '../../src/tune/policy-replay.js';
@@ -155,5 +156,49 @@ describe('the replay engine', () => {
     const extractive = await replayAll(buildTrace('uses', events, charMeter(), { window: 1_000 }), policy);
     expect(extractive.replay.summaryText).toContain('src/alpha.ts');
     expect(extractive.calls[5]?.missed).toEqual([]);
+  });
+});
+
+describe('the mask strategy in the replay', () => {
+  it('masks the sent tool results before the retained tail, and summarizes nothing', async () => {
+    // Each turn: a user message (100), an answer calling `read` (its price p), a 400-character result (408), a final answer (100).
+    const turns: TurnSpec[] = Array.from({ length: 4 }, (_, index) => ({
+      user: prose(92, index),
+      steps: [
+        {
+          answer: prose(92, index + 1),
+          calls: [{ callId: `c${index}`, arguments: { path: `src/file${index}.ts` }, result: textWith(`value_${index}`, 400, index) }],
+        },
+        { answer: prose(92, index + 2) },
+      ],
+    }));
+    const trace = buildTrace('mask', buildSession(turns), charMeter(), { window: 4_000 });
+    const policy = shadowlogPolicy('mask', { thresholdRatio: 0.5, headroomTokens: 0, retainTokens: 150 }, null, 'mask');
+    expect(policy.config?.({ contextWindow: 4_000, reserve: 0 })).toEqual({
+      thresholdRatio: 0.5,
+      headroomTokens: 0,
+      retainTokens: 150,
+      strategy: 'mask',
+    });
+    const { calls, replay } = await replayAll(trace, policy);
+    const first = calls.findIndex((call) => (call.compactions ?? 0) > 0);
+    expect(first).toBeGreaterThan(0);
+    const call = trace.calls[first];
+    // Every result the model had been sent (those before the previous call) became a placeholder;
+    // the one appended since that call was not sent yet, and stays whole.
+    const sentUpTo = trace.calls[first - 1]?.index ?? 0;
+    expect(trace.items[(call?.index ?? 0) - 1]?.type).toBe('tool/result');
+    const meter = charMeter();
+    let saved = 0;
+    for (const [index, item] of trace.items.entries()) {
+      if (item.type !== 'tool/result' || index >= sentUpTo) continue;
+      const placeholder = maskPlaceholder({ tool: 'read', chars: 400, tokens: 408, seq: item.seq });
+      saved += 408 - meter.priceOfData('tool/result', { callId: 'x', content: [{ type: 'text', text: placeholder }] });
+    }
+    const before = (trace.prefix[call?.index ?? 0] as number) - 0;
+    expect(calls[first]).toMatchObject({ tokens: before - saved, summarizerInput: 0, summaryTokens: 0, cut: 1 });
+    expect(replay.summaryText).toBeUndefined();
+    // The identifiers inside the masked results are off the surface from then on.
+    expect(saved).toBeGreaterThan(0);
   });
 });

@@ -101,6 +101,10 @@ export function renderCall(panel: HTMLElement, model: SessionModel, index: numbe
   return [surface.element, record.element];
 }
 
+function policyStrategy(model: SessionModel, compaction: CompactionView): string | null {
+  return model.policies.find((candidate) => candidate.seq === compaction.policySeq)?.strategy ?? null;
+}
+
 function compactionBadge(compaction: CompactionView): HTMLElement {
   const text: Record<CompactionView['outcome'], string> = {
     compacted: '✓ compacted',
@@ -123,6 +127,7 @@ export function renderCompaction(panel: HTMLElement, model: SessionModel, compac
     'trigger',
     `${compaction.trigger}${compaction.turn === null ? ' (between turns)' : ` in turn ${compaction.turn}`} · started at #${compaction.startSeq}`,
   );
+  field(facts, 'strategy', compaction.strategy ?? policyStrategy(model, compaction) ?? 'summary (recorded before strategies)');
   const policy = compaction.policySeq === null ? undefined : model.policies.find((candidate) => candidate.seq === compaction.policySeq);
   if (policy === undefined) field(facts, 'policy', 'none recorded');
   else {
@@ -174,7 +179,7 @@ export function renderCompaction(panel: HTMLElement, model: SessionModel, compac
   const nodes: HTMLElement[] = [];
   const parts: HTMLElement[] = [head, facts];
   if (compaction.replacementSeq !== undefined) {
-    const origins = model.origins.get(compaction.replacementSeq) ?? [];
+    const origins = model.originsOf(compaction.replacementSeq);
     const box = el('div', 'node-detail');
     box.id = 'node-detail';
     const list = eventList('originals', `the originals of #${compaction.replacementSeq}`, model, origins, box);

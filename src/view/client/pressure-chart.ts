@@ -25,7 +25,9 @@ interface Series {
 /** Draws the chart into `container`; a click picks the nearest call. */
 export function drawPressureChart(container: HTMLElement, model: SessionModel, selected: number, onPick: (index: number) => void): void {
   const calls = model.calls;
-  const width = Math.max(320, container.clientWidth || 900);
+  const style = getComputedStyle(container);
+  const inner = container.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+  const width = Math.max(320, Number.isFinite(inner) && inner > 0 ? inner : 900);
   const plotWidth = width - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const policies = calls.map((call) => model.policyAt(call.seq));
