@@ -42,8 +42,7 @@ export function timeProblem(value: unknown): string | undefined {
   if (month < 1 || month > 12) return `${describeValue(value)}: there is no month ${month}`;
   const days = daysInMonth(year, month);
   if (day < 1 || day > days) return `${describeValue(value)}: ${MONTH_NAMES[month - 1]} ${year} has ${days} days`;
-  if (hour > 23 || minute > 59 || second > 59)
-    return `${describeValue(value)}: not a time of day (hours 00–23, minutes and seconds 00–59)`;
+  if (hour > 23 || minute > 59 || second > 59) return `${describeValue(value)}: not a time of day (hours 00–23, minutes and seconds 00–59)`;
   return undefined;
 }
 
