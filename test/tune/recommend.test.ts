@@ -5,7 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { type PolicySummary, recommend } from '../../src/tune/tune-report.js';
 
-function summary(policy: string, costUsd: number, share: number, options: { feasible?: boolean; config?: object | null } = {}): PolicySummary {
+function summary(
+  policy: string,
+  costUsd: number,
+  share: number,
+  options: { feasible?: boolean; config?: object | null } = {},
+): PolicySummary {
   return {
     policy,
     description: policy,
@@ -39,7 +44,9 @@ describe('recommend', () => {
       0.02,
     );
     expect(chosen?.policy).toBe('close');
-    expect(chosen?.reason).toMatch(/^cheapest by cost \(\$5\.00\) of the 3 feasible policies whose retention is within 2\.0 % of the best \(keeps-all, 100\.0 %\)/);
+    expect(chosen?.reason).toMatch(
+      /^cheapest by cost \(\$5\.00\) of the 3 feasible policies whose retention is within 2\.0 % of the best \(keeps-all, 100\.0 %\)/,
+    );
     expect(chosen?.config).toEqual({ thresholdRatio: 0.8 });
   });
 
