@@ -25,6 +25,8 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'prompt-cache': async () => (await import('./prompt-cache.bench.js')).benchmark,
   tune: async () => (await import('./tune.bench.js')).benchmark,
   postgres: async () => (await import('./postgres.bench.js')).benchmark,
+  proxy: async () => (await import('./proxy.bench.js')).benchmark,
+  view: async () => (await import('./view.bench.js')).benchmark,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;

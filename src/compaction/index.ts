@@ -43,6 +43,7 @@ export { type Selection, selectRange } from './select-range.js';
 export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/mask-placeholder.js';
 export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';
 export { NATIVE_COMPACTIONS, type NativeCompaction, nativeStrategyFor } from './strategies/native-compactions.js';
+export { compactionBlockOf, createNativeStrategy, type NativeStrategyOptions } from './strategies/native-strategy.js';
 export {
   NativeCompactionUnavailableError,
   type ResolveStrategyOptions,

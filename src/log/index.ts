@@ -24,6 +24,7 @@ export {
 } from './errors.js';
 export type {
   AssistantMessageData,
+  CompactionBlock,
   ContentBlock,
   EventDraft,
   FormatVersion,

@@ -6,6 +6,7 @@ export {
   type AnthropicMessagesModelOptions,
   createAnthropicMessagesModel,
 } from './anthropic-messages/anthropic-messages-model.js';
+export { ANTHROPIC_COMPACTION_BETA, ANTHROPIC_COMPACTION_MINIMUM_TRIGGER } from './anthropic-messages/native-compaction.js';
 export type { ConnectionOptions } from './connection.js';
 export { CONTEXT_OVERFLOW_WORDINGS, isContextOverflow } from './context-overflow.js';
 export { DEFAULT_TIMEOUTS, type Timeouts } from './http.js';
@@ -41,6 +42,12 @@ export {
   type UserModelLimits,
 } from './model-limits.js';
 export { parseModelLimits } from './model-limits-file.js';
+export {
+  NativeCompactionError,
+  type NativeCompactionRequest,
+  type NativeCompactionResult,
+  type NativeCompactor,
+} from './native-compaction.js';
 export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat/openai-chat-model.js';
 export {
   createOpenAIResponsesModel,

@@ -13,7 +13,7 @@ export interface NativeCompactionRequest {
   readonly messages: readonly ModelMessage[];
   /**
    * The session's parameters: the tools are sent where the provider needs them to read the
-   * messages (Anthropic refuses tool_use blocks without tools); nothing else of them is used.
+   * messages (the tool_use blocks name them, as the turns that made them were sent); nothing else of them is used.
    */
   readonly params: Pick<ModelParams, 'tools'>;
 }

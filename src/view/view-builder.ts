@@ -1,7 +1,7 @@
 // Works out the audit page's data in one pass over a session, event by event, so that a live
 // session can be followed: each call's surface rebuilt and its digest checked where it stands
 // (as replay does, without reading the prefix again per call), each compaction's trigger,
-// policy, summarizer and outcome, each prune, and the origins of every replacement.
+// policy, summarizer and outcome, each prune and what replaced it.
 //
 //   const builder = new ViewBuilder({ sessionId, resolveRenderer });
 //   for (const event of events) builder.apply(event);
@@ -12,8 +12,6 @@ import { ShadowlogError } from '../log/errors.js';
 import { isSurfaceType, type LogEvent, type RequestProvenance } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
-import { origins } from '../log/origins.js';
-import type { SessionSeq } from '../log/seq.js';
 import { encodeRequestSurface, type RequestSurfaceList } from '../log/surface-change.js';
 import { isReplaceOp } from '../log/surface-op.js';
 import { acceptChecked, type RendererResolver, replayNextRequest } from '../spine/replay.js';
@@ -50,9 +48,7 @@ export class ViewBuilder {
   private changedCompactions = new Set<CompactionView>();
   private changedPrunes = new Set<PruneView>();
   private newPolicies: PolicyView[] = [];
-  private newOrigins: Record<string, number[]> = {};
   private newProblems: ViewProblem[] = [];
-  private pending: Promise<void>[] = [];
 
   constructor(options: ViewBuilderOptions) {
     this.sessionId = options.sessionId;
@@ -87,10 +83,7 @@ export class ViewBuilder {
   }
 
   /** Everything applied since the last take() (the whole session the first time). */
-  async take(): Promise<ViewDelta> {
-    const pending = this.pending;
-    this.pending = [];
-    await Promise.all(pending);
+  take(): ViewDelta {
     const delta: ViewDelta = {
       sessionId: this.sessionId,
       fromSeq: this.fromSeq,
@@ -99,7 +92,6 @@ export class ViewBuilder {
       compactions: [...this.changedCompactions].map((compaction) => ({ ...compaction })),
       prunes: [...this.changedPrunes].map((prune) => ({ ...prune })),
       policies: this.newPolicies,
-      origins: this.newOrigins,
       chain: { intact: this.broken === undefined, firstBrokenSeq: this.broken?.event.seq ?? null },
       problems: this.newProblems,
     };
@@ -108,7 +100,6 @@ export class ViewBuilder {
     this.changedCompactions = new Set();
     this.changedPrunes = new Set();
     this.newPolicies = [];
-    this.newOrigins = {};
     this.newProblems = [];
     return delta;
   }
@@ -206,18 +197,6 @@ export class ViewBuilder {
   }
 
   private replacement(event: LogEvent): void {
-    const events = this.events;
-    const read = (seq: number) => {
-      const found = events[seq];
-      if (found === undefined) throw new RangeError(`event ${seq} is not in the session`);
-      return found;
-    };
-    // The fold accepted the replacement, so every source stands before it.
-    this.pending.push(
-      origins(event.seq as SessionSeq, read).then((seqs) => {
-        this.newOrigins[String(event.seq)] = seqs;
-      }),
-    );
     for (const source of event.sourceEventSeqs ?? []) {
       const compaction = this.summaryOwners.get(source);
       if (compaction !== undefined) {

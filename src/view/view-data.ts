@@ -1,7 +1,9 @@
 // What the audit page is given: the session's events and what the server worked out from them
-// (each call's digest check, each compaction's story, the origins of each replacement). The
-// first document holds the whole session; following a live session sends more of the same
-// shape, which the page merges (calls and compactions by key, events appended).
+// (each call's digest check, each compaction's story). The first document holds the whole
+// session; following a live session sends more of the same shape, which the page merges (calls
+// and compactions by key, events appended). The origins of a replacement are not sent: the page
+// expands its sourceEventSeqs itself, as origins() does, since the lists of nested compactions
+// grow with the square of the session.
 
 import type { LogEvent } from '../log/event.js';
 import type { SurfaceChange } from '../log/surface-change.js';
@@ -137,8 +139,6 @@ export interface ViewDelta {
   readonly compactions: readonly CompactionView[];
   readonly prunes: readonly PruneView[];
   readonly policies: readonly PolicyView[];
-  /** For each replacing event: the append-origin events it stands for (SPEC §3 origins). */
-  readonly origins: Readonly<Record<string, readonly number[]>>;
   readonly chain: ChainView;
   /** Events the fold refused: nothing after the first can be rebuilt. */
   readonly problems: readonly ViewProblem[];

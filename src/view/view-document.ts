@@ -32,7 +32,7 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
     version: 1,
     generatedAt: new Date().toISOString(),
     live: options.live === true,
-    session: await builder.take(),
+    session: builder.take(),
     tune: options.tune ?? null,
   };
 }

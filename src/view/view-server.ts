@@ -167,10 +167,10 @@ async function serveEvents(
       for (const event of page) {
         builder.apply(event);
         // What the page already holds is dropped: the deltas start after it.
-        if (event.seq === from - 1) await builder.take();
+        if (event.seq === from - 1) builder.take();
       }
       if (builder.nextSeq <= from) continue;
-      const delta = await builder.take();
+      const delta = builder.take();
       response.write(`id: ${builder.nextSeq}\nevent: delta\ndata: ${JSON.stringify(delta)}\n\n`);
     }
   } catch (error) {

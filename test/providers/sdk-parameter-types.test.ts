@@ -6,15 +6,17 @@
 import type { MessageCreateParamsBase as BetaMessageCreateParamsBase } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
-import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
+import type { ResponseCompactParams, ResponseCreateParamsBase } from 'openai/resources/responses/responses';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { convertToAnthropicBody } from '../../src/providers/anthropic-messages/convert-messages.js';
+import { renderAnthropicCompaction } from '../../src/providers/anthropic-messages/native-compaction.js';
 import type { AnthropicBlock, AnthropicCompactionBlock, AnthropicMessagesBody } from '../../src/providers/anthropic-messages/wire-types.js';
 import type { ModelRequest } from '../../src/providers/language-model.js';
 import { convertToOpenAIChatBody } from '../../src/providers/openai-chat/convert-messages.js';
 import type { ChatCompletionsBody } from '../../src/providers/openai-chat/wire-types.js';
 import { convertToOpenAIResponsesBody } from '../../src/providers/openai-responses/convert-messages.js';
-import type { ResponsesBody } from '../../src/providers/openai-responses/wire-types.js';
+import { renderOpenAIResponsesCompaction } from '../../src/providers/openai-responses/native-compaction.js';
+import type { ResponsesBody, ResponsesCompactBody } from '../../src/providers/openai-responses/wire-types.js';
 
 /** A type error here, not a failed assertion, is what a body outside the SDK's types gives. */
 function accepted<Allowed>(_body: Allowed): true {
@@ -91,5 +93,43 @@ describe("the rendered bodies and the official SDKs' parameter types", () => {
   it('OpenAI Responses: renders a ResponseCreateParams', () => {
     expectTypeOf<ResponsesBody>().toExtend<ResponseCreateParamsBase>();
     expect(accepted<ResponseCreateParamsBase>(convertToOpenAIResponsesBody('gpt-5', EVERYTHING, { reasoningModel: true }))).toBe(true);
+  });
+
+  it("the providers' compactions: the request, and the conversation that sends the compaction back", () => {
+    // Each provider's compaction goes back only to it (another's opaque one is refused, not sent).
+    const compactedBy = (block: ModelRequest['messages'][number]['content'][number]): ModelRequest => ({
+      messages: [{ role: 'assistant', content: [block], toolCalls: [] }, ...EVERYTHING.messages.slice(1)],
+      params: EVERYTHING.params,
+    });
+    const anthropicCompacted = compactedBy({
+      type: 'compaction',
+      provider: 'anthropic',
+      text: 'Earlier: 42.',
+      signature: 'sig',
+      toolChanges: [],
+    });
+    const responsesCompacted = compactedBy({
+      type: 'compaction',
+      provider: 'openai-responses',
+      id: 'cmp_1',
+      data: 'gAAAA',
+      items: [{ type: 'message', role: 'user', content: 'Look' }],
+    });
+    const settings = { defaultMaxTokens: 64_000, version: 2, promptCache: true } as const;
+    expect(accepted<BetaMessageCreateParamsBase>(convertToAnthropicBody('claude-sonnet-4-6', anthropicCompacted, settings))).toBe(true);
+    const version = 'anthropic-compact_20260112/1 anthropic-messages/2;default_max_tokens=64000';
+    expect(
+      accepted<BetaMessageCreateParamsBase>(
+        renderAnthropicCompaction('claude-sonnet-4-6', EVERYTHING, version).body as AnthropicMessagesBody,
+      ),
+    ).toBe(true);
+    expectTypeOf<ResponsesCompactBody>().toExtend<ResponseCompactParams>();
+    expect(accepted<ResponseCreateParamsBase>(convertToOpenAIResponsesBody('gpt-5.4', responsesCompacted, { reasoningModel: true }))).toBe(
+      true,
+    );
+    const compact = renderOpenAIResponsesCompaction('gpt-5.4', EVERYTHING, 'openai-responses-compact/1 openai-responses/1', () => ({
+      reasoningModel: false,
+    }));
+    expect(accepted<ResponseCompactParams>(compact.body as ResponsesCompactBody)).toBe(true);
   });
 });

@@ -249,8 +249,7 @@ const MINIMUM_TRIGGER = 50_000;
 /**
  * Compaction (beta compact-2026-01-12): the beta header with the edit or a compaction block; the
  * edit's trigger at 50,000 input tokens or more; a compaction block only as the first block of
- * the conversation, in an assistant message, at most one with content, and never empty; and
- * tools defined when the messages hold tool_use or tool_result blocks.
+ * the conversation, in an assistant message, at most one with content, and never empty.
  */
 function checkCompaction(headers: IncomingHttpHeaders, body: Value, messages: readonly unknown[]): string[] {
   const problems: string[] = [];
@@ -280,9 +279,6 @@ function checkCompaction(headers: IncomingHttpHeaders, body: Value, messages: re
   }
   if (compactions.filter(({ block }) => block.content !== null).length > 1)
     problems.push('compaction_block_ambiguous: messages hold more than one compaction block with content; send only the latest');
-  const usesTools = blocks.some(({ block }) => block.type === 'tool_use' || block.type === 'tool_result');
-  if (usesTools && !(Array.isArray(body.tools) && body.tools.length > 0))
-    problems.push('Requests which include `tool_use` or `tool_result` blocks must define tools.');
   return problems;
 }
 
@@ -397,7 +393,7 @@ function checkResponses(body: Value): string[] {
         if (!(isText(item.output) || Array.isArray(item.output))) problems.push(`${at}.output: a string or an array`);
         break;
       case 'compaction':
-        // What a compaction left (Codex sends it back in its replacement history): opaque to everyone but the server.
+        // What a compaction left (the compact endpoint's item; Codex sends it back in its replacement history): opaque to all but the server.
         if (!isNonEmptyText(item.encrypted_content))
           problems.push(`${at}.encrypted_content: a compaction item goes back with its encrypted_content`);
         if (item.id !== undefined && !isNonEmptyText(item.id)) problems.push(`${at}.id: a string`);

@@ -11,6 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliRegistry } from '../../src/cli/registry.js';
 import { rendererFor } from '../../src/cli/renderers.js';
+import type { LogEvent } from '../../src/log/event.js';
+import { origins } from '../../src/log/origins.js';
 import type { LogStore } from '../../src/store/log-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { buildViewDocument, renderViewPage, startViewServer, type ViewDocument } from '../../src/view/index.js';
@@ -98,7 +100,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
       expect(facts).toContain('threshold 2560, retained tail 1200');
       expect(facts).toContain(`surface ${compaction.summary?.tokensBefore} → ${compaction.summary?.tokensAfter}`);
       expect(facts).toContain('the extractive summarizer sends no model request');
-      const origins = demoDocument.session.origins[String(compaction.replacementSeq)] ?? [];
+      const origins = await originsIn(demoDocument, compaction.replacementSeq as number);
       expect(await text(page, '#panel h3')).toBe(
         `Replaced by #${compaction.replacementSeq}, which stands for these ${origins.length} originals`,
       );
@@ -117,7 +119,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     const replacement = page.locator('#surface .vrow.replacement').first();
     expect(await replacement.textContent()).toContain(`#${second?.replacementSeq}`);
     await replacement.locator('.toggle').click();
-    const origins = demoDocument.session.origins[String(second?.replacementSeq)] ?? [];
+    const origins = await originsIn(demoDocument, second?.replacementSeq as number);
     await expect.poll(() => page.locator('#surface .vrow.origin').count()).toBeGreaterThan(5);
     expect(await text(page, '#surface .vrow.origin')).toContain(`#${origins[0]}`);
     expect(await text(page, '#surface .vrow.origin')).toContain(`original, shadowed by #${second?.replacementSeq}`);
@@ -279,6 +281,11 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     });
   });
 });
+
+/** What the library's origins() says event `seq` of the document's session stands for. */
+function originsIn(viewDocument: ViewDocument, seq: number): Promise<number[]> {
+  return origins(seq as never, (at) => viewDocument.session.events[at] as LogEvent);
+}
 
 /** The status of a GET to `url`, with another Host header when given. */
 function status(url: string, host: string | undefined): Promise<number> {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliRegistry } from '../../src/cli/registry.js';
 import { rendererFor } from '../../src/cli/renderers.js';
 import { canonicalJson } from '../../src/log/canonical-json.js';
-import type { LogEvent } from '../../src/log/event.js';
+import { isSurfaceType, type LogEvent } from '../../src/log/event.js';
 import { computeEventHash, GENESIS_HASH } from '../../src/log/hash.js';
 import { origins } from '../../src/log/origins.js';
 import { RequestSurfaceDecoder } from '../../src/log/request-surface.js';
@@ -15,6 +15,7 @@ import { applySurfaceChange } from '../../src/log/surface-change.js';
 import { replay } from '../../src/spine/replay.js';
 import type { LogStore } from '../../src/store/log-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { SessionModel } from '../../src/view/client/session-model.js';
 import { buildViewDocument, type CallView, ViewBuilder, type ViewDelta } from '../../src/view/index.js';
 import { drafts, sealLog } from '../support/events.js';
 import { readAll, writeDemoSession } from './view-sessions.js';
@@ -65,6 +66,12 @@ describe("the view of the demo's session", () => {
   let cleanup: () => void;
   let events: LogEvent[];
   let delta: ViewDelta;
+  /** The page's model of the session (its client code, run here). */
+  const pageModel = () => {
+    const model = new SessionModel();
+    model.merge(delta);
+    return model;
+  };
   beforeAll(async () => {
     const demo = await writeDemoSession('demo-view');
     cleanup = () => demo.workspace.cleanup();
@@ -112,14 +119,23 @@ describe("the view of the demo's session", () => {
       const replacement = compaction.replacementSeq as number;
       expect(events[replacement]?.sourceEventSeqs).toContain(compaction.summarySeq);
       const expected = await origins(replacement as never, (seq) => events[seq] as LogEvent);
-      expect(delta.origins[String(replacement)]).toEqual(expected);
       expect(expected.length).toBeGreaterThan(5);
+      expect(pageModel().originsOf(replacement)).toEqual(expected);
     }
     expect(delta.prunes).toHaveLength(1);
     const prune = delta.prunes[0];
     expect(events[prune?.replacementSeq as number]?.type).toBe('tool/result');
-    expect(delta.origins[String(prune?.replacementSeq)]).toEqual([prune?.shadowedSeq]);
+    expect(pageModel().originsOf(prune?.replacementSeq as number)).toEqual([prune?.shadowedSeq]);
     expect(delta.policies[0]).toMatchObject({ threshold: 2560, retain: 1200, contextWindow: 3200 });
+  });
+
+  it("expands every surface event to the origins the library's origins() gives, in the page's own code", async () => {
+    const model = pageModel();
+    for (const event of events) {
+      if (!isSurfaceType(event.type)) continue;
+      const expected = await origins(event.seq as never, (seq) => events[seq] as LogEvent);
+      expect(model.originsOf(event.seq), `#${event.seq}`).toEqual(expected);
+    }
   });
 
   it('follows: events applied after a take() come in the next, with the call their answer completes', async () => {

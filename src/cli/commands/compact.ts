@@ -30,6 +30,8 @@ export interface CompactOptions extends PolicyFlags {
   readonly prune: boolean;
   /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
   readonly compactionConfig?: unknown;
+  /** With strategy native or auto: the base URL of the session's provider (else its environment variables'). */
+  readonly sessionBaseUrl?: string;
   /** The strategy, by name (the library checks it); else the recorded policy's, else summary. */
   readonly strategy?: string;
   /** The mask strategy's kept tail: recent tool results, or their tokens (exclusive; the library checks). */
@@ -42,7 +44,10 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   const store = await context.store();
   if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
   const recorded = await readRecorded(store, sessionId);
-  const sessionModel = modelOf(recorded, options.window);
+  const strategy = options.strategy ?? (recorded.policy?.config as { strategy?: unknown } | undefined)?.strategy;
+  // The provider's own compaction is a call to the session's provider: its model must reach it.
+  const sends = (strategy === 'native' || strategy === 'auto') && NATIVE_PROVIDERS.includes(recorded.request.provider);
+  const sessionModel = modelOf(recorded, options.window, sends ? { baseUrl: options.sessionBaseUrl } : undefined);
   const summarizerModel = options.summarizer === undefined ? undefined : createChatModel(options.summarizer);
   // The session's own policy, as its log recorded it (flags override it); the defaults only
   // for a session that never recorded one.
@@ -142,14 +147,34 @@ async function readRecorded(store: LogStore, sessionId: string): Promise<Recorde
   return { request, policy };
 }
 
-/** The session's model as its log records it: the window and reserve of its policy or latest call (or --window). */
-function modelOf({ request, policy }: Recorded, window: number | undefined): LanguageModel {
+/** The providers whose adapters have a compaction of their own (strategy native). */
+const NATIVE_PROVIDERS = ['anthropic', 'openai-responses'];
+
+/**
+ * The session's model as its log records it: the window and reserve of its policy or latest call
+ * (or --window). A renderer that sends nothing, unless `sending` asks for a model that reaches the
+ * provider (its base URL, else the provider's environment variables and official host).
+ */
+function modelOf(
+  { request, policy }: Recorded,
+  window: number | undefined,
+  sending?: { readonly baseUrl: string | undefined },
+): LanguageModel {
   const contextWindow = window ?? policy?.contextWindow ?? request.contextWindow;
   if (contextWindow === undefined)
     throw new UsageError(`the log does not record the context window of ${request.provider}/${request.model}; pass --window TOKENS`);
   // An imported call may have no params: its reserve is then unknown, and 1 is the least.
   const recordedReserve = policy?.reserve ?? Number((request.params as { maxOutputTokens?: number } | undefined)?.maxOutputTokens ?? 1);
   const reserve = Math.max(1, Math.min(recordedReserve, contextWindow - 1));
+  if (sending !== undefined) {
+    return createChatModel({
+      provider: request.provider,
+      model: request.model,
+      ...(sending.baseUrl === undefined ? {} : { baseUrl: sending.baseUrl }),
+      contextWindow,
+      maxOutputTokens: reserve,
+    });
+  }
   const renderer = rendererFor(request.provider, request.model);
   return Object.assign(Object.create(renderer) as LanguageModel, { limits: { contextWindow, defaultMaxOutputTokens: reserve } });
 }
@@ -194,7 +219,7 @@ export function registerCompactCommand(program: Command, run: RunCommand): void 
     )
     .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
     .option('--model <name>', 'the summarizer model, with --provider')
-    .option('--base-url <url>', 'the summarizer API base URL')
+    .option('--base-url <url>', "the summarizer API base URL; without --provider, with --strategy native or auto: the session provider's")
     .option('--threshold-ratio <ratio>', 'the policy, as for `shadowlog policy` (the retained tail is what matters here)')
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
@@ -231,6 +256,7 @@ export function registerCompactCommand(program: Command, run: RunCommand): void 
             ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
             prune: options.prune === true,
             ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+            ...(summarizer === undefined && options.baseUrl !== undefined ? { sessionBaseUrl: options.baseUrl } : {}),
             ...(options.keepResults === undefined ? {} : { keepResults: options.keepResults }),
             ...(options.keepTokens === undefined ? {} : { keepTokens: options.keepTokens }),
             ...(options.window === undefined ? {} : { window: options.window }),

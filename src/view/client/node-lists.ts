@@ -45,8 +45,7 @@ export function surfaceList(model: SessionModel, index: number, box: HTMLElement
     rows = [];
     for (const seq of seqs) {
       rows.push({ seq });
-      const origins = model.origins.get(seq);
-      if (origins !== undefined && expanded.has(seq)) for (const origin of origins) rows.push({ seq: origin, parent: seq });
+      if (model.isReplacement(seq) && expanded.has(seq)) for (const origin of model.originsOf(seq)) rows.push({ seq: origin, parent: seq });
     }
   };
   const parentRow = (owner: number) => rows.findIndex((candidate) => candidate.seq === owner && candidate.parent === undefined);
@@ -55,7 +54,7 @@ export function surfaceList(model: SessionModel, index: number, box: HTMLElement
     const row = rows[at];
     if (row === undefined) return false;
     const owner = row.parent ?? row.seq;
-    if (!model.origins.has(owner)) return false;
+    if (!model.isReplacement(owner)) return false;
     const isOpen = expanded.has(owner);
     const wanted = open ?? !isOpen;
     if (wanted === isOpen) {
@@ -76,7 +75,7 @@ export function surfaceList(model: SessionModel, index: number, box: HTMLElement
     rowHeight: ROW_HEIGHT,
     render: (at, element) => {
       const row = rows[at] as SurfaceRow;
-      const origins = row.parent === undefined ? model.origins.get(row.seq) : undefined;
+      const origins = row.parent === undefined && model.isReplacement(row.seq) ? model.originsOf(row.seq) : undefined;
       if (row.parent !== undefined) element.classList.add('origin');
       if (origins !== undefined) {
         element.classList.add('replacement');
@@ -99,7 +98,7 @@ export function surfaceList(model: SessionModel, index: number, box: HTMLElement
     },
     onSelect: (at) => {
       const row = rows[at] as SurfaceRow;
-      const origins = model.origins.get(row.seq);
+      const origins = model.isReplacement(row.seq) ? model.originsOf(row.seq) : undefined;
       const note =
         row.parent !== undefined
           ? `an original, shadowed by #${row.parent}: the model was not sent it on this call`

@@ -179,7 +179,7 @@ export function renderCompaction(panel: HTMLElement, model: SessionModel, compac
   const nodes: HTMLElement[] = [];
   const parts: HTMLElement[] = [head, facts];
   if (compaction.replacementSeq !== undefined) {
-    const origins = model.origins.get(compaction.replacementSeq) ?? [];
+    const origins = model.originsOf(compaction.replacementSeq);
     const box = el('div', 'node-detail');
     box.id = 'node-detail';
     const list = eventList('originals', `the originals of #${compaction.replacementSeq}`, model, origins, box);

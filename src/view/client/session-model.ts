@@ -20,6 +20,7 @@ export interface SurfaceDiff {
 }
 
 const CHECKPOINT_EVERY = 32;
+const SURFACE_TYPES = new Set(['system/message', 'user/message', 'assistant/message', 'tool/result']);
 
 export class SessionModel {
   sessionId = '';
@@ -29,7 +30,7 @@ export class SessionModel {
   readonly compactions = new Map<string, CompactionView>();
   readonly prunes = new Map<number, PruneView>();
   readonly policies: PolicyView[] = [];
-  readonly origins = new Map<number, readonly number[]>();
+  private readonly originsCache = new Map<number, readonly number[]>();
   readonly timeline: TimelineItem[] = [];
   readonly problems: ViewProblem[] = [];
   /** Which replacement shadowed each event, as of the end of the log. */
@@ -57,8 +58,7 @@ export class SessionModel {
     }
     for (const compaction of delta.compactions) this.compactions.set(compaction.compactionId, compaction);
     for (const prune of delta.prunes) this.prunes.set(prune.seq, prune);
-    this.policies.push(...delta.policies);
-    for (const [seq, seqs] of Object.entries(delta.origins)) this.origins.set(Number(seq), seqs);
+    for (const policy of delta.policies) if (!this.policies.some((known) => known.seq === policy.seq)) this.policies.push(policy);
     this.problems.push(...delta.problems);
     this.chain = delta.chain;
     return true;
@@ -72,6 +72,41 @@ export class SessionModel {
       this.timeline.push({ kind: 'compaction', seq: event.seq, compactionId: String(data.compactionId) });
     else if (event.type === 'compaction/prune') this.timeline.push({ kind: 'prune', seq: event.seq });
     else if (event.type === 'session/end-seed') this.timeline.push({ kind: 'seed', seq: event.seq });
+  }
+
+  /** Does the event at `seq` replace earlier nodes (a summary, a pruned result)? */
+  isReplacement(seq: number): boolean {
+    const op = this.events[seq]?.surfaceOp as { op?: unknown } | undefined;
+    return typeof op === 'object' && op !== null && op.op === 'replace';
+  }
+
+  /**
+   * The append-origin events the surface event at `seq` stands for, ascending (SPEC §3, as
+   * log/origins.ts computes them): its sourceEventSeqs expanded recursively, log-only events
+   * left out, a copy (data.copyOf) followed to what it copies.
+   */
+  originsOf(seq: number): readonly number[] {
+    const cached = this.originsCache.get(seq);
+    if (cached !== undefined) return cached;
+    const found = new Set<number>();
+    const stack: number[] = [seq];
+    const seen = new Set<number>();
+    while (stack.length > 0) {
+      const at = stack.pop() as number;
+      const event = this.events[at];
+      if (event === undefined || seen.has(at) || !SURFACE_TYPES.has(event.type)) continue;
+      seen.add(at);
+      if (!this.isReplacement(at)) {
+        const copyOf = event.data?.copyOf;
+        if (typeof copyOf === 'number' && copyOf < at) stack.push(copyOf);
+        else found.add(at);
+        continue;
+      }
+      for (const source of Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs : []) stack.push(source);
+    }
+    const origins = [...found].sort((a, b) => a - b);
+    this.originsCache.set(seq, origins);
+    return origins;
   }
 
   compactionAt(seq: number): CompactionView | undefined {

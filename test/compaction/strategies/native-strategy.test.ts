@@ -196,7 +196,7 @@ describe('the native strategy, through the fake server', () => {
     expect(sent.context_management).toEqual({
       edits: [{ type: 'compact_20260112', trigger: { type: 'input_tokens', value: 50_000 }, pause_after_compaction: true }],
     });
-    // The range as the model was sent it, with the session's tools (the API refuses tool_use blocks without them).
+    // The range as the model was sent it, with the session's tools, as its turns were sent.
     expect(sent.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(sent.tools.map((tool: { name: string }) => tool.name)).toEqual(['read_notes']);
 

@@ -1,0 +1,206 @@
+// `shadowlog compact --strategy native` against the fake server on loopback: a session recorded
+// through Anthropic Messages (and one through the Responses API) in an SQLite file is compacted
+// by its provider; the provider's block is the replacing node, `show --record` shows it readably,
+// the log verifies, the compaction's call and every turn replay to their digests. Under auto, a
+// range below Anthropic's smallest trigger is summarized instead, with no call.
+
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCompaction } from '../../src/compaction/compaction-capability.js';
+import { createAnthropicMessagesModel } from '../../src/providers/anthropic-messages/anthropic-messages-model.js';
+import type { LanguageModel } from '../../src/providers/language-model.js';
+import { createOpenAIResponsesModel } from '../../src/providers/openai-responses/openai-responses-model.js';
+import { createHarness } from '../../src/spine/harness.js';
+import { defineTool } from '../../src/spine/tool.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { createCliWorkspace } from '../support/cli.js';
+import { type FakeProviderServer, type FakeResponse, startFakeProviderServer } from '../support/fake-provider-server.js';
+
+const workspace = createCliWorkspace();
+let server: FakeProviderServer;
+afterEach(async () => {
+  await server.close();
+});
+afterAll(() => workspace.cleanup());
+
+const LIMITS = { contextWindow: 1_000_000, defaultMaxOutputTokens: 4_096 };
+
+function notesTool(text: string) {
+  return defineTool({ name: 'read_notes', description: 'Reads the notes', input: z.object({}), execute: async () => text });
+}
+
+/** Records one tool-using turn through `model` in the workspace's SQLite file, its policy retaining a small tail. */
+async function record(id: string, model: LanguageModel, notes: string, replies: FakeResponse[]) {
+  const store = await openSqliteStore(join(workspace.cwd, 'native.db'));
+  try {
+    server.enqueue(...replies);
+    const compaction = createCompaction({
+      config: { headroomTokens: 0, retainTokens: 40, auto: false, summarizer: { kind: 'extractive' } },
+    });
+    const harness = createHarness({
+      store,
+      model,
+      tools: [notesTool(notes)],
+      systemPrompt: 'Use the tools.',
+      capabilities: [compaction],
+      stream: false,
+    });
+    const session = await harness.createSession(id);
+    expect((await session.send('Read the notes.')).reason).toBe('completed');
+    await session.close();
+  } finally {
+    await store.close();
+  }
+}
+
+const message = (content: unknown[], stop: string, inputTokens: number): FakeResponse => ({
+  type: 'json',
+  body: {
+    id: 'msg_x',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-6',
+    content,
+    stop_reason: stop,
+    usage: { input_tokens: inputTokens, output_tokens: 9 },
+  },
+});
+const toolUse = message([{ type: 'tool_use', id: 'toolu_1', name: 'read_notes', input: {} }], 'tool_use', 40);
+const NOTES = `The value is 42. ${'Notes on the build, line after line, nothing else of note. '.repeat(4_500)}`;
+const SUMMARY = 'The user asked for the notes; read_notes said the value is 42.';
+
+const cli = (args: string[]) => workspace.run(['--store', 'sqlite:native.db', ...args]);
+
+async function verifiesAndReplays(id: string, compactionId: string) {
+  expect((await cli(['verify', id])).code).toBe(0);
+  const turn = await cli(['replay', id, '--turn', '1', '--json']);
+  expect(turn.stderr).toBe('');
+  expect(JSON.parse(turn.stdout)).toMatchObject({ verified: true });
+  const call = await cli(['replay', id, '--compaction', compactionId, '--json']);
+  expect(call.stderr).toBe('');
+  return JSON.parse(call.stdout) as { verified: boolean; request: { context_management?: unknown; input?: unknown } };
+}
+
+describe('compact --strategy native', () => {
+  it("Anthropic: the provider's compaction block replaces the range, shows readably, verifies and replays", async () => {
+    server = await startFakeProviderServer();
+    await record('claude', createAnthropicMessagesModel({ model: 'claude-sonnet-4-6', baseUrl: server.baseUrl, ...LIMITS }), NOTES, [
+      toolUse,
+      message([{ type: 'text', text: 'The value is 42.' }], 'end_turn', 60_000),
+    ]);
+    server.enqueue({
+      type: 'json',
+      body: {
+        id: 'msg_compact',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-6',
+        content: [{ type: 'compaction', content: SUMMARY }],
+        stop_reason: 'compaction',
+        usage: { input_tokens: 0, output_tokens: 0, iterations: [{ type: 'compaction', input_tokens: 61_000, output_tokens: 200 }] },
+      },
+    });
+    const result = await cli([
+      'compact',
+      'claude',
+      '--strategy',
+      'native',
+      '--retain-tokens',
+      '40',
+      '--base-url',
+      server.baseUrl,
+      '--json',
+    ]);
+    expect(result.stderr).toBe('');
+    const outcome = JSON.parse(result.stdout);
+    expect(outcome).toMatchObject({ status: 'compacted', strategy: 'native' });
+    expect(server.requests.at(-1)?.headers['anthropic-beta']).toBe('compact-2026-01-12');
+    expect(server.violations).toEqual([]);
+
+    const shown = await cli(['show', 'claude', '--record']);
+    expect(shown.stdout).toContain(`[compaction by anthropic] ${SUMMARY}`);
+    expect(shown.stdout).toMatch(/summarized by anthropic\/claude-sonnet-4-6 \(native/);
+    const replayed = await verifiesAndReplays('claude', outcome.compactionId);
+    expect(replayed).toMatchObject({ verified: true, request: { context_management: { edits: [{ type: 'compact_20260112' }] } } });
+    expect(JSON.parse(server.requests.at(-1)?.body ?? '{}')).toEqual(replayed.request);
+  });
+
+  it('OpenAI Responses: the opaque compaction item replaces the range and replays', async () => {
+    server = await startFakeProviderServer();
+    const model = createOpenAIResponsesModel({ model: 'gpt-5.4', baseUrl: `${server.baseUrl}/v1`, reasoningModel: false, ...LIMITS });
+    const response = (output: unknown[]): FakeResponse => ({
+      type: 'json',
+      body: {
+        id: 'resp_x',
+        object: 'response',
+        status: 'completed',
+        model: 'gpt-5.4',
+        output,
+        usage: { input_tokens: 50, output_tokens: 9, total_tokens: 59 },
+      },
+    });
+    await record('gpt', model, NOTES, [
+      response([{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'read_notes', arguments: '{}', status: 'completed' }]),
+      response([
+        {
+          type: 'message',
+          id: 'msg_1',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'The value is 42.', annotations: [] }],
+        },
+      ]),
+    ]);
+    server.enqueue({
+      type: 'json',
+      body: {
+        id: 'resp_compact',
+        object: 'response.compaction',
+        created_at: 1_764_590_000,
+        output: [
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Read the notes.' }] },
+          { type: 'compaction', id: 'cmp_9', encrypted_content: 'gAAAAABvcGFxdWU=' },
+        ],
+        usage: { input_tokens: 61_000, output_tokens: 700, total_tokens: 61_700 },
+      },
+    });
+    const result = await cli([
+      'compact',
+      'gpt',
+      '--strategy',
+      'native',
+      '--retain-tokens',
+      '40',
+      '--base-url',
+      `${server.baseUrl}/v1`,
+      '--json',
+    ]);
+    expect(result.stderr).toBe('');
+    const outcome = JSON.parse(result.stdout);
+    expect(outcome).toMatchObject({ status: 'compacted', strategy: 'native' });
+    expect(server.requests.at(-1)?.path).toBe('/v1/responses/compact');
+    expect(server.violations).toEqual([]);
+    expect((await cli(['show', 'gpt', '--record'])).stdout).toContain(
+      '[compaction by openai-responses cmp_9, 16 chars of opaque data; it keeps 1 user message: Read the notes.]',
+    );
+    const replayed = await verifiesAndReplays('gpt', outcome.compactionId);
+    expect(JSON.parse(server.requests.at(-1)?.body ?? '{}')).toEqual(replayed.request);
+  });
+
+  it("auto: a range below Anthropic's smallest trigger is summarized, and nothing is sent", async () => {
+    server = await startFakeProviderServer();
+    await record(
+      'small',
+      createAnthropicMessagesModel({ model: 'claude-sonnet-4-6', baseUrl: server.baseUrl, ...LIMITS }),
+      'The value is 42.',
+      [toolUse, message([{ type: 'text', text: `The value is 42. ${'More. '.repeat(40)}` }], 'end_turn', 80)],
+    );
+    const sent = server.requests.length;
+    const result = await cli(['compact', 'small', '--strategy', 'auto', '--retain-tokens', '40', '--base-url', server.baseUrl, '--json']);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'compacted', strategy: 'summary' });
+    expect(server.requests).toHaveLength(sent);
+    expect((await cli(['verify', 'small'])).code).toBe(0);
+  });
+});
