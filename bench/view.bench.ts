@@ -34,7 +34,7 @@ import {
 
 const SESSION_ID = 'bench-replay';
 const CHROMIUM = process.env.SHADOWLOG_CHROMIUM ?? '/usr/bin/chromium';
-const FULL: Sizes = { realFirst: 3_000, syntheticUntil: 94_000, total: 100_000, repeats: 3 };
+const FULL: Sizes = { realFirst: 3_000, syntheticUntil: 94_000, total: 100_000, repeats: 2 };
 const QUICK: Sizes = { realFirst: 1_000, syntheticUntil: 9_400, total: 10_000, repeats: 2 };
 
 /** Runs the CLI in-process, its output counted and dropped; returns the exit code, the bytes printed and the time. */
