@@ -25,11 +25,14 @@ export interface ViewBuilderOptions {
   readonly resolveRenderer: RendererResolver;
   /** The event types the session may hold (the CLI's: core and compaction). */
   readonly registry?: EventTypeRegistry;
+  /** Rebuild and check each call's request (default true); false marks them pending, for a page drawn before its checks. */
+  readonly checkCalls?: boolean;
 }
 
 export class ViewBuilder {
   private readonly sessionId: string;
   private readonly resolveRenderer: RendererResolver;
+  private readonly checkCalls: boolean;
   private readonly chain: ChainCheck;
   private broken: ChainLink | undefined;
   private refused: ViewProblem | undefined;
@@ -53,6 +56,7 @@ export class ViewBuilder {
   constructor(options: ViewBuilderOptions) {
     this.sessionId = options.sessionId;
     this.resolveRenderer = options.resolveRenderer;
+    this.checkCalls = options.checkCalls !== false;
     this.chain = new ChainCheck(options.registry === undefined ? {} : { registry: options.registry });
   }
 
@@ -232,17 +236,8 @@ export class ViewBuilder {
   }
 
   private checkCall(event: LogEvent): void {
-    let check: CallCheck;
-    try {
-      const result = replayNextRequest(this.chain, event, this.sessionId, this.broken, this.resolveRenderer);
-      check =
-        result.verified && result.requestDigest !== null
-          ? { status: 'verified', digest: result.requestDigest }
-          : { status: 'reconstructed', digest: null };
-    } catch (error) {
-      if (!ShadowlogError.isInstance(error)) throw error;
-      check = { status: 'failed', digest: null, code: error.code, message: error.message };
-    }
+    let check: CallCheck = { status: 'pending', digest: null };
+    if (this.checkCalls) check = this.replayCall(event);
     let seqs: readonly number[];
     try {
       seqs = this.chain.fold.requestSurfaceSeqs(dataOf(event, 'model/request'), event.seq);
@@ -251,6 +246,18 @@ export class ViewBuilder {
       seqs = this.chain.fold.toArray().map((node) => node.seq);
     }
     this.addCall(event, seqs, check);
+  }
+
+  private replayCall(event: LogEvent): CallCheck {
+    try {
+      const result = replayNextRequest(this.chain, event, this.sessionId, this.broken, this.resolveRenderer);
+      return result.verified && result.requestDigest !== null
+        ? { status: 'verified', digest: result.requestDigest }
+        : { status: 'reconstructed', digest: null };
+    } catch (error) {
+      if (!ShadowlogError.isInstance(error)) throw error;
+      return { status: 'failed', digest: null, code: error.code, message: error.message };
+    }
   }
 
   /** A call after the fold stopped: its surface cannot be rebuilt, so it cannot be checked. */

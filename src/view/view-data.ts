@@ -13,6 +13,8 @@ export type CallCheck =
   | { readonly status: 'verified'; readonly digest: string }
   /** Imported from another harness: the surface is rebuilt, but there is no digest to prove it by. */
   | { readonly status: 'reconstructed'; readonly digest: null }
+  /** Not checked yet: a served page is drawn first, and its follow stream brings the checks. */
+  | { readonly status: 'pending'; readonly digest: null }
   /** The rebuilt request is not the one recorded, or cannot be rebuilt: shown as an error. */
   | { readonly status: 'failed'; readonly digest: null; readonly code: string; readonly message: string };
 

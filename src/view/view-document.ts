@@ -16,6 +16,8 @@ export interface ViewDocumentOptions {
   readonly live?: boolean;
   /** A tune report, already checked (parseTuneReport). */
   readonly tune?: unknown;
+  /** Check every call now (default true); false leaves them pending for the follow stream. */
+  readonly checkCalls?: boolean;
 }
 
 export async function buildViewDocument(store: LogStore, sessionId: string, options: ViewDocumentOptions): Promise<ViewDocument> {
@@ -24,6 +26,7 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
   const builder = new ViewBuilder({
     sessionId,
     resolveRenderer: options.resolveRenderer,
+    ...(options.checkCalls === false ? { checkCalls: false } : {}),
     ...(options.registry === undefined ? {} : { registry: options.registry }),
   });
   for await (const page of store.read(sessionId)) for (const event of page) builder.apply(event);

@@ -106,6 +106,8 @@ async function servePage(response: ServerResponse, options: ViewServerOptions): 
   const viewDocument = await buildViewDocument(options.store, options.sessionId, {
     resolveRenderer: options.resolveRenderer,
     live: true,
+    // Drawn first, checked after: a long session's page would otherwise wait for every call's replay.
+    checkCalls: false,
     ...(options.registry === undefined ? {} : { registry: options.registry }),
     ...(options.tune === undefined ? {} : { tune: options.tune }),
   });
@@ -124,9 +126,10 @@ async function servePage(response: ServerResponse, options: ViewServerOptions): 
 }
 
 /**
- * The session from event `from` on (Last-Event-ID on a reconnect): the builder reads the
- * session from 0, since a call's check needs its whole prefix, and sends what changed after
- * `from` — later events, and earlier calls whose answers landed since.
+ * The session from event `from` on (Last-Event-ID on a reconnect). The builder reads the
+ * session from 0, since a call's check needs its whole prefix; its first message holds every
+ * call so far with its check (the page was drawn before them) and the events after `from`, and
+ * each later one what landed since.
  */
 async function serveEvents(
   request: IncomingMessage,
@@ -163,15 +166,15 @@ async function serveEvents(
       signal: stopping.signal,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     });
+    let caughtUp = false;
     for await (const page of follower) {
-      for (const event of page) {
-        builder.apply(event);
-        // What the page already holds is dropped: the deltas start after it.
-        if (event.seq === from - 1) builder.take();
-      }
-      if (builder.nextSeq <= from) continue;
+      for (const event of page) builder.apply(event);
+      if (builder.nextSeq < from) continue;
       const delta = builder.take();
-      response.write(`id: ${builder.nextSeq}\nevent: delta\ndata: ${JSON.stringify(delta)}\n\n`);
+      // The first message: every call checked (and compaction told) so far, and the events the page does not hold.
+      const sent = caughtUp ? delta : { ...delta, fromSeq: from, events: delta.events.slice(from - delta.fromSeq) };
+      caughtUp = true;
+      response.write(`id: ${builder.nextSeq}\nevent: delta\ndata: ${JSON.stringify(sent)}\n\n`);
     }
   } catch (error) {
     const message = ShadowlogError.isInstance(error) ? `${error.code}: ${error.message}` : String(error);

@@ -77,7 +77,10 @@ function start(): void {
     if (at >= 0) timeline.select(at);
   };
 
-  const refresh = () => {
+  const refresh = (changed?: ViewDelta) => {
+    // The call on show got its answer or its check: draw it again.
+    const shown = model.timeline[timeline.selected];
+    if (changed !== undefined && shown?.kind === 'call' && changed.calls.some((call) => call.seq === shown.seq)) show(shown);
     drawSummary(header, model, status);
     timeline.setCount(model.timeline.length);
     drawPressureChart(chart, model, selectedCall, pickCall);
@@ -106,7 +109,7 @@ function start(): void {
   if (viewDocument.live) follow(model, status, refresh);
 }
 
-function follow(model: SessionModel, status: HTMLElement, refresh: () => void): void {
+function follow(model: SessionModel, status: HTMLElement, refresh: (changed: ViewDelta) => void): void {
   const source = new EventSource(`events?from=${model.events.length}`);
   status.textContent = 'following: connecting…';
   source.addEventListener('open', () => {
@@ -120,7 +123,7 @@ function follow(model: SessionModel, status: HTMLElement, refresh: () => void): 
       return;
     }
     status.textContent = `following: live · ${model.events.length} events`;
-    refresh();
+    refresh(delta);
   });
   source.addEventListener('failure', (message) => {
     status.textContent = `following stopped: ${(message as MessageEvent<string>).data}`;
@@ -140,7 +143,8 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
   if (item.kind === 'call') {
     const call = model.calls[model.callIndexBySeq.get(item.seq) ?? -1];
     if (call === undefined) return;
-    const mark = call.check.status === 'verified' ? '✓' : call.check.status === 'reconstructed' ? '◌' : '✗';
+    const marks = { verified: '✓', reconstructed: '◌', pending: '…', failed: '✗' } as const;
+    const mark = marks[call.check.status];
     const check = el('span', `check ${call.check.status}`, mark);
     check.title = call.check.status === 'verified' ? `digest verified ${call.check.digest}` : call.check.status;
     row.append(check, el('span', 'label', `call ${call.turn}.${call.step}`), el('span', 'tokens', `${call.estimatedTokens ?? '?'} tok`));
@@ -171,13 +175,14 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
 function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLElement): void {
   const verified = model.calls.filter((call) => call.check.status === 'verified').length;
   const failed = model.calls.filter((call) => call.check.status === 'failed').length;
+  const pending = model.calls.filter((call) => call.check.status === 'pending').length;
   const compactions = [...model.compactions.values()];
   const open = compactions.filter((compaction) => compaction.outcome === 'open').length;
   const title = el('h1', '', `shadowlog · ${model.sessionId}`);
   const facts = el(
     'p',
     'facts-line',
-    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${failed} failed) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks) · ${model.prunes.size} prunes · head ${shortDigest(model.events.at(-1)?.hash)}`,
+    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks) · ${model.prunes.size} prunes · head ${shortDigest(model.events.at(-1)?.hash)}`,
   );
   const chain = model.chain.intact
     ? el('span', 'badge verified', '✓ hash chain intact')

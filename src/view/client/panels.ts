@@ -20,6 +20,11 @@ function checkBadge(call: CallView): HTMLElement[] {
     badge.title = check.digest;
     return [badge];
   }
+  if (check.status === 'pending') {
+    const badge = el('span', 'badge reconstructed', '… checking the digest');
+    badge.id = 'digest-badge';
+    return [badge];
+  }
   if (check.status === 'reconstructed') {
     const badge = el('span', 'badge reconstructed', '◌ reconstructed: imported from another harness, no digest to check');
     badge.id = 'digest-badge';

@@ -59,7 +59,7 @@ export class SessionModel {
     for (const compaction of delta.compactions) this.compactions.set(compaction.compactionId, compaction);
     for (const prune of delta.prunes) this.prunes.set(prune.seq, prune);
     for (const policy of delta.policies) if (!this.policies.some((known) => known.seq === policy.seq)) this.policies.push(policy);
-    this.problems.push(...delta.problems);
+    for (const problem of delta.problems) if (!this.problems.some((known) => known.seq === problem.seq)) this.problems.push(problem);
     this.chain = delta.chain;
     return true;
   }
