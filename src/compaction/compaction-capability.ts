@@ -26,6 +26,7 @@ import { sentNodes } from './sent-nodes.js';
 import { anchorKey, CompactionSessionState } from './session-state.js';
 import { createMaskStrategy } from './strategies/mask-strategy.js';
 import type { NativeCompaction } from './strategies/native-compactions.js';
+import { createRecallStrategy } from './strategies/recall-strategy.js';
 import { resolveStrategy, type StrategyFactories } from './strategies/resolve-strategy.js';
 import type { CompactionStrategy } from './strategies/strategy.js';
 import { createExtractiveSummarizer, createModelSummarizer, type Summarizer } from './summarizer.js';
@@ -222,7 +223,7 @@ export class CompactionCapability implements Capability {
 
   /** The strategies that need no provider, made with this configuration's options. */
   private strategyFactories(): StrategyFactories {
-    return { mask: () => createMaskStrategy({ keep: this.config.mask }) };
+    return { mask: () => createMaskStrategy({ keep: this.config.mask }), recall: () => createRecallStrategy() };
   }
 
   private summarizerFor(meter: SurfaceMeter): Summarizer {

@@ -83,6 +83,8 @@ export interface CompactionSummaryData {
   readonly sections?: SummarySections;
   /** The size the summary aimed at; a model summarizer's request states it, so replay needs it. */
   readonly targetTokens?: number;
+  /** 'recall' when the replacement is a recall handle around the summary (absent for a plain summary). */
+  readonly strategy?: 'recall';
   /** Native: the model/request whose tools the compaction request carried (replay sends the same); absent when none. */
   readonly toolsSeq?: number;
   /** Native: the provider's ids for the compaction's answer and request. */

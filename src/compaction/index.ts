@@ -37,6 +37,9 @@ export {
   pruneMarker,
   readPrunerOptions,
 } from './pruner-config.js';
+export { boundRecallResult, parseRecallConfig, RECALL_DEFAULTS, type RecallConfig } from './recall/recall-config.js';
+export { eventText, type RecallIndex, RecallReader, recallHandleOf } from './recall/recall-index.js';
+export { createRecallTool, RECALL_TOOL_NAME, RecallError, type RecallToolOptions } from './recall/recall-tool.js';
 export { summaryInside } from './render-summary.js';
 export { replaySummary, type SummaryReplayOptions, type SummaryReplayResult } from './replay-summary.js';
 export { type Selection, selectRange } from './select-range.js';
@@ -44,12 +47,12 @@ export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/ma
 export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';
 export { NATIVE_COMPACTIONS, type NativeCompaction, nativeStrategyFor } from './strategies/native-compactions.js';
 export { compactionBlockOf, createNativeStrategy, type NativeStrategyOptions } from './strategies/native-strategy.js';
+export { createRecallStrategy, type RecallHandle, recallHandleText } from './strategies/recall-strategy.js';
 export {
   NativeCompactionUnavailableError,
   type ResolveStrategyOptions,
   resolveStrategy,
   type StrategyFactories,
-  StrategyUnavailableError,
 } from './strategies/resolve-strategy.js';
 export {
   type CompactionStrategy,

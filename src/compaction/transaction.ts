@@ -83,7 +83,7 @@ export async function runCompactionTransaction(input: TransactionInput): Promise
   const { log, selection, state } = input;
   const configured = input.strategy ?? createSummaryStrategy();
   // A strategy may hand a selection it cannot serve to another (auto's native, below the provider's minimum).
-  const strategy = configured.delegateFor?.(selection) ?? configured;
+  const strategy = configured.delegateFor?.(selection, log.fold) ?? configured;
   // 1. The selection is valid on the current surface.
   const problem = strategy.problem(log.fold, selection);
   if (problem !== undefined) return failed('changed', `the selected range is no longer valid: ${problem}`);

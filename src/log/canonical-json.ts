@@ -17,8 +17,93 @@ class RefusedValue {
 }
 
 export function canonicalJson(value: unknown): string {
+  return canonicalJsonAtDepth(value, 0);
+}
+
+// The fast path. JSON.stringify writes an object's properties in the order they were added
+// (integer-like keys first), and natively, several times faster than the writer below builds the
+// string in JavaScript. So one walk copies the value with every object's keys added in canonical
+// order, checking on the way that JSON.stringify would write the copy exactly as the writer
+// writes the value (plain objects and arrays, finite numbers, no undefined array items, no
+// functions, symbols or bigints, within the depth limit, no integer-like or "__proto__" key);
+// JSON.stringify then writes the copy. Anything else goes to the writer, which writes it or
+// refuses it with the path to the bad value. Sealing keeps the copy as the event's data.
+
+/**
+ * A copy of `value` whose objects hold their keys in canonical order, as JSON.parse of its
+ * canonical JSON would give it (-0 becomes 0, undefined properties are left out), or undefined
+ * when the copy cannot stand for that: a value the fast path refuses, an integer-like key
+ * (JavaScript puts those first, whatever the order of insertion), or a "__proto__" key.
+ */
+function sortedCopy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : NOT_COPIED;
+    case 'object': {
+      if (value === null) return null;
+      if (depth >= MAX_JSON_DEPTH) return NOT_COPIED;
+      if (Array.isArray(value)) {
+        const items: unknown[] = new Array(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (item === undefined) return NOT_COPIED;
+          const copied = sortedCopy(item, depth + 1);
+          if (copied === NOT_COPIED) return NOT_COPIED;
+          items[i] = copied;
+        }
+        return items;
+      }
+      const prototype = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return NOT_COPIED;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      const copy: Record<string, unknown> = {};
+      for (const key of keys) {
+        const item = record[key];
+        if (item === undefined) continue;
+        if (key === '__proto__' || isIndexLike(key)) return NOT_COPIED;
+        const copied = sortedCopy(item, depth + 1);
+        if (copied === NOT_COPIED) return NOT_COPIED;
+        copy[key] = copied;
+      }
+      return copy;
+    }
+    default:
+      return NOT_COPIED;
+  }
+}
+
+const NOT_COPIED = Symbol('not copied');
+
+/** Keys JavaScript orders before all others in an object: array indices ("0", "17", not "01"). */
+function isIndexLike(key: string): boolean {
+  const first = key.charCodeAt(0);
+  if (first < 48 || first > 57) return false;
+  return String(Number(key) >>> 0) === key && key !== '4294967295';
+}
+
+/**
+ * The canonical JSON of `value` (standing `depth` levels inside a document) and a canonical
+ * copy of it, equal to JSON.parse of that JSON: what sealing stores. One walk builds the copy
+ * with its keys in canonical order, and JSON.stringify writes the copy natively in that order.
+ */
+export function canonicalJsonAndCopy(value: unknown, depth: number): { readonly json: string; readonly copy: unknown } {
+  // A toJSON on a changed Object.prototype would be called by JSON.stringify, not by the writer.
+  if (!('toJSON' in Object.prototype)) {
+    const copy = sortedCopy(value, depth);
+    if (copy !== NOT_COPIED) return { json: JSON.stringify(copy), copy };
+  }
+  const json = canonicalJsonByWriter(value, depth);
+  return { json, copy: JSON.parse(json) };
+}
+
+/** The canonical JSON of `value` as the JavaScript writer builds it (the reference for the fast path). */
+export function canonicalJsonByWriter(value: unknown, depth = 0): string {
   try {
-    return write(value, 0);
+    return write(value, depth);
   } catch (error) {
     if (!(error instanceof RefusedValue)) throw error;
     throw new InvalidEventError(`$${error.path.reverse().join('')}`, error.expected, error.found);
@@ -90,10 +175,5 @@ function writeObject(value: object, depth: number): string {
  * part is refused exactly when the whole document would be. Paths in errors start at the part.
  */
 export function canonicalJsonAtDepth(value: unknown, depth: number): string {
-  try {
-    return write(value, depth);
-  } catch (error) {
-    if (!(error instanceof RefusedValue)) throw error;
-    throw new InvalidEventError(`$${error.path.reverse().join('')}`, error.expected, error.found);
-  }
+  return canonicalJsonAndCopy(value, depth).json;
 }

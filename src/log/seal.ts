@@ -1,7 +1,7 @@
 // Turning drafts into sealed events: each is copied into canonical form, given its seq, time
 // and hash, and checked against the fold. A batch is all or nothing.
 
-import { canonicalJsonAtDepth } from './canonical-json.js';
+import { canonicalJsonAndCopy } from './canonical-json.js';
 import { checkType } from './envelope.js';
 import { FoldStateError, InvalidEventError } from './errors.js';
 import type { EventDraft, JsonObject, LogEvent } from './event.js';
@@ -57,6 +57,9 @@ export function prepareAppend(
   return { events, rollback };
 }
 
+/** The latest time sealDraft found valid. */
+let lastCheckedTime: unknown;
+
 const DRAFT_KEYS = new Set(['type', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable', 'time']);
 
 export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, now: () => string, hasher: Hasher = sha256Hex): LogEvent {
@@ -73,32 +76,39 @@ export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, 
   checkType(draft.type, seq);
   if (!isPlainObject(draft.data)) throw new InvalidEventError('data', 'an object', describeValue(draft.data), seq);
   const time = draft.time ?? now();
-  const badTime = timeProblem(time);
-  if (badTime !== undefined) throw new InvalidEventError('time', TIME_EXPECTED, badTime, seq);
+  // Drafts of one batch mostly share their time (to the millisecond): a time checked already
+  // is not parsed again.
+  if (time !== lastCheckedTime) {
+    const badTime = timeProblem(time);
+    if (badTime !== undefined) throw new InvalidEventError('time', TIME_EXPECTED, badTime, seq);
+    lastCheckedTime = time;
+  }
   if (draft.ignorable !== undefined && draft.ignorable !== true) {
     throw new InvalidEventError('ignorable', 'true or absent', describeValue(draft.ignorable), seq);
   }
   // A canonical copy: what is hashed is what is stored, and later changes to the caller's
   // objects cannot reach the log. Each part is written once, at the depth it has inside the
-  // envelope (so the depth limit applies as to the whole); the copy is parsed from it, and the
-  // hashed envelope and the stored body are assembled from it.
-  const data = canonicalJsonAtDepth(draft.data, 1);
+  // envelope (so the depth limit applies as to the whole), together with a copy equal to
+  // JSON.parse of what was written; the hashed envelope and the stored body are assembled from it.
+  const data = canonicalJsonAndCopy(draft.data, 1);
   const unsealed: { -readonly [K in keyof UnsealedEvent]: UnsealedEvent[K] } = {
     seq,
     type: draft.type,
     time,
-    data: JSON.parse(data) as JsonObject,
+    data: data.copy as JsonObject,
   };
   let surfaceOp: string | undefined;
   let sourceEventSeqs: string | undefined;
   if (draft.surfaceOp !== undefined) {
-    surfaceOp = canonicalJsonAtDepth(draft.surfaceOp, 1);
-    unsealed.surfaceOp = JSON.parse(surfaceOp) as UnsealedEvent['surfaceOp'] & {};
+    const written = canonicalJsonAndCopy(draft.surfaceOp, 1);
+    surfaceOp = written.json;
+    unsealed.surfaceOp = written.copy as UnsealedEvent['surfaceOp'] & {};
   }
   if (draft.sourceEventSeqs !== undefined) {
-    sourceEventSeqs = canonicalJsonAtDepth(draft.sourceEventSeqs, 1);
-    unsealed.sourceEventSeqs = JSON.parse(sourceEventSeqs) as SessionSeq[];
+    const written = canonicalJsonAndCopy(draft.sourceEventSeqs, 1);
+    sourceEventSeqs = written.json;
+    unsealed.sourceEventSeqs = written.copy as SessionSeq[];
   }
   if (draft.ignorable === true) unsealed.ignorable = true;
-  return sealEvent(unsealed, { data, surfaceOp, sourceEventSeqs }, prevHash, hasher);
+  return sealEvent(unsealed, { data: data.json, surfaceOp, sourceEventSeqs }, prevHash, hasher);
 }

@@ -196,7 +196,12 @@ export class ProxySession {
   }
 
   private enqueue(job: () => Promise<void>): void {
-    this.chain = this.chain.then(job).catch((error: unknown) => this.onError(error, this.id));
+    // Each write waits for the event loop's next turn: the call it records is on the wire first (a
+    // store that writes synchronously, as SQLite does, would otherwise hold the call back by its fsync).
+    this.chain = this.chain
+      .then(nextTurn)
+      .then(job)
+      .catch((error: unknown) => this.onError(error, this.id));
   }
 
   private keyOf(seq: number): string {
@@ -370,6 +375,10 @@ export class ProxySessionUnavailableError extends ShadowlogError {
     );
     this.sessionId = sessionId;
   }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function bodyOf(body: Buffer): JsonObject {

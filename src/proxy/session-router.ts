@@ -66,6 +66,8 @@ export class SessionRouter {
     }
     const keys = request.messages.map(messageKey);
     const skip = request.messages[0]?.type === 'system/message' ? 1 : 0;
+    const extended = longestExtended(idle, keys);
+    if (extended !== undefined) return { session: extended, mode: 'match' };
     let best: { session: ProxySession; kept: number } | undefined;
     for (const session of idle) {
       const surface = session.keys;
@@ -108,6 +110,34 @@ export class SessionRouter {
     this.sessions.set(id, session);
     return session;
   }
+}
+
+/**
+ * The idle session the request extends with the most messages (beyond a leading system message),
+ * if any: the common case, found without matching every session in full. A session can be
+ * extended only where its last message stands in the request.
+ */
+function longestExtended(idle: readonly ProxySession[], keys: readonly string[]): ProxySession | undefined {
+  const positions = new Map<string, number[]>();
+  keys.forEach((key, index) => {
+    const list = positions.get(key);
+    if (list === undefined) positions.set(key, [index]);
+    else list.push(index);
+  });
+  let best: ProxySession | undefined;
+  for (const session of idle) {
+    const surface = session.keys;
+    const last = surface.length - 1;
+    if (last < (isSystemKey(surface[0]) ? 1 : 0)) continue;
+    if (!(positions.get(surface[last] as string) ?? []).includes(last)) continue;
+    if (
+      best !== undefined &&
+      (surface.length < best.keys.length || (surface.length === best.keys.length && session.lastUsed <= best.lastUsed))
+    )
+      continue;
+    if (surface.every((key, index) => key === keys[index])) best = session;
+  }
+  return best;
 }
 
 function isSystemKey(key: string | undefined): boolean {

@@ -144,6 +144,14 @@ function newFold(options: SessionLogOptions): SurfaceFold {
   return options.registry === undefined ? new SurfaceFold() : new SurfaceFold({ registry: options.registry });
 }
 
+/** The time of the clock to the millisecond, formatted once per millisecond (a batch seals many events in one). */
+let clockMs = Number.NaN;
+let clockIso = '';
 function defaultNow(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== clockMs) {
+    clockMs = ms;
+    clockIso = new Date(ms).toISOString();
+  }
+  return clockIso;
 }

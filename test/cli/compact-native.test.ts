@@ -203,4 +203,23 @@ describe('compact --strategy native', () => {
     expect(server.requests).toHaveLength(sent);
     expect((await cli(['verify', 'small'])).code).toBe(0);
   });
+
+  it('a session written in log format 1, which has no compaction block: native refuses before any call, auto summarizes', async () => {
+    server = await startFakeProviderServer();
+    const fixture = join(import.meta.dirname, '../spine/fixtures/earlier-anthropic-json.jsonl');
+    expect((await cli(['import', fixture])).code).toBe(0);
+    const args = ['compact', 'earlier-anthropic-json', '--retain-tokens', '40', '--base-url', server.baseUrl, '--json'];
+    const refused = await cli([...args, '--strategy', 'native']);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      status: 'failed',
+      reason: 'summary',
+      message: expect.stringMatching(/log format 1/),
+    });
+    const summarized = await cli([...args, '--strategy', 'auto']);
+    expect(summarized.stderr).toBe('');
+    expect(JSON.parse(summarized.stdout)).toMatchObject({ status: 'compacted', strategy: 'summary' });
+    expect(server.requests).toEqual([]);
+    expect((await cli(['verify', 'earlier-anthropic-json'])).code).toBe(0);
+  });
 });

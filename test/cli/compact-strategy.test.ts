@@ -47,6 +47,23 @@ describe('compact --strategy', () => {
     expect(again.stdout).toMatch(/nothing to compact/);
   });
 
+  it('compacts with recall into a handle that names its range, size and outline, and the log verifies and replays', async () => {
+    // The demo's turns, run again so that there is a range outside the retained tail.
+    expect((await workspace.run(['demo', '--session', 'r', '--json'])).code).toBe(0);
+    const result = await workspace.run(['compact', 'r', '--strategy', 'recall', '--retain-tokens', '300', '--json']);
+    expect(result.stderr).toBe('');
+    const outcome = JSON.parse(result.stdout) as { status: string; strategy: string; summarySeq: number };
+    expect(outcome).toMatchObject({ status: 'compacted', strategy: 'recall' });
+    const surface = (await workspace.run(['show', 'r', '--full'])).stdout;
+    expect(surface).toMatch(
+      /Earlier context was compacted: \d+ earlier messages \(the surface from #\d+ to #\d+, [\d,]+ tokens\) were taken off the context and kept whole in the log, under recall handle "[0-9a-f]{8}"\. Outline:\n\s*<compacted-summary>/,
+    );
+    expect(surface).toMatch(/call recall: \{"action":"search"/);
+    expect((await workspace.run(['verify', 'r'])).code).toBe(0);
+    expect((await workspace.run(['replay', 'r', '--turn', '1'])).code).toBe(0);
+    expect((await workspace.run(['compact', 'r', '--json'])).code).toBe(0);
+  });
+
   it('refuses native for the scripted provider and writes nothing', async () => {
     const before = (await workspace.run(['show', 'd', '--record', '--json'])).stdout;
     const result = await workspace.run(['compact', 'd', '--strategy', 'native']);

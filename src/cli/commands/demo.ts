@@ -5,14 +5,15 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { createCompaction, createToolResultPruner } from '../../compaction/index.js';
+import { createCompaction, createRecallTool, createToolResultPruner } from '../../compaction/index.js';
 import { type ContentBlock, dataOf, type EventTypeRegistry, type LogEvent, requestSurfaceLength, withCleanup } from '../../log/index.js';
 import { ScriptedModel } from '../../providers/index.js';
 import { createFileTools, createHarness, newSessionId, type ReplayResult, replay, type TurnResult } from '../../spine/index.js';
 import type { LogStore } from '../../store/index.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
-import { DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
+import { DEMO_STRATEGY_TASKS, DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
+import { reportStrategy } from '../demo/strategy-report.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';
 import { describeReplay } from './replay.js';
@@ -27,11 +28,24 @@ const SYSTEM_PROMPT = 'You are a coding agent. Use the file tools to look at the
 export interface DemoOptions {
   readonly modelLatencyMs: number;
   readonly sessionId?: string;
+  /** Run the strategy demo with this strategy (summary, mask or recall). */
+  readonly strategy?: string;
+}
+
+const DEMO_STRATEGIES = ['summary', 'mask', 'recall'] as const;
+type DemoStrategy = (typeof DEMO_STRATEGIES)[number];
+
+function demoStrategyOf(name: string | undefined): DemoStrategy | undefined {
+  if (name === undefined) return undefined;
+  if (!(DEMO_STRATEGIES as readonly string[]).includes(name))
+    throw new UsageError(`demo --strategy takes ${DEMO_STRATEGIES.join(', ')}, found ${JSON.stringify(name)}`);
+  return name as DemoStrategy;
 }
 
 export async function demoCommand(context: CommandContext, options: DemoOptions): Promise<number> {
   if (!existsSync(SAMPLE_PROJECT))
     throw new UsageError(`the bundled sample project is missing from ${SAMPLE_PROJECT}; reinstall shadowlog`);
+  const strategy = demoStrategyOf(options.strategy);
   const store = await context.store();
   // A small window, so that a short session prunes and compacts. The policy departs from the
   // defaults where a window this small needs it: no headroom (SPEC §6), a retained tail that
@@ -43,21 +57,26 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
     limits: DEMO_LIMITS,
   });
   const compaction = createCompaction({
-    config: { headroomTokens: 0, retainTokens: 1_200, summarizer: { kind: 'extractive' } },
+    config: {
+      headroomTokens: 0,
+      retainTokens: 1_200,
+      summarizer: { kind: 'extractive' },
+      ...(strategy === undefined ? {} : { strategy }),
+    },
     pruner: createToolResultPruner({ thresholdChars: 4_096, headChars: 1_536, tailChars: 512 }),
   });
   const toolNames = new Map<string, string>();
   const harness = createHarness({
     store,
     model,
-    tools: createFileTools(SAMPLE_PROJECT),
+    tools: [...createFileTools(SAMPLE_PROJECT), ...(strategy === 'recall' ? [createRecallTool({ store })] : [])],
     systemPrompt: SYSTEM_PROMPT,
     capabilities: [compaction],
     ...(context.json ? {} : { onEvent: (event: LogEvent) => printEvent(context, event, toolNames) }),
   });
   const sessionId = options.sessionId ?? newSessionId().replace(/^session-/, 'demo-');
   if (!context.json) {
-    context.print(`shadowlog demo: session ${sessionId} in ${store.location}`);
+    context.print(`shadowlog demo${strategy === undefined ? '' : ` --strategy ${strategy}`}: session ${sessionId} in ${store.location}`);
     context.print('The model here is a deterministic script, not a language model: it calls real file tools on the');
     context.print(`bundled sample project (${SAMPLE_PROJECT}) and computes its answers from their results.`);
   }
@@ -65,12 +84,13 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
   const turns: TurnResult[] = [];
   await withCleanup(
     async () => {
-      for (const task of DEMO_TASKS) turns.push(await session.send(task.prompt));
+      for (const task of strategy === undefined ? DEMO_TASKS : DEMO_STRATEGY_TASKS) turns.push(await session.send(task.prompt));
     },
     () => session.close(),
   );
   const replays = await replayAroundFirstCompaction(store, sessionId, harness.registry);
   const head = await store.head(sessionId);
+  if (strategy !== undefined) return reportStrategy(context, { store, sessionId, strategy, turns, threshold: compaction.policy.threshold });
   if (context.json) {
     context.printJson({
       sessionId,
@@ -160,7 +180,12 @@ function printEvent(context: CommandContext, event: LogEvent, toolNames: Map<str
       return;
     case 'compaction/summary':
       context.print(
-        `  ⧉ compacted ${(data.shadowedSeqs as number[]).length} nodes (${String(data.trigger)}): surface ${String(data.tokensBefore)} → ${String(data.tokensAfter)} tokens, extractive summary`,
+        `  ⧉ compacted ${(data.shadowedSeqs as number[]).length} nodes (${String(data.trigger)}): surface ${String(data.tokensBefore)} → ${String(data.tokensAfter)} tokens, ${data.strategy === 'recall' ? 'a recall handle around an extractive outline' : 'extractive summary'}`,
+      );
+      return;
+    case 'compaction/mask':
+      context.print(
+        `  ▭ masked tool result #${String((data.shadowedSeqs as number[])[0])} (${String(data.tool)}): ${String(data.shadowedTokenCount)} → ${String(data.replacementTokenCount)} tokens`,
       );
       return;
     case 'turn/end':
@@ -184,11 +209,16 @@ export function registerDemoCommand(program: Command, run: RunCommand): void {
     )
     .option('--model-latency <ms>', 'make the scripted model wait this long per call', (value) => integerArgument(value, 'milliseconds'), 0)
     .option('--session <id>', 'the new session id (default: demo-<time>)')
-    .action((options: { modelLatency: number; session?: string }) =>
+    .option(
+      '--strategy <name>',
+      'compact with summary, mask or recall, on a session whose last question needs a detail only an early, compacted read holds; prints what the strategy left on the surface',
+    )
+    .action((options: { modelLatency: number; session?: string; strategy?: string }) =>
       run('write', (context) =>
         demoCommand(context, {
           modelLatencyMs: options.modelLatency,
           ...(options.session === undefined ? {} : { sessionId: options.session }),
+          ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
         }),
       )(),
     );

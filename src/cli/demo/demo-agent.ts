@@ -7,12 +7,14 @@ import { parseSummaryText, summaryInside } from '../../compaction/index.js';
 import type { ContentBlock } from '../../log/index.js';
 import type { ModelMessage, ScriptedCall, ScriptedReply } from '../../providers/index.js';
 
-type ToolRequest = { readonly name: string; readonly arguments: Record<string, string> };
+type ToolRequest = { readonly name: string; readonly arguments: Record<string, string | number> };
 
 /** One task: the tool calls it makes in order, then an answer computed from their results. */
 interface Task {
   readonly prompt: string;
-  readonly calls: ReadonlyArray<(results: readonly string[], messages: readonly ModelMessage[]) => ToolRequest | undefined>;
+  readonly calls: ReadonlyArray<
+    (results: readonly string[], messages: readonly ModelMessage[], tools: readonly string[]) => ToolRequest | undefined
+  >;
   readonly answer: (results: readonly string[], messages: readonly ModelMessage[]) => string;
 }
 
@@ -182,11 +184,65 @@ export const DEMO_TASKS: readonly Task[] = [
   },
 ];
 
+const TEST_SCRIPT = /"test":\s*"([^"]*)"/;
+const PACKAGE_READ = /#(\d+) tool\/result of read_file\(\{"path":"package\.json"\}\)/;
+
+/**
+ * The tasks of `demo --strategy`: the demo's, after a first look at package.json, and then a
+ * question whose answer only that early read holds. By then compaction has taken it off the
+ * surface; what the agent does depends on what the strategy left: with the recall tool it
+ * searches the shadowed originals and reads the one it needs (two logged recall calls), and
+ * without it the agent must read the file again.
+ */
+export const DEMO_STRATEGY_TASKS: readonly Task[] = [
+  {
+    prompt: 'Read package.json: what is this package called, and which version is it?',
+    calls: [() => ({ name: 'read_file', arguments: { path: 'package.json' } })],
+    answer: ([json = '']) => {
+      const name = /"name":\s*"([^"]*)"/.exec(json)?.[1] ?? '?';
+      const version = /"version":\s*"([^"]*)"/.exec(json)?.[1] ?? '?';
+      return `It is ${name}, version ${version}.`;
+    },
+  },
+  ...DEMO_TASKS,
+  {
+    prompt: 'Which command runs the tests? It is in the package.json you read at the start.',
+    calls: [
+      (_, messages, tools) => {
+        if (TEST_SCRIPT.test(fileOnSurface(messages, 'package.json') ?? '')) return undefined;
+        if (tools.includes('recall')) return { name: 'recall', arguments: { action: 'search', query: '"test":' } };
+        return { name: 'read_file', arguments: { path: 'package.json' } };
+      },
+      ([found = ''], _, tools) => {
+        const seq = PACKAGE_READ.exec(found)?.[1];
+        return tools.includes('recall') && seq !== undefined
+          ? { name: 'recall', arguments: { action: 'read', seq: Number(seq) } }
+          : undefined;
+      },
+    ],
+    answer: ([first, second], messages) => {
+      const recalled = second === undefined ? undefined : TEST_SCRIPT.exec(second)?.[1];
+      if (recalled !== undefined) {
+        const seq = PACKAGE_READ.exec(first ?? '')?.[1];
+        return `\`${recalled}\`: the early read of package.json was compacted away, so I recalled it (event #${seq}) through the recall tool.`;
+      }
+      const reread = TEST_SCRIPT.exec(first ?? '')?.[1];
+      if (reread !== undefined)
+        return `\`${reread}\`: the early read of package.json was compacted away and nothing on my surface held it, so I read the file again.`;
+      const onSurface = TEST_SCRIPT.exec(fileOnSurface(messages, 'package.json') ?? '')?.[1];
+      if (onSurface !== undefined) return `\`${onSurface}\` (package.json is still in what I can see).`;
+      return 'I cannot tell: package.json is no longer in what I can see.';
+    },
+  },
+];
+
+const ALL_TASKS: readonly Task[] = [...DEMO_TASKS, ...DEMO_STRATEGY_TASKS.filter((task) => !DEMO_TASKS.includes(task))];
+
 /** The user's request: the message itself, or, when the turn's start was compacted, the summary's quote of it. */
 function promptOf(text: string): string {
   if (!text.includes('<compacted-summary>')) return text;
   const quoted = parseSummaryText(summaryInside(text)).sections.requests.at(-1)?.text ?? '';
-  return DEMO_TASKS.find((task) => quoted.startsWith(task.prompt))?.prompt ?? quoted;
+  return ALL_TASKS.find((task) => quoted.startsWith(task.prompt))?.prompt ?? quoted;
 }
 
 /** The demo agent as a script for the scripted model. */
@@ -194,7 +250,8 @@ export function demoAgentReply(call: ScriptedCall): ScriptedReply {
   const messages = call.messages;
   const lastUser = messages.findLastIndex((message) => message.role === 'user');
   const prompt = promptOf(textOf(messages[lastUser]?.content ?? []));
-  const task = DEMO_TASKS.find((candidate) => candidate.prompt === prompt);
+  const task = ALL_TASKS.find((candidate) => candidate.prompt === prompt);
+  const tools = toolNamesOf(call);
   if (task === undefined)
     return { text: `I am the demo's scripted agent and only know the demo's tasks; I cannot answer "${prompt.slice(0, 80)}".` };
 
@@ -203,10 +260,16 @@ export function demoAgentReply(call: ScriptedCall): ScriptedReply {
   const made = since.filter((message) => message.role === 'assistant').length;
   let issued = 0;
   for (const plan of task.calls) {
-    const request = plan(results.slice(0, issued), messages);
+    const request = plan(results.slice(0, issued), messages, tools);
     if (request === undefined) continue;
     if (issued++ < made) continue; // made in an earlier step of this turn
     return { text: '', toolCalls: [{ name: request.name, arguments: request.arguments }] };
   }
   return { text: task.answer(results, messages) };
+}
+
+/** The names of the tools the request offered. */
+function toolNamesOf(call: ScriptedCall): string[] {
+  const tools = call.body.tools;
+  return Array.isArray(tools) ? tools.map((tool) => String((tool as { name?: unknown }).name)) : [];
 }

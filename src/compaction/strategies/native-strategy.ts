@@ -38,11 +38,18 @@ export function createNativeStrategy(model: LanguageModel, options: NativeStrate
     name: 'native',
     select: selectWholeRange,
     problem: rangeProblem,
-    delegateFor(selection) {
+    delegateFor(selection, fold) {
       const fallback = options.fallback;
-      return fallback !== undefined && tokensOf(selection) < compactor.minimumInputTokens ? fallback() : undefined;
+      const unserved = tokensOf(selection) < compactor.minimumInputTokens || fold.formatVersion === 1;
+      return fallback !== undefined && unserved ? fallback() : undefined;
     },
     async plan(input) {
+      // Checked before the call, so that no compaction is paid for that the log could not hold.
+      if (input.log.fold.formatVersion === 1) {
+        throw new StrategyFailure(
+          `session ${input.log.sessionId} is written in log format 1, which has no compaction block; compact it with strategy summary, or auto, which does`,
+        );
+      }
       const shadowedTokenCount = tokensOf(input.selection);
       if (shadowedTokenCount < compactor.minimumInputTokens) {
         throw new StrategyFailure(
@@ -65,6 +72,7 @@ async function nativePlan(
   shadowedTokenCount: number,
 ): Promise<StrategyPlan> {
   if (input.signal.aborted) throw new StrategyFailure('the compaction was cancelled before the provider was asked', undefined, 'cancelled');
+
   const tools = await latestTools(input.log).catch((error: unknown) => {
     throw new StrategyFailure(`the session's tools could not be read: ${messageOf(error)}`, error);
   });

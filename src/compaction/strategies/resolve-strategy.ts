@@ -4,11 +4,13 @@
 
 import { ShadowlogError } from '../../log/errors.js';
 import type { LanguageModel } from '../../providers/language-model.js';
+import { createMaskStrategy } from './mask-strategy.js';
 import { type NativeCompaction, nativeStrategyFor } from './native-compactions.js';
+import { createRecallStrategy } from './recall-strategy.js';
 import type { CompactionStrategy, StrategyName } from './strategy.js';
 import { createSummaryStrategy } from './summary-strategy.js';
 
-/** The strategies that need nothing from the provider, made with the options their configuration gives. */
+/** How to make the strategies that need nothing from the provider (default: with their default options). */
 export interface StrategyFactories {
   readonly summary?: () => CompactionStrategy;
   readonly mask?: () => CompactionStrategy;
@@ -33,15 +35,6 @@ export class NativeCompactionUnavailableError extends ShadowlogError {
   }
 }
 
-export class StrategyUnavailableError extends ShadowlogError {
-  constructor(readonly strategy: StrategyName) {
-    super(
-      'STRATEGY_UNAVAILABLE',
-      `strategy "${strategy}" is not available in this build of shadowlog; choose "summary", or another strategy it offers`,
-    );
-  }
-}
-
 export function resolveStrategy(name: StrategyName, options: ResolveStrategyOptions): CompactionStrategy {
   const { model, factories = {} } = options;
   switch (name) {
@@ -58,10 +51,8 @@ export function resolveStrategy(name: StrategyName, options: ResolveStrategyOpti
     case 'summary':
       return (factories.summary ?? createSummaryStrategy)();
     case 'mask':
-    case 'recall': {
-      const factory = factories[name];
-      if (factory === undefined) throw new StrategyUnavailableError(name);
-      return factory();
-    }
+      return (factories.mask ?? createMaskStrategy)();
+    case 'recall':
+      return (factories.recall ?? createRecallStrategy)();
   }
 }

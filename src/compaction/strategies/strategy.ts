@@ -91,5 +91,5 @@ export interface CompactionStrategy {
    * The strategy that serves `selection` instead, when this one hands it on (before the lock, so
    * that compaction/start and the outcome name the strategy that ran); undefined: this one.
    */
-  delegateFor?(selection: Selection): CompactionStrategy | undefined;
+  delegateFor?(selection: Selection, fold: SurfaceFold): CompactionStrategy | undefined;
 }
