@@ -1,11 +1,11 @@
 // Which session a request joins (docs/proxy.md, "Sessions"): the one its x-shadowlog-session
 // header names; else, for a Responses request with previous_response_id, the session that
-// answer belongs to; else the idle session of the same API whose surface the request keeps the
-// most of (it extends it, or shares a prefix or a retained tail with it, counting messages other
-// than a leading system message, at least one); else the idle session whose conversation id
-// (Anthropic metadata.user_id, prompt_cache_key) the request carries; else a new session. A
-// session waiting for an answer is joined only through the header: a second request sent
-// before the first was answered is another conversation.
+// answer belongs to; else the idle session of the same API that the request extends (the
+// longest), or else whose surface it keeps the most of (a shared prefix and retained tail),
+// counting messages other than a leading system message, at least one; else the idle session
+// whose conversation id (Anthropic metadata.user_id, prompt_cache_key) the request carries; else
+// a new session. A session waiting for an answer is joined only through the header: a second
+// request sent before the first was answered is another conversation.
 
 import { randomBytes } from 'node:crypto';
 import { assertSessionId } from '../log/session-id.js';
