@@ -21,10 +21,12 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'spine-step': async () => (await import('./spine-step.bench.js')).benchmark,
   replay: async () => (await import('./replay.bench.js')).benchmark,
   'compaction-session': async () => (await import('./compaction-session.bench.js')).benchmark,
+  'compaction-strategies': async () => (await import('./compaction-strategies.bench.js')).benchmark,
   'surface-encoding': async () => (await import('./surface-encoding.bench.js')).benchmark,
   'prompt-cache': async () => (await import('./prompt-cache.bench.js')).benchmark,
   tune: async () => (await import('./tune.bench.js')).benchmark,
   postgres: async () => (await import('./postgres.bench.js')).benchmark,
+  'postgres-append': async () => (await import('./postgres-append.bench.js')).benchmark,
   proxy: async () => (await import('./proxy.bench.js')).benchmark,
   view: async () => (await import('./view.bench.js')).benchmark,
 };

@@ -1,12 +1,22 @@
+// The memory store runs the shared contract; its second handle is a real one (openHandle), so
+// the race and ownership cases race two handles on the same sessions.
+
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
 import { describeLogStoreContract } from '../contract/log-store-contract.js';
 
 describeLogStoreContract('memory', async () => {
   const store = new MemoryLogStore();
+  const seconds: MemoryLogStore[] = [];
   return {
     store,
-    // The in-memory store lives in one process: a second handle is the same object.
-    openSecond: async () => Object.assign(Object.create(store) as MemoryLogStore, { close: async () => {} }),
-    cleanup: () => store.close(),
+    openSecond: async () => {
+      const second = store.openHandle();
+      seconds.push(second);
+      return second;
+    },
+    cleanup: async () => {
+      for (const second of seconds) await second.close();
+      await store.close();
+    },
   };
 });

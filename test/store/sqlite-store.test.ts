@@ -1,6 +1,6 @@
 // The SQLite store: the shared contract against a real file with a second connection, then
-// what only this backend promises (schema versions, append-only triggers, closing, races
-// between processes).
+// what only this backend promises (schema versions, append-only triggers, canonical bodies of
+// imported events, races between processes).
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
-import { ConcurrencyError, ConfigError, CorruptLogError, ShadowlogError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
 import { importSession } from '../../src/store/jsonl.js';
 import {
@@ -21,33 +20,68 @@ import {
   SCHEMA_VERSION,
   SchemaVersionError,
   type SqliteLogStore,
-  StoreClosedError,
   StoreError,
 } from '../../src/store/sqlite/index.js';
-import { describeLogStoreContract } from '../contract/log-store-contract.js';
+import { describeLogStoreContract, type StoredRow } from '../contract/log-store-contract.js';
+import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { sampleDrafts, sealLog } from '../support/events.js';
-import { pausedBatches } from '../support/paused-batches.js';
 
-describeLogStoreContract('sqlite', async () => {
-  const directory = await mkdtemp(join(tmpdir(), 'shadowlog-sqlite-'));
-  const path = join(directory, 'log.db');
-  const store = await openSqliteStore(path);
-  const seconds: SqliteLogStore[] = [];
-  return {
-    store,
-    // Another connection on the same file: the race test races two real connections.
-    openSecond: async () => {
-      const second = await openSqliteStore(path);
-      seconds.push(second);
-      return second;
-    },
-    cleanup: async () => {
-      for (const second of seconds) await second.close();
-      await store.close();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
-});
+const CHILD_TIMEOUT_MS = 20_000;
+
+describeLogStoreContract(
+  'sqlite',
+  async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'shadowlog-sqlite-'));
+    const path = join(directory, 'log.db');
+    const store = await openSqliteStore(path);
+    const seconds: SqliteLogStore[] = [];
+    const children: Child[] = [];
+    const withRaw = <T>(work: (db: Database.Database) => T): T => {
+      const db = new Database(path);
+      try {
+        return work(db);
+      } finally {
+        db.close();
+      }
+    };
+    return {
+      store,
+      // Another connection on the same file: the race test races two real connections.
+      openSecond: async () => {
+        const second = await openSqliteStore(path);
+        seconds.push(second);
+        return second;
+      },
+      storedRows: async (sessionId) =>
+        withRaw(
+          (db) =>
+            db
+              .prepare('SELECT session_id AS sessionId, seq, type, hash, body FROM events WHERE session_id = ? ORDER BY seq')
+              .all(sessionId) as StoredRow[],
+        ),
+      damageBody: async (sessionId, seq, body) =>
+        withRaw((db) => {
+          db.exec('DROP TRIGGER events_no_update');
+          db.prepare('UPDATE events SET body = ? WHERE session_id = ? AND seq = ?').run(body, sessionId, seq);
+        }),
+      startOwner: (sessionId, mode) => {
+        const child = startChild('test/store/fixtures/hold-ownership.ts', ['sqlite', path, sessionId, mode], CHILD_TIMEOUT_MS);
+        children.push(child);
+        return child;
+      },
+      // A dead owner's record is replaced at once: its pid no longer runs.
+      claimOnceFree: (claimant, sessionId) => claimant.acquireOwnership(sessionId),
+      ownerPattern: (pid) => new RegExp(`^pid ${pid} on host .+ since \\d{4}-`),
+      cleanup: async () => {
+        await killChildren(children);
+        for (const second of seconds) await second.close();
+        await store.close();
+        await rm(directory, { recursive: true, force: true });
+      },
+    };
+  },
+  { storedForm: true, closes: true, processes: true },
+);
 
 async function readAll(store: SqliteLogStore, sessionId: string): Promise<LogEvent[]> {
   const out: LogEvent[] = [];
@@ -133,15 +167,6 @@ describe('SqliteLogStore', () => {
     expect((error as Error).cause).toBeInstanceOf(Database.SqliteError);
   });
 
-  it('stores each event as the canonical JSON of the whole event, hash included', async () => {
-    const store = await open();
-    await store.append('s1', events, { expectedSeq: 0 });
-    const rows = raw({ readonly: true }).prepare('SELECT session_id, seq, type, hash, body FROM events ORDER BY seq').all();
-    expect(rows).toEqual(
-      events.map((event) => ({ session_id: 's1', seq: event.seq, type: event.type, hash: event.hash, body: canonicalJson(event) })),
-    );
-  });
-
   it('stores canonical bodies however the events came: sealed here, imported from loosely written JSONL, or parsed', async () => {
     const store = await open();
     const canonical = events.map((event) => canonicalJson(event));
@@ -183,115 +208,6 @@ describe('SqliteLogStore', () => {
     }
     expect(await readAll(store, 's1')).toEqual(events);
     expect((await store.listSessions()).map((session) => session.id)).toEqual(['s1']);
-  });
-
-  it('reports a damaged stored event as a CorruptLogError naming its seq', async () => {
-    const store = await open();
-    await store.append('s1', events, { expectedSeq: 0 });
-    const db = raw();
-    db.exec('DROP TRIGGER events_no_update');
-    db.prepare("UPDATE events SET body = 'not json' WHERE seq = 2").run();
-    await expect(store.readEvent('s1', 2)).rejects.toMatchObject({ code: 'CORRUPT_LOG', seq: 2 });
-    await expect(readAll(store, 's1')).rejects.toBeInstanceOf(CorruptLogError);
-  });
-
-  it('refuses a read range that makes no sense', async () => {
-    const store = await open();
-    await store.append('s1', events, { expectedSeq: 0 });
-    for (const range of [{ pageSize: 0 }, { fromSeq: -1 }, { toSeq: 1.5 }]) {
-      await expect(store.read('s1', range)[Symbol.asyncIterator]().next()).rejects.toBeInstanceOf(ConfigError);
-    }
-  });
-
-  it('lists sessions in code-unit order, with their first and last event times', async () => {
-    const store = await open();
-    const timed = sealLog(sampleDrafts().map((draft, index) => ({ ...draft, time: `2026-02-01T00:00:0${index}.000Z` })));
-    await store.append('a-lower', timed, { expectedSeq: 0 });
-    await store.append('B-upper', timed.slice(0, 2), { expectedSeq: 0 });
-    expect(await store.listSessions()).toEqual([
-      { id: 'B-upper', events: 2, createdAt: '2026-02-01T00:00:00.000Z', updatedAt: '2026-02-01T00:00:01.000Z' },
-      { id: 'a-lower', events: timed.length, createdAt: '2026-02-01T00:00:00.000Z', updatedAt: timed.at(-1)?.time },
-    ]);
-  });
-
-  it('refuses a single event that does not take the next seq with ConcurrencyError, naming the seq it found', async () => {
-    const store = await open();
-    await store.append('s1', events.slice(0, 3), { expectedSeq: 0 });
-    for (const seq of [1, 5]) {
-      const error = await store.append('s1', events.slice(seq, seq + 1), { expectedSeq: seq }).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(ConcurrencyError);
-      expect(error).toMatchObject({ sessionId: 's1', expected: seq, actual: 3 });
-    }
-    await store.append('s1', events.slice(3, 4), { expectedSeq: 3 });
-    expect((await store.head('s1'))?.nextSeq).toBe(4);
-  });
-
-  it('appendAll refuses a stale expected seq and a batch out of order, storing nothing of it', async () => {
-    const store = await open();
-    await store.append('s1', events.slice(0, 2), { expectedSeq: 0 });
-    async function* from(batches: LogEvent[][]) {
-      yield* batches;
-    }
-    await expect(store.appendAll('s1', from([events.slice(0, 2)]), { expectedSeq: 0 })).rejects.toBeInstanceOf(ConcurrencyError);
-    const outOfOrder = [events.slice(2, 4), events.slice(5)];
-    await expect(store.appendAll('s1', from(outOfOrder), { expectedSeq: 2 })).rejects.toBeInstanceOf(ShadowlogError);
-    expect((await store.head('s1'))?.nextSeq).toBe(2);
-    expect(await store.appendAll('s1', from([events.slice(2, 4), events.slice(4)]), { expectedSeq: 2 })).toBe(events.length - 2);
-    expect(await readAll(store, 's1')).toEqual(events);
-  });
-
-  it('lets other calls on the same store and other connections go on while appendAll reads its stream, showing none of it until it commits', async () => {
-    const store = await open();
-    const second = await open();
-    const paused = pausedBatches(events);
-    const importing = store.appendAll('imported', paused.source, { expectedSeq: 0 });
-    await paused.firstBatchTaken;
-    // Not joined to the import: it lands on its own, and the other connection sees it at once.
-    await store.append('other', events.slice(0, 1), { expectedSeq: 0 });
-    expect((await second.head('other'))?.nextSeq).toBe(1);
-    expect(await store.head('imported')).toBeUndefined();
-    expect(await second.head('imported')).toBeUndefined();
-    expect((await second.listSessions()).map((session) => session.id)).toEqual(['other']);
-    paused.finish();
-    expect(await importing).toBe(events.length);
-    expect(await store.head('imported')).toEqual({ nextSeq: events.length, lastHash: events.at(-1)?.hash });
-    expect(await readAll(second, 'imported')).toEqual(events);
-    // An import that fails after other calls went on takes none of them with it.
-    const failing = pausedBatches([...events.slice(0, 3), events[5] as LogEvent]);
-    const refused = store.appendAll('refused', failing.source, { expectedSeq: 0 }).catch((caught: unknown) => caught);
-    await failing.firstBatchTaken;
-    await store.append('other', events.slice(1, 2), { expectedSeq: 1 });
-    failing.finish();
-    expect(await refused).toBeInstanceOf(ShadowlogError);
-    expect(await second.head('refused')).toBeUndefined();
-    expect((await second.head('other'))?.nextSeq).toBe(2);
-  });
-
-  it('refuses every use after close with StoreClosedError, and closes twice without complaint', async () => {
-    const store = await open();
-    await store.append('s1', events, { expectedSeq: 0 });
-    await store.close();
-    await store.close();
-    const calls = [
-      () => store.append('s1', events.slice(0, 1), { expectedSeq: 0 }),
-      () => store.head('s1'),
-      () => store.readEvent('s1', 0),
-      () => store.listSessions(),
-      () => store.acquireOwnership('s1'),
-      () => store.read('s1')[Symbol.asyncIterator]().next(),
-    ];
-    for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StoreClosedError);
-  });
-
-  it('releases the claims made through it when it closes', async () => {
-    const store = await open();
-    await store.acquireOwnership('s1');
-    const ownership = await store.acquireOwnership('s2');
-    await store.close();
-    await ownership.release();
-    const other = await open();
-    await (await other.acquireOwnership('s1')).release();
-    await (await other.acquireOwnership('s2')).release();
   });
 });
 

@@ -7,6 +7,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
+import { SessionBusyError } from '../../src/log/errors.js';
+import type { LogStore, Ownership } from '../../src/store/log-store.js';
 import { hidePassword } from '../../src/store/postgres/index.js';
 
 export const POSTGRES_URL_VARIABLE = 'SHADOWLOG_TEST_POSTGRES_URL';
@@ -86,4 +88,20 @@ export async function findPostgres(options: { announce: boolean }): Promise<Post
 export function serverOf(server: PostgresTestServer | undefined): PostgresTestServer {
   if (server === undefined) throw new Error(`${POSTGRES_URL_VARIABLE} is not set; this suite should have been skipped`);
   return server;
+}
+
+/** How long the server may take to notice that a killed owner's connection is gone. */
+export const RELEASE_TIMEOUT_MS = 10_000;
+
+/** Claims a session, retrying while it is busy, for at most RELEASE_TIMEOUT_MS. */
+export async function claimWithin(store: LogStore, sessionId: string): Promise<{ ownership: Ownership; waitedMs: number }> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return { ownership: await store.acquireOwnership(sessionId), waitedMs: Date.now() - started };
+    } catch (error) {
+      if (!(error instanceof SessionBusyError) || Date.now() - started > RELEASE_TIMEOUT_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }

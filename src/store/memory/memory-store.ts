@@ -8,11 +8,35 @@ import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
 
 let ownerCounter = 0;
 
+/** What the handles of one memory store share, as connections share a database. */
+interface MemoryData {
+  readonly sessions: Map<string, LogEvent[]>;
+  readonly owners: Map<string, string>;
+}
+
 /** A LogStore in memory, for tests and short-lived programs; everything is lost when the process ends. */
 export class MemoryLogStore implements LogStore {
   readonly location = 'memory:';
-  private readonly sessions = new Map<string, LogEvent[]>();
-  private readonly owners = new Map<string, string>();
+  private data: MemoryData = { sessions: new Map(), owners: new Map() };
+
+  /**
+   * Another handle on the same sessions, as a second connection is on a database: what one
+   * appends the other reads, an append through either is checked against the same log, and
+   * a session owned through one is busy for the other.
+   */
+  openHandle(): MemoryLogStore {
+    const handle = new MemoryLogStore();
+    handle.data = this.data;
+    return handle;
+  }
+
+  private get sessions(): Map<string, LogEvent[]> {
+    return this.data.sessions;
+  }
+
+  private get owners(): Map<string, string> {
+    return this.data.owners;
+  }
 
   async append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void> {
     this.appendNow(sessionId, events, options.expectedSeq);
