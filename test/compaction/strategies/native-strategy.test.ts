@@ -10,11 +10,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { rendererFor } from '../../../src/cli/renderers.js';
 import { createCompaction } from '../../../src/compaction/compaction-capability.js';
-import { COMPACTION_SUMMARY } from '../../../src/compaction/event-types.js';
+import { COMPACTION_EVENT_TYPES, COMPACTION_SUMMARY } from '../../../src/compaction/event-types.js';
 import { replaySummary } from '../../../src/compaction/replay-summary.js';
 import type { StrategyName } from '../../../src/compaction/strategies/strategy.js';
 import { readableText } from '../../../src/log/content-block.js';
 import type { AssistantMessageData, LogEvent } from '../../../src/log/event.js';
+import { EventTypeRegistry } from '../../../src/log/event-types.js';
 import { sha256Hex } from '../../../src/log/sha256.js';
 import { verifyLog } from '../../../src/log/verify.js';
 import { createAnthropicMessagesModel } from '../../../src/providers/anthropic-messages/anthropic-messages-model.js';
@@ -25,6 +26,7 @@ import { createHarness } from '../../../src/spine/harness.js';
 import { replay } from '../../../src/spine/replay.js';
 import { defineTool } from '../../../src/spine/tool.js';
 import { MemoryLogStore } from '../../../src/store/memory/memory-store.js';
+import { ViewBuilder } from '../../../src/view/view-builder.js';
 import { type FakeProviderServer, type FakeResponse, startFakeProviderServer } from '../../support/fake-provider-server.js';
 
 let server: FakeProviderServer;
@@ -233,6 +235,17 @@ describe('the native strategy, through the fake server', () => {
     const replayed = await replaySummary(store, 'native', String(summary?.data.compactionId), rendererFor);
     expect(replayed.verified).toBe(true);
     expect(replayed.request).toEqual(sent);
+    // The audit page, which walks the session once, checks the same call with the tools it sent.
+    const view = new ViewBuilder({
+      sessionId: 'native',
+      resolveRenderer: rendererFor,
+      registry: new EventTypeRegistry(COMPACTION_EVENT_TYPES),
+    });
+    for (const event of await eventsOf(store, 'native')) view.apply(event);
+    expect(view.take().compactions[0]?.summary).toMatchObject({
+      summarizer: 'native',
+      check: { status: 'verified', digest: sha256Hex(compactRequest?.body ?? '') },
+    });
     await session.close();
   });
 
