@@ -8,6 +8,7 @@ import { isSurfaceType, type SurfaceType } from '../log/event.js';
 import { RequestSurfaceDecoder } from '../log/request-surface.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import { knownModelLimits } from '../providers/model-limits.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../spine/harness.js';
 import { TuneInputError } from './tune-errors.js';
 
 export interface TraceItem {
@@ -67,7 +68,10 @@ export interface SessionTrace {
 export interface TraceOptions {
   /** Every call's window, instead of the recorded one or the model table's. */
   readonly window?: number;
-  /** Every call's reserve, instead of the recorded max output tokens (0 when none is recorded). */
+  /**
+   * Every call's reserve, instead of the recorded max output tokens, else what shadowlog's
+   * harness reserves for the model (min(16,384, its maximum output); 0 for a model the table does not know).
+   */
   readonly reserve?: number;
 }
 
@@ -155,7 +159,12 @@ function callOf(
   }
   const recordedMax = data.params?.maxOutputTokens;
   const reserve =
-    options.reserve ?? (typeof recordedMax === 'number' && Number.isSafeInteger(recordedMax) && recordedMax >= 0 ? recordedMax : 0);
+    options.reserve ??
+    (typeof recordedMax === 'number' && Number.isSafeInteger(recordedMax) && recordedMax >= 0
+      ? recordedMax
+      : limits === undefined
+        ? 0
+        : Math.min(DEFAULT_MAX_OUTPUT_TOKENS, limits.defaultMaxOutputTokens));
   let outputTokens = usage?.outputTokens ?? 0;
   if (usage === undefined) for (const output of outputs) outputTokens += (items[output] as TraceItem).price;
   let recordedEstimate: number | undefined;

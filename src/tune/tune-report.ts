@@ -123,14 +123,28 @@ export function recommend(policies: readonly PolicySummary[], margin: number): R
   const candidates = feasible
     .filter((policy) => policy.config !== null && policy.retention.share >= best.retention.share - margin)
     .sort((a, b) => costOf(a) - costOf(b) || b.retention.share - a.retention.share);
-  const chosen = candidates[0];
-  if (chosen === undefined || chosen.config === null) return null;
+  let chosen = candidates[0];
+  let fallback = '';
+  if (chosen === undefined) {
+    // The best retention belongs to policies no policy file can express (drop-oldest, none):
+    // the expressible policy that keeps the most, and the reason says how far it is below.
+    const expressible = feasible
+      .filter((policy) => policy.config !== null)
+      .sort((a, b) => b.retention.share - a.retention.share || costOf(a) - costOf(b));
+    chosen = expressible[0];
+    if (chosen === undefined) return null;
+    fallback = `no policy a policy file can express is within ${percent(margin)} of the best retention (${best.policy}, ${percent(best.retention.share)}), so this is the one that keeps the most; `;
+  }
+  if (chosen.config === null) return null;
   const measure = priced ? `$${chosen.costUsd.toFixed(2)}` : `${chosen.tokensSent} input tokens`;
   const unit = priced ? 'cost' : 'input tokens (some calls have no price)';
   const runnerUp = candidates[1];
   const reason =
-    `cheapest by ${unit} (${measure}) of the ${candidates.length} feasible policies whose retention is within ${percent(margin)} of the best ` +
-    `(${best.policy}, ${percent(best.retention.share)}); its retention ${percent(chosen.retention.share)}, ${chosen.compactions} compactions, ` +
+    (fallback === ''
+      ? `cheapest by ${unit} (${measure}) of the ${candidates.length} feasible policies whose retention is within ${percent(margin)} of the best ` +
+        `(${best.policy}, ${percent(best.retention.share)}); `
+      : `${fallback}${measure}; `) +
+    `its retention ${percent(chosen.retention.share)}, ${chosen.compactions} compactions, ` +
     `peak ${percent(chosen.peakWindowShare)} of the window, prompt-cache prefix ${percent(chosen.cachePrefixShare)}` +
     (runnerUp === undefined ? '' : `; next: ${runnerUp.policy} at ${priced ? `$${runnerUp.costUsd.toFixed(2)}` : runnerUp.tokensSent}`) +
     (chosen.pruner ? '' : '; replayed without the tool-result pruner, which chat mounts with compaction (and compact adds with --prune)');

@@ -143,7 +143,7 @@ async function search(args: RecallArguments, index: RecallIndex, config: RecallC
   if (total === 0) return `no match for ${JSON.stringify(args.query)} in ${seqs.length} shadowed events`;
   const shown = total > lines.length ? ` (the first ${lines.length} shown; narrow the query for the rest)` : '';
   return [
-    `${total} matches in ${events} of ${seqs.length} shadowed events${shown}; read one with action "read" and its seq:`,
+    `${total} match${total === 1 ? '' : 'es'} in ${events} of ${seqs.length} shadowed events${shown}; read one with action "read" and its seq:`,
     ...lines,
   ].join('\n');
 }
