@@ -26,8 +26,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'prompt-cache': async () => (await import('./prompt-cache.bench.js')).benchmark,
   tune: async () => (await import('./tune.bench.js')).benchmark,
   postgres: async () => (await import('./postgres.bench.js')).benchmark,
+  'postgres-append': async () => (await import('./postgres-append.bench.js')).benchmark,
   proxy: async () => (await import('./proxy.bench.js')).benchmark,
   view: async () => (await import('./view.bench.js')).benchmark,
+  'pi-session': async () => (await import('./pi-session.bench.js')).benchmark,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;

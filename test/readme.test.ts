@@ -1,4 +1,4 @@
-// The README and the pages under docs/ stay true: the README's code examples are real files
+// The README and the pages under docs/ stay true: their code examples are real files (examples/)
 // that run and print what their comments say, and every shadowlog command a page shows in a
 // shell block runs, in the order shown, against a fresh store of the page's own.
 
@@ -46,11 +46,18 @@ function describeCommands(name: string, page: string, minimum: number): void {
   });
 }
 
+// Each example file is embedded verbatim in one page, and runs.
+const EXAMPLES: ReadonlyArray<readonly [example: string, page: string]> = [
+  ['quick-start.ts', 'README.md'],
+  ['compaction.ts', 'docs/compaction.md'],
+];
+
 describe('README', () => {
-  for (const name of ['quick-start.ts', 'compaction.ts']) {
-    it(`embeds examples/${name} verbatim, and the example prints what its comments say`, () => {
+  for (const [name, pagePath] of EXAMPLES) {
+    it(`${pagePath} embeds examples/${name} verbatim, and the example prints what its comments say`, () => {
       const example = readFileSync(resolve(ROOT, 'examples', name), 'utf8');
-      expect(readme).toContain(`\`\`\`ts\n${example}\`\`\``);
+      const page = readFileSync(resolve(ROOT, pagePath), 'utf8');
+      expect(page).toContain(`\`\`\`ts\n${example}\`\`\``);
       const expected = [...example.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((match) => match[1]);
       expect(expected.length).toBeGreaterThan(0);
       const output = execFileSync(process.execPath, ['--import', 'tsx', `examples/${name}`], { cwd: ROOT, encoding: 'utf8' });

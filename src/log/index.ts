@@ -71,12 +71,12 @@ export {
   foreignEventType,
   isForeignType,
 } from './foreign-event.js';
-export { computeEventHash, GENESIS_HASH, type Hasher } from './hash.js';
+export { computeEventHash, GENESIS_HASH, type Hasher, type Sha256, type Sha256State } from './hash.js';
 export { NotASurfaceEventError, origins, type ReadEvent } from './origins.js';
 export { RequestSurfaceDecoder, requestSurfaceLength, requestSurfaceOf, requestSurfacesOf } from './request-surface.js';
 export { asSessionSeq, isSessionSeq, type SessionSeq } from './seq.js';
 export { assertSessionId, isSessionId } from './session-id.js';
-export { sha256Hex } from './sha256.js';
+export { sha256Hex, typescriptSha256 } from './sha256.js';
 export { encodeRequestSurface, type RequestSurfaceList, type SurfaceChange, type SurfaceSplice } from './surface-change.js';
 export { SurfaceFold, type SurfaceFoldOptions, type SurfaceNode } from './surface-fold.js';
 export { isReplaceOp, type ReplaceOp, type SurfaceOp } from './surface-op.js';

@@ -30,14 +30,19 @@ export function isIsoUtc(value: unknown): value is string {
 /** Why `value` is not an event time (what was found, for an error message), or undefined when it is one. */
 export function timeProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return describeValue(value);
-  const shown = describeValue(value);
   const match = ISO_UTC.exec(value);
-  if (match === null) return shown;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  if (month < 1 || month > 12) return `${shown}: there is no month ${month}`;
+  if (match === null) return describeValue(value);
+  // Every event is checked: the description of the value is made only when it is refused.
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  const hour = Number(match[4]);
+  const minute = Number(match[5]);
+  const second = Number(match[6]);
+  if (month < 1 || month > 12) return `${describeValue(value)}: there is no month ${month}`;
   const days = daysInMonth(year, month);
-  if (day < 1 || day > days) return `${shown}: ${MONTH_NAMES[month - 1]} ${year} has ${days} days`;
-  if (hour > 23 || minute > 59 || second > 59) return `${shown}: not a time of day (hours 00–23, minutes and seconds 00–59)`;
+  if (day < 1 || day > days) return `${describeValue(value)}: ${MONTH_NAMES[month - 1]} ${year} has ${days} days`;
+  if (hour > 23 || minute > 59 || second > 59) return `${describeValue(value)}: not a time of day (hours 00–23, minutes and seconds 00–59)`;
   return undefined;
 }
 

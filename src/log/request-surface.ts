@@ -22,25 +22,84 @@ export function requestSurfaceLength(data: ModelRequestData): number {
 /**
  * The fold's record of the latest model/request: each new one is decoded against it, checked
  * against the surface where it stands, and becomes the latest (undoably, for atomic batches).
+ *
+ * The check costs what changed: the fold tells it of every surface change (noteSurfaceChange),
+ * and while the surface has only grown since the latest request, whose seqs were the surface
+ * then, the surface is those seqs and the ones appended since; a new request that records
+ * exactly that change (one splice appending them, or none) is proven without walking the
+ * surface, and its list is the latest's grown in place. Anything else is checked node by node.
  */
 export class RequestSurfaces {
   latest: RequestSurfaceList | undefined;
+  /** The seqs appended to the surface since the latest request; undefined after a replacement, or before any request. */
+  private appended: number[] | undefined;
+  /** The list this object made and may grow in place (never a list read from an event). */
+  private owned: number[] | undefined;
 
   decode(data: ModelRequestData, seq: number): readonly number[] {
     return requestSurfaceOf(this.latest, data, seq);
   }
 
+  /** The surface gained the node `appendedSeq`, or had a range replaced (undefined); returns the undo. */
+  noteSurfaceChange(appendedSeq: number | undefined): () => void {
+    const appended = this.appended;
+    if (appended === undefined) return () => {};
+    if (appendedSeq !== undefined) {
+      appended.push(appendedSeq);
+      return () => {
+        appended.pop();
+      };
+    }
+    this.appended = undefined;
+    return () => {
+      this.appended = appended;
+    };
+  }
+
   /** Checks the model/request `event` against `surface` (the nodes where it stands); returns the undo. */
   apply(event: LogEvent, surface: Iterable<{ readonly seq: number }>): () => void {
     const data = dataOf(event, 'model/request');
-    const seqs = this.decode(data, event.seq);
-    checkRequestSurface(surface, seqs, event.seq, data.surfaceSeqs === undefined ? 'data.surfaceChange' : 'data.surfaceSeqs');
     const previous = this.latest;
+    const previousAppended = this.appended;
+    const previousOwned = this.owned;
+    let seqs: readonly number[];
+    let grown: { readonly list: number[]; readonly length: number } | undefined;
+    if (previous !== undefined && previousAppended !== undefined && recordsAppend(data, previous, previousAppended)) {
+      // The surface is previous.seqs + appended (see above), and the request records exactly that.
+      if (previous.seqs === previousOwned) {
+        grown = { list: previousOwned, length: previousOwned.length };
+        for (const appendedSeq of previousAppended) previousOwned.push(appendedSeq);
+        seqs = previousOwned;
+      } else {
+        this.owned = previous.seqs.concat(previousAppended);
+        seqs = this.owned;
+      }
+    } else {
+      seqs = this.decode(data, event.seq);
+      checkRequestSurface(surface, seqs, event.seq, data.surfaceSeqs === undefined ? 'data.surfaceChange' : 'data.surfaceSeqs');
+    }
     this.latest = { seq: event.seq, seqs };
+    this.appended = [];
     return () => {
+      if (grown !== undefined) grown.list.length = grown.length;
       this.latest = previous;
+      this.appended = previousAppended;
+      this.owned = previousOwned;
     };
   }
+}
+
+/** Does the request record the previous request's surface with `appended` added at its end, and nothing else? */
+function recordsAppend(data: ModelRequestData, previous: RequestSurfaceList, appended: readonly number[]): boolean {
+  const change = data.surfaceChange;
+  if (change === undefined || data.surfaceSeqs !== undefined || change.base !== previous.seq) return false;
+  if (change.length !== previous.seqs.length + appended.length) return false;
+  if (change.splices.length === 0) return appended.length === 0;
+  const [splice] = change.splices;
+  if (change.splices.length !== 1 || splice === undefined) return false;
+  if (splice[0] !== previous.seqs.length || splice[1] !== 0 || splice.length - 2 !== appended.length) return false;
+  for (let index = 0; index < appended.length; index++) if (splice[index + 2] !== appended[index]) return false;
+  return true;
 }
 
 /**

@@ -40,11 +40,13 @@ export function encodeRequestSurface(
   previous: RequestSurfaceList | undefined,
   seqs: readonly number[],
 ): { surfaceSeqs: number[] } | { surfaceChange: SurfaceChange } {
-  const plain = { surfaceSeqs: [...seqs] };
-  if (previous === undefined) return plain;
+  if (previous === undefined) return { surfaceSeqs: [...seqs] };
   const splices = spliceList(previous.seqs, seqs);
   const change = { surfaceChange: { base: previous.seq as SessionSeq, length: seqs.length, splices } };
-  return JSON.stringify(change).length < '{"surfaceSeqs":}'.length + jsonLengthOf(seqs) ? change : plain;
+  const changeLength = JSON.stringify(change).length;
+  // The plain list's JSON has at least 2 characters per seq: a shorter change needs no count of it.
+  if (changeLength < '{"surfaceSeqs":}'.length + 2 * seqs.length + 1) return change;
+  return changeLength < '{"surfaceSeqs":}'.length + jsonLengthOf(seqs) ? change : { surfaceSeqs: [...seqs] };
 }
 
 /** The length of the JSON of a list of non-negative integers, without writing it. */

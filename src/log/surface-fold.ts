@@ -78,7 +78,7 @@ export class SurfaceFold {
     return this.version;
   }
 
-  /** The latest model/request applied, with the seqs of the surface it rendered (decoded). */
+  /** The latest model/request applied, with the seqs of the surface it rendered (decoded); read it before the next event is applied. */
   get lastRequestSurface(): RequestSurfaceList | undefined {
     return this.requests.latest;
   }
@@ -178,7 +178,13 @@ export class SurfaceFold {
       }
     } else {
       const op = parseSurfaceOp(event.surfaceOp, seq);
-      undo = isReplaceOp(op) ? this.applyReplace(event, type, op.startSeq, op.endSeq) : this.applyAppend(event, type);
+      const replace = isReplaceOp(op);
+      const undoNode = replace ? this.applyReplace(event, type, op.startSeq, op.endSeq) : this.applyAppend(event, type);
+      const undoNote = this.requests.noteSurfaceChange(replace ? undefined : seq);
+      undo = () => {
+        undoNote();
+        undoNode();
+      };
       this.surfaceBits = ensureCapacity(this.surfaceBits, seq);
       this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) | (1 << (seq & 7));
     }

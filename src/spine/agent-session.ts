@@ -318,9 +318,11 @@ export class AgentSession {
   /** The request's estimated input: the surface and the fixed part every request carries. */
   private estimate(nodes: readonly SurfaceNode[]): number {
     this.fixedTokens ??= this.meter.estimator.countText(this.settings.fixedRequestText());
-    const total = this.meter.measure(nodes, undefined, this.fixedTokens).total;
+    // meter.measure's total with no anchor and no calibration factor, without its list of prices.
+    let estimate = 0;
+    for (const node of nodes) estimate += this.meter.priceOf(node);
     this.meter.trimTo(nodes);
-    return total;
+    return Math.ceil(estimate + this.fixedTokens);
   }
 
   /** Runs the calls in order and appends their results. False when the turn was aborted. */

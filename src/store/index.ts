@@ -34,7 +34,7 @@ export {
 } from './jsonl.js';
 export type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from './log-store.js';
 export { MemoryLogStore } from './memory/memory-store.js';
-export { nodeSha256Hex } from './node-sha256.js';
+export { nodeSha256, nodeSha256Hex } from './node-sha256.js';
 export { HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
 export {
   type LostAppendOutcome,

@@ -54,27 +54,19 @@ export function convertToAnthropicBody(
   const turns: Turn[] = [];
   // The API refuses empty content and two turns in a row from one role: skip and merge. A run
   // of one role's messages is merged into a new turn; the turns kept for one message stay as they are.
-  let run: Array<{ readonly message: ModelMessage; readonly turn: Turn }> = [];
+  const runMessages: ModelMessage[] = [];
+  const runTurns: Turn[] = [];
   const endRun = () => {
-    if (run.length === 0) return;
-    const members = run;
-    if (members.length === 1) turns.push((members[0] as { turn: Turn }).turn);
+    const [only] = runTurns;
+    if (only === undefined) return;
+    if (runTurns.length === 1) turns.push(only);
     else {
-      const make = (): Turn => ({
-        role: (members[0] as { turn: Turn }).turn.role,
-        content: members.flatMap((member) => member.turn.content),
-      });
-      turns.push(
-        memo === undefined
-          ? make()
-          : memoizedRun(
-              memo.merged,
-              members.map((member) => member.message),
-              make,
-            ),
-      );
+      const members = [...runTurns];
+      const make = (): Turn => ({ role: only.role, content: members.flatMap((member) => member.content) });
+      turns.push(memo === undefined ? make() : memoizedRun(memo.merged, runMessages, make));
     }
-    run = [];
+    runMessages.length = 0;
+    runTurns.length = 0;
   };
   for (const message of request.messages) {
     if (message.role === 'system') {
@@ -83,8 +75,9 @@ export function convertToAnthropicBody(
     }
     const turn = memoized(memo?.turns, message, () => convertMessage(message, settings.version));
     if (turn.content.length === 0) continue;
-    if (run.length > 0 && (run[0] as { turn: Turn }).turn.role !== turn.role) endRun();
-    run.push({ message, turn });
+    if (runTurns.length > 0 && (runTurns[0] as Turn).role !== turn.role) endRun();
+    runMessages.push(message);
+    runTurns.push(turn);
   }
   endRun();
   // An empty message list is the fixed part every request carries (priced, never sent).
