@@ -5,9 +5,10 @@
 import type { SessionResult } from './session-replay.js';
 import type { PolicySummary } from './tune-report.js';
 
-const WIDTH = 760;
+const WIDTH = 1040;
 const HEIGHT = 440;
-const MARGIN = { left: 80, right: 200, top: 30, bottom: 50 };
+// The right margin holds the legend: grid policies have long names.
+const MARGIN = { left: 80, right: 420, top: 30, bottom: 50 };
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -79,7 +80,7 @@ export function costRetentionSvg(policies: readonly PolicySummary[]): string {
       x,
       y,
       (value) => (priced ? `$${value.toFixed(2)}` : `${Math.round(value / 1000)}k`),
-      (value) => `${(100 * value).toFixed(0)} %`,
+      (value) => `${(100 * value).toFixed(1)} %`,
     ),
   ];
   if (frontier.length > 1) {
