@@ -6,7 +6,9 @@
 
 import type { PeerPlan, PolicyWindow } from '../compaction/peer-policies.js';
 import { parseCompactionConfig } from '../compaction/policy.js';
+import { recallHandleOf } from '../compaction/recall/recall-index.js';
 import { replacementText } from '../compaction/render-summary.js';
+import { recallHandleText } from '../compaction/strategies/recall-strategy.js';
 import type { SummarySections } from '../compaction/summary-sections.js';
 import { ShadowlogError } from '../log/errors.js';
 import type { ModelMessage } from '../providers/language-model.js';
@@ -32,6 +34,11 @@ export interface CallOutcome {
   /** Artifacts the answer used, and which of them were not on this surface. */
   readonly used: number;
   readonly missed: readonly string[];
+  /**
+   * Of the missed, those the recall tool could still read back: named in an original that a
+   * recall handle shadows (recall policies only; always empty for the others).
+   */
+  readonly recallable: readonly string[];
 }
 
 /** The policy cannot run in a window of the session (its configuration is refused there). */
@@ -45,6 +52,8 @@ interface Summary {
   readonly sections: SummarySections | undefined;
   readonly tokens: number;
   readonly artifacts: ReadonlySet<string>;
+  /** Where the replacement stands: the seq of the last message it shadows (the compaction event itself is not recorded). */
+  readonly seq: number;
 }
 
 export class PolicyReplay {
@@ -72,6 +81,8 @@ export class PolicyReplay {
   private changedAt = Number.POSITIVE_INFINITY;
   private dropTurn = 0;
   private lastTurn = 0;
+  /** Compactions so far (the recall strategy numbers its handles with it). */
+  private compacted = 0;
 
   constructor(policy: TunePolicy, context: ReplayContext) {
     this.policy = policy;
@@ -146,6 +157,7 @@ export class PolicyReplay {
     this.sentUpTo = k;
     const uses = this.context.uses[usesIndex] ?? [];
     const missed = uses.filter((artifact) => !this.onSurface(artifact, k));
+    const recallable = this.policy.strategy === 'recall' ? missed.filter((artifact) => this.shadowedByHandle(artifact)) : [];
     return {
       tokens,
       cachedTokens,
@@ -156,6 +168,7 @@ export class PolicyReplay {
       summarizerOutput,
       used: uses.length,
       missed,
+      recallable,
     };
   }
 
@@ -271,7 +284,18 @@ export class PolicyReplay {
         this.failedCompactions++;
         return undefined;
       }
-      text = replacementText(result.text, messages.length);
+      text =
+        this.policy.strategy === 'recall'
+          ? recallHandleText({
+              // The compaction's id is made when it is appended; a replay names its handles by their order.
+              handle: recallHandleOf(`tune${String(this.compacted + 1).padStart(4, '0')}`),
+              count: messages.length,
+              startSeq: earlier?.seq ?? (trace.items[this.cut]?.seq as number),
+              endSeq: trace.items[newCut - 1]?.seq as number,
+              tokens: shadowed,
+              outline: result.text,
+            })
+          : replacementText(result.text, messages.length);
       sections = result.sections;
     } catch (error) {
       if (!ShadowlogError.isInstance(error) || error.code !== 'SUMMARY_FAILED') throw error;
@@ -290,7 +314,8 @@ export class PolicyReplay {
     }
     this.cut = newCut;
     this.pruneScan = Math.max(this.pruneScan, newCut);
-    this.summary = { text, sections, tokens, artifacts: artifactsOf(text) };
+    this.summary = { text, sections, tokens, artifacts: artifactsOf(text), seq: trace.items[newCut - 1]?.seq as number };
+    this.compacted++;
     this.changedAt = Math.min(this.changedAt, trace.fixedTokens + this.headTokens);
     return { input: shadowed, output: tokens };
   }
@@ -341,6 +366,15 @@ export class PolicyReplay {
       this.cut = cut;
       this.changedAt = Math.min(this.changedAt, fixedTokens + this.headTokens);
     }
+  }
+
+  /** Whether a message a recall handle shadows (before the cut, after the head) names `artifact`: the recall tool reads it back whole. */
+  private shadowedByHandle(artifact: string): boolean {
+    if (this.summary === undefined) return false;
+    const list = this.context.occurrences.get(artifact);
+    if (list === undefined) return false;
+    const head = this.context.trace.head;
+    return list.some((index) => index >= head && index < this.cut);
   }
 
   /** Whether `artifact` is on the surface at item count `k`: in the summary, or in a verbatim item (in its pruned copy if pruned). */

@@ -2,6 +2,7 @@
 // built once, then each recorded call is replayed under each policy in turn, so that the cost of
 // a session grows with its length times the number of policies, and no policy re-reads the log.
 
+import type { Summarizer } from '../compaction/summarizer.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import { artifactValue, kindOf } from './artifacts.js';
 import { PolicyReplay } from './policy-replay.js';
@@ -26,6 +27,14 @@ export interface Retention {
   readonly kept: number;
   /** kept / used; 1 when nothing was used. */
   readonly share: number;
+  /**
+   * Of the uses, those kept or, for a recall policy, off the surface but named in an original
+   * a recall handle shadows (the recall tool could read it back; the model would have to ask).
+   * Equal to kept for a policy without recall.
+   */
+  readonly reachable: number;
+  /** reachable / used, the share reachable on the surface or by recall; 1 when nothing was used. */
+  readonly recallable: number;
   readonly worstMisses: readonly Miss[];
 }
 
@@ -94,6 +103,8 @@ export interface ReplayOptions {
   readonly cacheTtlMs?: number;
   /** Called after each call is replayed under every policy. */
   readonly onCall?: (done: number, total: number) => void;
+  /** What summarizes a compacted range (default: the extractive summarizer, offline). */
+  readonly summarizer?: Summarizer;
 }
 
 const WORST = 5;
@@ -104,7 +115,7 @@ export async function replaySession(
   policies: readonly TunePolicy[],
   options: ReplayOptions,
 ): Promise<SessionResult> {
-  const context = new ReplayContext(trace, meter);
+  const context = new ReplayContext(trace, meter, options.summarizer);
   const ttl = options.cacheTtlMs ?? 5 * 60_000;
   const replays = policies.map((policy) => new PolicyReplay(policy, context));
   const figures = policies.map(() => ({
@@ -123,6 +134,7 @@ export async function replaySession(
     unpriced: 0,
     used: 0,
     kept: 0,
+    reachable: 0,
     misses: new Map<string, { misses: number; firstCall: number }>(),
     tokensPerCall: [] as Array<number | null>,
     compactionCalls: [] as number[],
@@ -160,6 +172,7 @@ export async function replaySession(
       }
       figure.used += outcome.used;
       figure.kept += outcome.used - outcome.missed.length;
+      figure.reachable += outcome.used - outcome.missed.length + outcome.recallable.length;
       for (const artifact of outcome.missed) {
         const seen = figure.misses.get(artifact);
         if (seen === undefined) figure.misses.set(artifact, { misses: 1, firstCall: call.number });
@@ -194,7 +207,7 @@ export async function replaySession(
       cachePrefixShare: figure.tokensSent === 0 ? 0 : figure.cached / figure.tokensSent,
       costUsd: figure.cost,
       unpricedCalls: figure.unpriced,
-      retention: retentionOf(figure.used, figure.kept, figure.misses),
+      retention: retentionOf(figure.used, figure.kept, figure.reachable, figure.misses),
       tokensPerCall: figure.tokensPerCall,
       compactionCalls: figure.compactionCalls,
     };
@@ -215,7 +228,12 @@ export async function replaySession(
   };
 }
 
-export function retentionOf(used: number, kept: number, misses: ReadonlyMap<string, { misses: number; firstCall: number }>): Retention {
+export function retentionOf(
+  used: number,
+  kept: number,
+  reachable: number,
+  misses: ReadonlyMap<string, { misses: number; firstCall: number }>,
+): Retention {
   const worstMisses = [...misses.entries()]
     .sort((a, b) => b[1].misses - a[1].misses || a[1].firstCall - b[1].firstCall || (a[0] < b[0] ? -1 : 1))
     .slice(0, WORST)
@@ -225,7 +243,14 @@ export function retentionOf(used: number, kept: number, misses: ReadonlyMap<stri
       misses: miss.misses,
       firstCall: miss.firstCall,
     }));
-  return { used, kept, share: used === 0 ? 1 : kept / used, worstMisses };
+  return {
+    used,
+    kept,
+    share: used === 0 ? 1 : kept / used,
+    reachable,
+    recallable: used === 0 ? 1 : reachable / used,
+    worstMisses,
+  };
 }
 
 /** The meter against the provider: estimate of the sent surface plus the fixed part, against the reported input. */

@@ -8,11 +8,13 @@ import { type PrunerConfig, parsePrunerConfig } from '../compaction/pruner-confi
 import { TuneConfigError } from './tune-errors.js';
 
 /**
- * What replaces a compacted range: a summary (extractive, offline), or `mask`, observation
- * masking (sent tool results older than the retained tail become placeholders; no summary).
+ * What replaces a compacted range: a summary (extractive, offline); `mask`, observation
+ * masking (sent tool results older than the retained tail become placeholders; no summary); or
+ * `recall`, a compact handle with an outline (the extractive summary) in place of the range,
+ * whose originals the recall tool can read back.
  */
-export type TuneStrategy = 'summary' | 'mask';
-export const TUNE_STRATEGIES: readonly TuneStrategy[] = ['summary', 'mask'];
+export type TuneStrategy = 'summary' | 'mask' | 'recall';
+export const TUNE_STRATEGIES: readonly TuneStrategy[] = ['summary', 'mask', 'recall'];
 
 export interface TunePolicy {
   /** Unique within a run: `defaults`, `summary thresholdRatio=0.7`, or a baseline's name. */

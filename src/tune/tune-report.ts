@@ -82,6 +82,7 @@ export function summarizePolicy(
   }
   const used = sum((result) => result.retention.used);
   const kept = sum((result) => result.retention.kept);
+  const reachable = sum((result) => result.retention.reachable);
   const config = window === undefined ? undefined : policy.config?.(window);
   return {
     policy: policy.name,
@@ -105,7 +106,7 @@ export function summarizePolicy(
     cachePrefixShare: tokensSent === 0 ? 0 : sum((result) => result.cachedTokens) / tokensSent,
     costUsd: sum((result) => result.costUsd),
     unpricedCalls: sum((result) => result.unpricedCalls),
-    retention: { ...retentionOf(used, kept, misses) },
+    retention: { ...retentionOf(used, kept, reachable, misses) },
     config: config ?? null,
     pruner: policy.pruner !== null,
   };

@@ -10,7 +10,8 @@ const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
 
 /** The table's cells for one policy; an infeasible one shows where it breaks instead of its totals. */
 export function policyRow(policy: PolicySummary, baselineTokens: number | undefined): string[] {
-  const retention = `${percent(policy.retention.share)} of ${count(policy.retention.used)}`;
+  const recall = policy.retention.reachable > policy.retention.kept ? ` (recallable ${percent(policy.retention.recallable)})` : '';
+  const retention = `${percent(policy.retention.share)} of ${count(policy.retention.used)}${recall}`;
   const miss = policy.retention.worstMisses[0];
   const worst = miss === undefined ? '–' : `${miss.artifact} (${miss.misses}×)`;
   if (!policy.feasible) {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { replacementText } from '../../src/compaction/render-summary.js';
 import { maskPlaceholder } from '../../src/compaction/strategies/mask-placeholder.js';
+import { recallHandleText } from '../../src/compaction/strategies/recall-strategy.js';
 import type { Summarizer } from '../../src/compaction/summarizer.js';
 import { ToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
 import { PolicyReplay } from '../../src/tune/policy-replay.js';
@@ -12,7 +13,7 @@ import { BUILT_IN_PRICES } from '../../src/tune/prices.js';
 import { ReplayContext } from '../../src/tune/replay-context.js';
 import { replaySession } from '../../src/tune/session-replay.js';
 import { buildTrace, type SessionTrace } from '../../src/tune/trace.js';
-import { baselinePolicy, shadowlogPolicy, type TunePolicy } from '../../src/tune/tune-policies.js';
+import { baselinePolicy, shadowlogPolicy, type TunePolicy, tunePolicies } from '../../src/tune/tune-policies.js';
 import { buildSession, charMeter, prose, type TurnSpec, textWith } from './support/hand-built.js';
 
 /** A summarizer whose summary is always the same short text: its price is known in advance. */
@@ -200,5 +201,76 @@ describe('the mask strategy in the replay', () => {
     expect(replay.summaryText).toBeUndefined();
     // The identifiers inside the masked results are off the surface from then on.
     expect(saved).toBeGreaterThan(0);
+  });
+});
+
+describe('the recall strategy in the replay', () => {
+  // System (20 tokens), then six turns of a user message and an answer of 1,000 tokens each; the
+  // first user message names src/alpha.ts and the last answer uses it again.
+  const turns: TurnSpec[] = Array.from({ length: 6 }, (_, index) => ({
+    user: index === 0 ? textWith('fix src/alpha.ts', 992) : prose(992, index),
+    steps: [{ answer: index === 5 ? textWith('edited src/alpha.ts', 992) : prose(992, index + 3) }],
+  }));
+  const trace = buildTrace('recall', buildSession(turns), charMeter(), { window: 10_000 });
+  const config = { thresholdRatio: 0.5, headroomTokens: 0, retainTokens: 1_500 } as const;
+  const seq = (index: number) => trace.items[index]?.seq as number;
+
+  it('puts the handle, with its outline and its token size, in place of the shadowed range', async () => {
+    expect(trace.items.map((item) => item.price)).toEqual([20, ...Array(12).fill(1_000)]);
+    const policy = shadowlogPolicy('recall', config, null, 'recall');
+    expect(policy.config?.({ contextWindow: 10_000, reserve: 0 })).toEqual({ ...config, strategy: 'recall' });
+    const { calls, replay } = await replayAll(trace, policy, fixedSummarizer);
+    // Call 3 (5,020 tokens ≥ 5,000) shadows the four messages before the 1,500-token tail.
+    const first = recallHandleText({
+      handle: 'tune0001',
+      count: 4,
+      startSeq: seq(1),
+      endSeq: seq(4),
+      tokens: 4_000,
+      outline: FIXED_SUMMARY,
+    });
+    const firstPrice = first.length + 8;
+    expect(calls.map((call) => call.compactions)).toEqual([0, 0, 1, 0, 1, 0]);
+    expect(calls[1]).toMatchObject({ tokens: 3_020, cut: 1, summaryTokens: 0 });
+    expect(calls[2]).toMatchObject({ tokens: 20 + firstPrice + 1_000, cut: 5, summaryTokens: firstPrice, summarizerInput: 4_000 });
+    expect(calls[3]).toMatchObject({ tokens: 20 + firstPrice + 3_000, cut: 5 });
+    // Call 5 shadows the first handle and the four messages after it under a second handle.
+    const second = recallHandleText({
+      handle: 'tune0002',
+      count: 5,
+      startSeq: seq(4),
+      endSeq: seq(8),
+      tokens: firstPrice + 4_000,
+      outline: FIXED_SUMMARY,
+    });
+    expect(replay.summaryText).toBe(second);
+    expect(calls[4]).toMatchObject({
+      tokens: 20 + second.length + 8 + 1_000,
+      cut: 9,
+      summaryTokens: second.length + 8,
+      summarizerInput: firstPrice + 4_000,
+      summarizerOutput: second.length + 8,
+    });
+    // The last answer uses src/alpha.ts: off the surface (the outline does not name it), but in an original the handle shadows.
+    expect(calls[5]).toMatchObject({ used: 1, missed: ['path:src/alpha.ts'], recallable: ['path:src/alpha.ts'] });
+  });
+
+  it('reports retention as the on-surface share and the share reachable by recall separately', async () => {
+    const result = await replaySession(
+      trace,
+      charMeter(),
+      [shadowlogPolicy('recall', config, null, 'recall'), shadowlogPolicy('summary', config, null)],
+      { prices: BUILT_IN_PRICES, summarizer: fixedSummarizer },
+    );
+    const [recall, summary] = result.policies;
+    expect(recall?.retention).toMatchObject({ used: 1, kept: 0, share: 0, reachable: 1, recallable: 1 });
+    expect(recall?.retention.worstMisses).toEqual([{ artifact: 'src/alpha.ts', kind: 'path', misses: 1, firstCall: 6 }]);
+    // A summary has no recall tool: what is off its surface is not reachable.
+    expect(summary?.retention).toMatchObject({ used: 1, kept: 0, share: 0, reachable: 0, recallable: 0 });
+  });
+
+  it('is accepted by --strategies', () => {
+    const names = tunePolicies({ strategies: ['summary', 'recall'], baselines: [] }).map((policy) => policy.name);
+    expect(names).toEqual(['defaults', 'recall defaults']);
   });
 });

@@ -31,7 +31,7 @@ function summary(
     cachePrefixShare: 0.9,
     costUsd,
     unpricedCalls: 0,
-    retention: { used: 100, kept: Math.round(share * 100), share, worstMisses: [] },
+    retention: { used: 100, kept: Math.round(share * 100), share, reachable: Math.round(share * 100), recallable: share, worstMisses: [] },
     config: options.config === undefined ? { thresholdRatio: 0.8 } : (options.config as never),
     pruner: true,
   };
