@@ -3,6 +3,7 @@
 // benchmark then continues with real turns of the spine. Turns look like a coding agent's:
 // a request, one or two tool calls with results of varied sizes, an answer.
 
+import { canonicalJson } from '../src/log/canonical-json.js';
 import type { EventDraft } from '../src/log/event.js';
 import type {
   LanguageModel,
@@ -112,6 +113,12 @@ export interface StepRig {
   step(): Promise<void>;
   /** What the step renders, alone: renderSurface over the fold's nodes, then model.render. */
   renderAlone(): RenderedRequest;
+  /**
+   * The whole request from scratch, as the spine wrote it before requests were written in
+   * proportion to the change: renderSurface over fold.nodes(), model.render, canonicalJson of the
+   * body and the log's SHA-256 (node:crypto) of all of it. Returns the digest.
+   */
+  requestFromScratch(): string;
   /** The params the spine sends with every request of this rig. */
   readonly params: ModelParams;
 }
@@ -132,5 +139,9 @@ export async function openStepRig(store: LogStore, sessionId: string): Promise<S
         throw new Error(`spine-step: a turn ended ${result.reason} after ${result.steps} steps`);
     },
     renderAlone: () => model.render({ messages: renderSurface(session.log.fold.nodes()), params }),
+    requestFromScratch: () => {
+      const body = model.render({ messages: renderSurface(session.log.fold.nodes()), params }).body;
+      return session.log.sha256.hex(canonicalJson(body));
+    },
   };
 }
