@@ -37,6 +37,7 @@ export {
   pruneMarker,
   readPrunerOptions,
 } from './pruner-config.js';
+export { RECALL_ASK_SYSTEM_PROMPT, type RecallAskOptions } from './recall/recall-ask.js';
 export { boundRecallResult, parseRecallConfig, RECALL_DEFAULTS, type RecallConfig } from './recall/recall-config.js';
 export { eventText, type RecallIndex, RecallReader, recallHandleOf } from './recall/recall-index.js';
 export { createRecallTool, RECALL_TOOL_NAME, RecallError, type RecallToolOptions } from './recall/recall-tool.js';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { runCleanupAfter } from '../log/cleanup.js';
 import { ConfigError } from '../log/errors.js';
-import type { EventDraft, LogEvent } from '../log/event.js';
+import type { EventDraft, LogEvent, SessionParent } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
 import { assertSessionId } from '../log/session-id.js';
 import type { LanguageModel, ModelParams, ReasoningParams, ToolChoice } from '../providers/language-model.js';
@@ -127,8 +127,11 @@ export class Harness {
     return this.options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, this.options.model.limits.defaultMaxOutputTokens);
   }
 
-  /** Starts a new session (with the system prompt, if any) owned by this process. */
-  async createSession(sessionId: string = newSessionId()): Promise<AgentSession> {
+  /**
+   * Starts a new session (with the system prompt, if any) owned by this process; with `parent`,
+   * a sub-session naming the session (and tool call) that spawned it.
+   */
+  async createSession(sessionId: string = newSessionId(), options: { readonly parent?: SessionParent } = {}): Promise<AgentSession> {
     assertSessionId(sessionId);
     const ownership = await this.options.store.acquireOwnership(sessionId);
     try {
@@ -136,6 +139,7 @@ export class Harness {
       const observe = this.observer(sessionId, () => false);
       const log = await SessionLog.create(this.options.store, sessionId, {
         ...this.logOptions(),
+        ...(options.parent === undefined ? {} : { parent: options.parent }),
         observe: (event) => {
           observe(event);
           callIds.observe(event);

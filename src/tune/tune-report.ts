@@ -83,7 +83,9 @@ export function summarizePolicy(
   const used = sum((result) => result.retention.used);
   const kept = sum((result) => result.retention.kept);
   const reachable = sum((result) => result.retention.reachable);
-  const config = window === undefined ? undefined : policy.config?.(window);
+  // A policy refused in the most common window (a baseline whose kept tail does not fit it)
+  // has no configuration a policy file could hold; it is reported as refused, not recommended.
+  const config = window === undefined || results.some((result) => result.refused !== null) ? undefined : policy.config?.(window);
   return {
     policy: policy.name,
     description: policy.description,

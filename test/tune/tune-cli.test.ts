@@ -106,6 +106,25 @@ describe('shadowlog tune', () => {
     expect(compacted.code).toBe(0);
   }, 60_000);
 
+  it('runs on the demo store, whose small window refuses the baselines that keep a fixed tail, and reports them as refused', async () => {
+    const own = createCliWorkspace();
+    try {
+      const demo = await own.run(['demo']);
+      expect(demo.code).toBe(0);
+      const result = await own.run(['--json', 'tune', '--all']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout);
+      const pi = report.policies.find((policy: { policy: string }) => policy.policy === 'pi');
+      expect(pi.feasible).toBe(false);
+      expect(pi.config).toBeNull();
+      expect(pi.infeasible[0].refused).toMatch(/INVALID_CONFIG|pressure budget|retained tail/);
+      expect(report.recommendation.policy).not.toBe('pi');
+    } finally {
+      own.cleanup();
+    }
+  }, 60_000);
+
   it('refuses a grid it cannot read before replaying anything, and writes nothing', async () => {
     const out = join(workspace.cwd, 'never');
     const result = await workspace.run(['tune', corpusFile(CORPUS_FILES.claudeSmall), '--grid', 'thresholdRatio=high', '--out', out]);

@@ -9,6 +9,15 @@ import type { AssistantMessageData, LogEvent } from '../../log/event.js';
 import { origins } from '../../log/origins.js';
 import { defineTool, type Tool } from '../../spine/tool.js';
 import type { LogStore } from '../../store/log-store.js';
+import {
+  askInputTokens,
+  askPrompt,
+  askSessionId,
+  type RecallAskOptions,
+  type RecallAskSettings,
+  resolveRecallAsk,
+  runAsk,
+} from './recall-ask.js';
 import { boundRecallResult, parseRecallConfig, type RecallConfig } from './recall-config.js';
 import { eventLabel, eventText, type RecallIndex, RecallReader } from './recall-index.js';
 
@@ -22,8 +31,7 @@ export class RecallError extends ShadowlogError {
   }
 }
 
-const input = z.object({
-  action: z.enum(['search', 'read', 'list']).describe('search the shadowed originals, read one by seq, or list what a handle covers'),
+const fields = {
   query: z.string().min(1).optional().describe('search: the text to find (case-insensitive), or a regular expression with regex: true'),
   regex: z.boolean().optional().describe('search: treat query as a JavaScript regular expression'),
   handle: z
@@ -34,32 +42,109 @@ const input = z.object({
   seq: z.number().int().min(0).optional().describe('read: the seq of the shadowed event'),
   from: z.number().int().min(0).optional().describe('read: the first character of the slice (default 0)'),
   to: z.number().int().min(0).optional().describe('read: the character after the slice (default: the end)'),
+};
+const input = z.object({
+  action: z.enum(['search', 'read', 'list']).describe('search the shadowed originals, read one by seq, or list what a handle covers'),
+  ...fields,
 });
-type RecallArguments = z.infer<typeof input>;
+/** With a sub-model: ask a question about a shadowed event (or a slice, from/to) and get its answer. */
+const inputWithAsk = z.object({
+  action: z
+    .enum(['search', 'read', 'list', 'ask'])
+    .describe('search the shadowed originals, read one by seq, list what a handle covers, or ask a question about one by seq'),
+  ...fields,
+  question: z.string().min(1).optional().describe('ask: the question a sub-model answers from the shadowed event (or its slice from/to)'),
+});
+type RecallArguments = z.infer<typeof inputWithAsk>;
 
 export interface RecallToolOptions {
   /** The store the sessions live in (the tool reads the session it is called in). */
   readonly store: LogStore;
   /** Bounds (RecallConfig); unknown keys and bad values are refused. */
   readonly config?: unknown;
+  /**
+   * The sub-model variant, opt-in: an `ask` action whose question a sub-model answers from one
+   * shadowed event or slice, in a sub-session linked to the tool call (see recall-ask.ts).
+   */
+  readonly ask?: RecallAskOptions;
 }
 
 export function createRecallTool(options: RecallToolOptions): Tool<RecallArguments> {
   const config = parseRecallConfig(options.config ?? {});
+  const ask = options.ask === undefined ? undefined : resolveRecallAsk(options.ask);
   const reader = new RecallReader(options.store);
-  return defineTool({
+  const askText =
+    ask === undefined
+      ? ''
+      : ` ask has a sub-model answer a question from one shadowed event by seq (or a slice with from/to); at most ${ask.maxCallsPerTurn} asks per turn.`;
+  const tool = defineTool({
     name: RECALL_TOOL_NAME,
     description:
-      'Recall what compaction took off your context: the log keeps every original. search finds text (or a regex) in the shadowed messages and tool results; read returns one by seq, or a slice with from/to; list shows what a recall handle covers. ' +
-      `Results hold at most ${config.maxCharsPerCall} characters; at most ${config.maxCallsPerTurn} recalls per turn.`,
-    input,
-    async execute(args, context) {
+      'Recall what compaction took off your context: the log keeps every original. search finds text (or a regex) in the shadowed messages and tool results; read returns one by seq, or a slice with from/to; list shows what a recall handle covers.' +
+      askText +
+      ` Results hold at most ${config.maxCharsPerCall} characters; at most ${config.maxCallsPerTurn} recalls per turn.`,
+    input: ask === undefined ? input : inputWithAsk,
+    async execute(args: RecallArguments, context) {
       const index = await reader.index(context.sessionId);
       checkCallsThisTurn(index.events, context.callId, config);
-      const text = answer(args, index, config);
+      const text =
+        args.action === 'ask' && ask !== undefined ? askSubModel(args, index, ask, options.store, context) : answer(args, index, config);
       return boundRecallResult(await text, config.maxCharsPerCall);
     },
   });
+  return tool as Tool<RecallArguments>;
+}
+
+/** The ask action: checks the ceilings, then runs one sub-call in a sub-session linked to this tool call. */
+async function askSubModel(
+  args: RecallArguments,
+  index: RecallIndex,
+  ask: RecallAskSettings,
+  store: LogStore,
+  context: { readonly sessionId: string; readonly callId: string; readonly signal: AbortSignal },
+): Promise<string> {
+  if (args.question === undefined) throw new RecallError('ask needs a question for the sub-model to answer from the shadowed event');
+  const asked = await asksBefore(index.events, context.sessionId, context.callId, store);
+  if (asked >= ask.maxCallsPerTurn)
+    throw new RecallError(
+      `recall ask allows ${ask.maxCallsPerTurn} sub-call${ask.maxCallsPerTurn === 1 ? '' : 's'} per turn (maxCallsPerTurn) and this turn has made ${asked} already; read the slice yourself, or ask again next turn`,
+    );
+  const excerpt = read(args, index);
+  const [heading = '', ...body] = excerpt.split('\n');
+  const label = heading.replace(/:$/, '');
+  const prompt = askPrompt(label, body.join('\n'), args.question);
+  const tokens = askInputTokens(prompt);
+  if (tokens > ask.maxInputTokens)
+    throw new RecallError(
+      `recall ask allows ${ask.maxInputTokens} input tokens per sub-call (maxInputTokens) and this one would send about ${tokens}; ask about a narrower slice with from and to`,
+    );
+  const outcome = await runAsk(store, ask, { sessionId: context.sessionId, callId: context.callId }, prompt, context.signal);
+  if (outcome.reason !== 'completed')
+    throw new RecallError(
+      `the sub-model did not answer (${outcome.reason}${outcome.errorMessage === undefined ? '' : `: ${outcome.errorMessage}`}); its request is in sub-session ${outcome.sessionId}`,
+    );
+  return `answer from sub-session ${outcome.sessionId} about ${label}:\n${outcome.text}`;
+}
+
+/** Sub-calls made this turn before this call: the ask calls whose sub-session exists (a refused ask wrote none). */
+async function asksBefore(events: readonly LogEvent[], sessionId: string, callId: string, store: LogStore): Promise<number> {
+  let turnStart = events.length - 1;
+  while (turnStart > 0 && (events[turnStart] as LogEvent).type !== 'turn/start') turnStart--;
+  let before = 0;
+  for (const event of events.slice(turnStart)) {
+    if (event.type !== 'assistant/message') continue;
+    for (const call of (event.data as unknown as AssistantMessageData).toolCalls) {
+      if (call.callId === callId) return before;
+      const action = (call.arguments as { action?: unknown } | null)?.action;
+      if (
+        call.name === RECALL_TOOL_NAME &&
+        action === 'ask' &&
+        (await store.head(askSessionId({ sessionId, callId: call.callId }))) !== undefined
+      )
+        before++;
+    }
+  }
+  return before;
 }
 
 /** Refuses the call when the recall calls before it this turn (in log order) have used the allowance. */
@@ -90,6 +175,8 @@ async function answer(args: RecallArguments, index: RecallIndex, config: RecallC
       return read(args, index);
     case 'list':
       return list(args, index);
+    case 'ask':
+      throw new RecallError('ask is not enabled on this recall tool; search or read instead');
   }
 }
 
