@@ -7,16 +7,15 @@
 
 import { canonicalJson } from '../../log/canonical-json.js';
 import type { CompactionBlock } from '../../log/content-block.js';
-import { ShadowlogError } from '../../log/errors.js';
-import type { EventDraft, JsonObject } from '../../log/event.js';
+import type { JsonObject } from '../../log/event.js';
 import { sha256Hex } from '../../log/sha256.js';
 import type { LanguageModel, ToolDefinition } from '../../providers/language-model.js';
 import type { NativeCompactor } from '../../providers/native-compaction.js';
 import { renderSurface } from '../../spine/render-surface.js';
 import type { SessionLog } from '../../store/session-log.js';
-import { COMPACTION_SUMMARY, type CompactionSummaryData } from '../event-types.js';
 import type { Selection } from '../select-range.js';
 import { rangeProblem } from '../select-range-problem.js';
+import { messageOf, replacementPlan } from './replacement-plan.js';
 import { NativeCompactionUnavailableError } from './resolve-strategy.js';
 import type { CompactionStrategy, StrategyInput, StrategyPlan } from './strategy.js';
 import { StrategyFailure } from './strategy.js';
@@ -56,7 +55,7 @@ export function createNativeStrategy(model: LanguageModel, options: NativeStrate
           `the range (${shadowedTokenCount} tokens by the session's meter) is smaller than ${model.provider} compacts at all (${compactor.minimumInputTokens} input tokens, its smallest trigger); use strategy auto, which summarizes such a range, or summary`,
         );
       }
-      return nativePlan(input, model, compactor, shadowedTokenCount);
+      return nativePlan(input, model, compactor);
     },
   };
 }
@@ -65,12 +64,7 @@ function tokensOf(selection: Selection): number {
   return selection.prices.reduce((sum, price) => sum + price, 0);
 }
 
-async function nativePlan(
-  input: StrategyInput,
-  model: LanguageModel,
-  compactor: NativeCompactor,
-  shadowedTokenCount: number,
-): Promise<StrategyPlan> {
+async function nativePlan(input: StrategyInput, model: LanguageModel, compactor: NativeCompactor): Promise<StrategyPlan> {
   if (input.signal.aborted) throw new StrategyFailure('the compaction was cancelled before the provider was asked', undefined, 'cancelled');
 
   const tools = await latestTools(input.log).catch((error: unknown) => {
@@ -84,49 +78,22 @@ async function nativePlan(
     throw new StrategyFailure(`${model.provider} did not compact: ${messageOf(error)}`, error);
   });
   const replacement = { content: [result.block], toolCalls: [], model: model.modelId };
-  const summaryTokens = input.priceOfData('assistant/message', replacement);
-  if (summaryTokens >= shadowedTokenCount) {
-    throw new StrategyFailure(
-      `${model.provider}'s compaction (${summaryTokens} tokens) is not smaller than what it would replace (${shadowedTokenCount} tokens)`,
-    );
-  }
-  const tokensAfter = input.tokensBefore - shadowedTokenCount + summaryTokens;
-  const { selection } = input;
-  return {
-    tokensAfter,
-    drafts: (firstSeq) => {
-      const data: CompactionSummaryData = {
-        compactionId: input.compactionId,
-        shadowedSeqs: [...selection.seqs],
-        shadowedTokenCount,
-        shadowedTokens: [...selection.prices],
-        provider: model.provider,
-        model: model.modelId,
-        usage: result.usage === undefined ? null : { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens },
-        requestDigest: sha256Hex(wireText),
-        rendererVersion: compactor.rendererVersion,
-        summarizer: 'native',
-        trigger: input.trigger,
-        tokensBefore: input.tokensBefore,
-        tokensAfter,
-        summaryTokens,
-        durationMs: Math.max(0, Math.round(input.now() - input.startedAt)),
-        ...(tools === undefined ? {} : { toolsSeq: tools.seq }),
-        ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
-        ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
-      };
-      const drafts: EventDraft[] = [
-        { type: COMPACTION_SUMMARY, data: data as unknown as JsonObject, ignorable: true },
-        {
-          type: 'assistant/message',
-          data: replacement as unknown as JsonObject,
-          surfaceOp: { op: 'replace', startSeq: selection.startSeq as never, endSeq: selection.endSeq as never },
-          sourceEventSeqs: [...selection.seqs, firstSeq],
-        },
-      ];
-      return drafts;
+  return replacementPlan(input, {
+    what: `${model.provider}'s compaction`,
+    summaryTokens: input.priceOfData('assistant/message', replacement),
+    facts: {
+      provider: model.provider,
+      model: model.modelId,
+      usage: result.usage === undefined ? null : { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens },
+      requestDigest: sha256Hex(wireText),
+      rendererVersion: compactor.rendererVersion,
+      summarizer: 'native',
+      ...(tools === undefined ? {} : { toolsSeq: tools.seq }),
+      ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
+      ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
     },
-  };
+    node: { type: 'assistant/message', data: replacement as unknown as JsonObject },
+  });
 }
 
 /** The tools of the session's latest model call, and its seq (replay sends the same); none before any call. */
@@ -146,8 +113,4 @@ export function compactionBlockOf(data: { readonly content?: unknown }): Compact
   return typeof first === 'object' && first !== null && (first as { type?: unknown }).type === 'compaction'
     ? (first as CompactionBlock)
     : undefined;
-}
-
-function messageOf(error: unknown): string {
-  return ShadowlogError.isInstance(error) || error instanceof Error ? error.message : String(error);
 }

@@ -1,9 +1,3 @@
-// The `summary` strategy: the selected range becomes one user message holding a structured
-// summary (summarizer.ts), measured by a compaction/summary event. An earlier summary inside
-// the range is handed to the summarizer as its sections, to be merged.
-
-import { ShadowlogError } from '../../log/errors.js';
-import type { EventDraft } from '../../log/event.js';
 import type { SurfaceNode } from '../../log/surface-fold.js';
 import type { ModelMessage } from '../../providers/language-model.js';
 import { renderSurface } from '../../spine/render-surface.js';
@@ -15,6 +9,7 @@ import { selectRange } from '../select-range.js';
 import { rangeProblem } from '../select-range-problem.js';
 import type { SummaryResult } from '../summarizer.js';
 import { isSummarySections } from '../summary-sections.js';
+import { messageOf, replacementPlan } from './replacement-plan.js';
 import { type CompactionStrategy, StrategyFailure, type StrategyInput, type StrategyPlan } from './strategy.js';
 
 /** The summarizer's answer for the selected range, checked: not empty, not cut at its limit. */
@@ -48,50 +43,23 @@ export function summaryPlan(
   text: string,
   extra: Partial<CompactionSummaryData> = {},
 ): StrategyPlan {
-  const { selection } = input;
-  const shadowedTokenCount = selection.prices.reduce((sum, price) => sum + price, 0);
-  const summaryTokens = input.priceOfSummary(text);
-  if (summaryTokens >= shadowedTokenCount) {
-    throw new StrategyFailure(
-      `the summary (${summaryTokens} tokens) is not smaller than what it would replace (${shadowedTokenCount} tokens)`,
-    );
-  }
-  const tokensAfter = input.tokensBefore - shadowedTokenCount + summaryTokens;
-  return {
-    tokensAfter,
-    drafts: (firstSeq) => {
-      const data: CompactionSummaryData = {
-        compactionId: input.compactionId,
-        shadowedSeqs: [...selection.seqs],
-        shadowedTokenCount,
-        shadowedTokens: [...selection.prices],
-        provider: summary.provider,
-        model: summary.model,
-        usage: summary.usage,
-        requestDigest: summary.requestDigest,
-        rendererVersion: summary.rendererVersion,
-        summarizer: summary.kind,
-        trigger: input.trigger,
-        tokensBefore: input.tokensBefore,
-        tokensAfter,
-        summaryTokens,
-        durationMs: Math.max(0, Math.round(input.now() - input.startedAt)),
-        ...(summary.sections === undefined ? {} : { sections: summary.sections }),
-        ...(summary.targetTokens === undefined ? {} : { targetTokens: summary.targetTokens }),
-        ...extra,
-      };
-      const drafts: EventDraft[] = [
-        { type: COMPACTION_SUMMARY, data: { ...data, maxTokens: input.maxSummaryTokens }, ignorable: true },
-        {
-          type: 'user/message',
-          data: { content: [{ type: 'text', text }] },
-          surfaceOp: { op: 'replace', startSeq: selection.startSeq as never, endSeq: selection.endSeq as never },
-          sourceEventSeqs: [...selection.seqs, firstSeq],
-        },
-      ];
-      return drafts;
+  return replacementPlan(input, {
+    what: 'the summary',
+    summaryTokens: input.priceOfSummary(text),
+    facts: {
+      provider: summary.provider,
+      model: summary.model,
+      usage: summary.usage,
+      requestDigest: summary.requestDigest,
+      rendererVersion: summary.rendererVersion,
+      summarizer: summary.kind,
+      ...(summary.sections === undefined ? {} : { sections: summary.sections }),
+      ...(summary.targetTokens === undefined ? {} : { targetTokens: summary.targetTokens }),
+      ...extra,
     },
-  };
+    eventExtra: { maxTokens: input.maxSummaryTokens },
+    node: { type: 'user/message', data: { content: [{ type: 'text', text }] } },
+  });
 }
 
 /** The range selection every whole-range strategy uses (SPEC §7 step 3). */
@@ -124,8 +92,4 @@ async function earlierSummariesIn(log: SessionLog, nodes: readonly SurfaceNode[]
     found.push({ messageIndex, sections: isSummarySections(sections) ? sections : undefined });
   }
   return found;
-}
-
-function messageOf(error: unknown): string {
-  return ShadowlogError.isInstance(error) || error instanceof Error ? error.message : String(error);
 }
