@@ -10,8 +10,8 @@ import {
   createNativeStrategy,
   createToolResultPruner,
   type ManualOutcome,
-  NativeCompactionUnavailableError,
   type NativeCompaction,
+  NativeCompactionUnavailableError,
   readCompactionConfig,
 } from '../../compaction/index.js';
 import { assertSessionId, dataOf, type JsonObject, type ModelRequestData, SessionNotFoundError, withCleanup } from '../../log/index.js';
