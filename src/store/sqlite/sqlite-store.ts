@@ -41,9 +41,6 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
 }
 
 type HeadRow = [seq: number, hash: string];
-
-/** Rows per insert statement in a batch: binding and stepping one statement per row costs more than SQLite's work for it. */
-const INSERT_CHUNK = 10;
 type SessionRow = [id: string, createdAt: string, lastSeq: number, updatedAt: string];
 
 export class SqliteLogStore implements LogStore {
@@ -52,8 +49,6 @@ export class SqliteLogStore implements LogStore {
   >;
   private readonly headStatement: Database.Statement<[string], HeadRow>;
   private readonly insertStatement: Database.Statement<[string, number, string, string, string]>;
-  /** INSERT_CHUNK rows in one statement: a batch binds and steps a tenth as many statements. */
-  private readonly insertChunkStatement: Database.Statement<unknown[]>;
   private readonly pageStatement: Database.Statement<[string, number, number, number], string>;
   private readonly eventStatement: Database.Statement<[string, number], string>;
   private readonly sessionsStatement: Database.Statement<[], SessionRow>;
@@ -73,9 +68,6 @@ export class SqliteLogStore implements LogStore {
   ) {
     this.headStatement = db.prepare<[string], HeadRow>('SELECT seq, hash FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1').raw();
     this.insertStatement = db.prepare('INSERT INTO events (session_id, seq, type, hash, body) VALUES (?, ?, ?, ?, ?)');
-    this.insertChunkStatement = db.prepare(
-      `INSERT INTO events (session_id, seq, type, hash, body) VALUES ${Array(INSERT_CHUNK).fill('(?, ?, ?, ?, ?)').join(', ')}`,
-    );
     this.pageStatement = db
       .prepare<[string, number, number, number], string>(
         'SELECT body FROM events WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?',
@@ -264,24 +256,8 @@ export class SqliteLogStore implements LogStore {
     if (actual !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, actual);
   }
 
-  /** Inserts the rows in seq order, INSERT_CHUNK to a statement while that many are left (the trigger checks each row). */
   private insertAll(sessionId: string, events: readonly LogEvent[], bodies: readonly string[]): void {
-    let index = 0;
-    if (events.length >= INSERT_CHUNK) {
-      const values: unknown[] = new Array(INSERT_CHUNK * 5);
-      for (; index + INSERT_CHUNK <= events.length; index += INSERT_CHUNK) {
-        for (let row = 0; row < INSERT_CHUNK; row++) {
-          const event = events[index + row] as LogEvent;
-          values[row * 5] = sessionId;
-          values[row * 5 + 1] = event.seq;
-          values[row * 5 + 2] = event.type;
-          values[row * 5 + 3] = event.hash;
-          values[row * 5 + 4] = bodies[index + row];
-        }
-        this.insertChunkStatement.run(values);
-      }
-    }
-    for (; index < events.length; index++) {
+    for (let index = 0; index < events.length; index++) {
       const event = events[index] as LogEvent;
       this.insertStatement.run(sessionId, event.seq, event.type, event.hash, bodies[index] as string);
     }
