@@ -77,7 +77,7 @@ interface BareOptions {
   readonly sessionId: string;
   /** Insert into the store's events table (its triggers run) instead of the plain one. */
   readonly storeTable?: boolean;
-  /** The store's statement form for a batch (column arrays through unnest) instead of a multi-row VALUES. */
+  /** The store's statement form for a batch (unnest of arrays, the bodies one a line) instead of a multi-row VALUES. */
   readonly unnest?: boolean;
 }
 
@@ -90,11 +90,11 @@ function valuesSql(table: string, rows: number): string {
   return `INSERT INTO ${table} (session_id, seq, type, hash, body) VALUES ${tuples.join(', ')}`;
 }
 
+/** The store's statement form (statements.ts): seqs from the first, types and hashes as arrays, the bodies one a line. */
 function unnestSql(table: string): string {
   return `INSERT INTO ${table} (session_id, seq, type, hash, body)
-    SELECT $1, batch.seq, batch.type, batch.hash, batch.body
-    FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS batch (seq, type, hash, body)
-    ORDER BY batch.seq`;
+    SELECT $1, $2::bigint + batch.n - 1, batch.type, batch.hash, batch.body
+    FROM unnest($3::text[], $4::text[], string_to_array($5, E'\\n')) WITH ORDINALITY AS batch (type, hash, body, n)`;
 }
 
 /** The bare loop: pg's Pool.query with named (prepared) statements, JSON.stringify of each event. */
@@ -110,10 +110,11 @@ function bareVariant(server: Server, batchSize: number, options: BareOptions): V
     if (options.unnest === true && batchSize > 1) {
       return [
         sessionId,
-        events.map((event) => event.seq),
+        (events[0] as LogEvent).seq,
         events.map((event) => event.type),
         events.map((event) => event.hash),
-        events.map((event) => JSON.stringify(event)),
+        // JSON.stringify, like canonical JSON, writes no raw line break.
+        events.map((event) => JSON.stringify(event)).join('\n'),
       ];
     }
     const flat: unknown[] = [];

@@ -3,16 +3,18 @@
 // seq the fold expects, so a concurrent writer is caught by the store (ConcurrencyError).
 
 import { parseEnvelope } from '../log/envelope.js';
-import { SessionExistsError, SessionNotFoundError } from '../log/errors.js';
+import { ConfigError, SessionExistsError, SessionNotFoundError } from '../log/errors.js';
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Sha256 } from '../log/hash.js';
 import { type PreparedAppend, prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
+import { type CheckpointReport, NO_CHECKPOINT, restoreFromCheckpoint, writeFoldCheckpoint } from './fold-checkpoints.js';
 import { HARNESS_VERSION } from './harness-version.js';
-import type { LogStore } from './log-store.js';
+import { type CheckpointEntry, hasCheckpoints, type LogStore } from './log-store.js';
 import { nodeSha256 } from './node-sha256.js';
+import { CheckpointsUnsupportedError } from './store-errors.js';
 
 export { HARNESS_VERSION };
 
@@ -20,11 +22,25 @@ export interface SessionLogOptions {
   readonly registry?: EventTypeRegistry;
   /** The clock for event times (tests pin it). */
   readonly now?: () => string;
-  /** Called with every event the log applies, read or appended, in seq order. */
+  /**
+   * Called with every event the log applies, read or appended, in seq order. An open with an
+   * observer reads the whole log (it is promised every event), not from a checkpoint.
+   */
   readonly observe?: (event: LogEvent) => void;
   /** The SHA-256 of the chain and of everything hashed for this session (default: node:crypto). */
   readonly sha256?: Sha256;
+  /**
+   * Fold checkpoints, on a store that keeps them (fold-checkpoints.ts): an open starts from the
+   * newest valid one, and appends write one every `checkpointEvery` events. `false`: neither.
+   * Default true.
+   */
+  readonly checkpoints?: boolean;
+  /** Events between two checkpoints written after appends (default 10,000; 0 writes none automatically). */
+  readonly checkpointEvery?: number;
 }
+
+/** Events between two checkpoints a writer leaves, unless told otherwise. */
+export const DEFAULT_CHECKPOINT_EVERY = 10_000;
 
 /** A session's log over a store: appends are validated against the surface fold and written at the seq it expects. */
 export class SessionLog {
@@ -42,7 +58,25 @@ export class SessionLog {
     this.now = options.now ?? defaultNow;
     this.observe = options.observe;
     this.sha256 = options.sha256 ?? nodeSha256;
+    this.checkpointEvery = options.checkpoints === false ? 0 : checkEvery(options.checkpointEvery);
   }
+
+  /** How this log was opened: the checkpoint it started from, if any, and the ones it ignored and why. */
+  get checkpointReport(): CheckpointReport {
+    return this.openReport;
+  }
+
+  /** The error of the last checkpoint written after an append, if it failed (the append itself had landed); cleared by the next success. */
+  get checkpointWriteError(): unknown {
+    return this.writeError;
+  }
+
+  private openReport: CheckpointReport = NO_CHECKPOINT;
+  private writeError: unknown;
+
+  private readonly checkpointEvery: number;
+  /** The seq of the newest checkpoint known good: the next one is due checkpointEvery events after it. */
+  private lastCheckpointSeq = 0;
 
   /** The SHA-256 this session hashes with: its chain, and the digests of its requests. */
   readonly sha256: Sha256;
@@ -83,10 +117,55 @@ export class SessionLog {
    */
   static async open(store: LogStore, sessionId: string, options: SessionLogOptions & { toSeq?: number } = {}): Promise<SessionLog> {
     assertSessionId(sessionId);
-    if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
-    const log = new SessionLog(store, sessionId, newFold(options), options);
+    const head = await store.head(sessionId);
+    if (head === undefined) throw new SessionNotFoundError(sessionId);
+    let fold = newFold(options);
+    let report = NO_CHECKPOINT;
+    if (options.checkpoints !== false && options.observe === undefined && hasCheckpoints(store)) {
+      const restored = await restoreFromCheckpoint(store, sessionId, {
+        registry: fold.registry,
+        sha256: options.sha256 ?? nodeSha256,
+        nextSeq: head.nextSeq,
+        ...(options.toSeq === undefined ? {} : { toSeq: options.toSeq }),
+      });
+      fold = restored.fold ?? fold;
+      report = restored.report;
+    }
+    const log = new SessionLog(store, sessionId, fold, options);
+    log.openReport = report;
+    log.lastCheckpointSeq = report.restoredFrom ?? 0;
     await log.catchUp(options.toSeq);
     return log;
+  }
+
+  /**
+   * Writes a checkpoint of the fold as it is now (derived data beside the log, never part of
+   * it), keeping the newest few. Throws CheckpointsUnsupportedError on a store that keeps none.
+   */
+  writeCheckpoint(): Promise<CheckpointEntry> {
+    return this.exclusive(() => this.writeCheckpointNow());
+  }
+
+  private async writeCheckpointNow(): Promise<CheckpointEntry> {
+    const store = this.store;
+    if (!hasCheckpoints(store)) throw new CheckpointsUnsupportedError(store.location);
+    const entry = await writeFoldCheckpoint(store, this.sessionId, this.fold, { sha256: this.sha256 });
+    this.lastCheckpointSeq = entry.seq;
+    return entry;
+  }
+
+  /** After an append: a checkpoint when enough events have landed since the last. Its failure fails no append; it is kept in checkpointWriteError. */
+  private async checkpointIfDue(): Promise<void> {
+    if (this.checkpointEvery === 0 || this.fold.nextSeq - this.lastCheckpointSeq < this.checkpointEvery || !hasCheckpoints(this.store))
+      return;
+    try {
+      await this.writeCheckpointNow();
+      this.writeError = undefined;
+    } catch (error) {
+      // Tried again checkpointEvery events later; the log itself is complete without it.
+      this.writeError = error;
+      this.lastCheckpointSeq = this.fold.nextSeq;
+    }
   }
 
   get nextSeq(): number {
@@ -148,6 +227,7 @@ export class SessionLog {
       throw error;
     }
     if (this.observe !== undefined) for (const event of events) this.observe(event);
+    await this.checkpointIfDue();
     return prepared.events;
   }
 
@@ -184,6 +264,14 @@ export class SessionLog {
     }
     return this.store.readEvent(this.sessionId, seq);
   }
+}
+
+function checkEvery(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_CHECKPOINT_EVERY;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigError('checkpointEvery', `checkpointEvery must be a whole number of events from 0, found ${String(value)}`);
+  }
+  return value;
 }
 
 function newFold(options: SessionLogOptions): SurfaceFold {

@@ -2,7 +2,9 @@
 // through Anthropic Messages (and one through the Responses API) in an SQLite file is compacted
 // by its provider; the provider's block is the replacing node, `show --record` shows it readably,
 // the log verifies, the compaction's call and every turn replay to their digests. Under auto, a
-// range below Anthropic's smallest trigger is summarized instead, with no call.
+// range below Anthropic's smallest trigger is summarized instead, with no call. The demo's
+// session, recorded through the scripted model, which has no compaction, is compacted by the
+// provider --provider names (the fake server's stand-in for the Responses API's compaction).
 
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { createHarness } from '../../src/spine/harness.js';
 import { defineTool } from '../../src/spine/tool.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { createCliWorkspace } from '../support/cli.js';
+import { responsesCompactionStandIn } from '../support/fake-provider-compaction.js';
 import { type FakeProviderServer, type FakeResponse, startFakeProviderServer } from '../support/fake-provider-server.js';
 
 const workspace = createCliWorkspace();
@@ -221,5 +224,64 @@ describe('compact --strategy native', () => {
     expect(JSON.parse(summarized.stdout)).toMatchObject({ status: 'compacted', strategy: 'summary' });
     expect(server.requests).toEqual([]);
     expect((await cli(['verify', 'earlier-anthropic-json'])).code).toBe(0);
+  });
+
+  describe("the demo's session, recorded through the scripted model", () => {
+    const demo = (args: string[]) => workspace.run(['--store', 'sqlite:demo.db', ...args]);
+    const flags = ['--retain-tokens', '300', '--json'];
+
+    it('native through the Responses API that --provider names: the compaction item replaces the range, verifies and replays', async () => {
+      server = await startFakeProviderServer();
+      expect((await demo(['demo', '--session', 'demo', '--json'])).code).toBe(0);
+      server.enqueue(responsesCompactionStandIn);
+      const provider = ['--provider', 'openai-responses', '--model', 'gpt-5.4', '--base-url', `${server.baseUrl}/v1`];
+      const result = await demo(['compact', 'demo', '--strategy', 'native', ...provider, ...flags]);
+      expect(result.stderr).toBe('');
+      const outcome = JSON.parse(result.stdout);
+      expect(outcome).toMatchObject({ status: 'compacted', strategy: 'native' });
+      expect(server.requests.map((request) => request.path)).toEqual(['/v1/responses/compact']);
+      expect(server.violations).toEqual([]);
+      const shown = (await demo(['show', 'demo', '--record'])).stdout;
+      expect(shown).toMatch(/\[compaction by openai-responses cmp_fake_\d+, \d+ chars of opaque data; it keeps \d+ user messages?: /);
+
+      expect((await demo(['verify', 'demo'])).code).toBe(0);
+      for (const turn of ['1', '4'])
+        expect(JSON.parse((await demo(['replay', 'demo', '--turn', turn, '--json'])).stdout)).toMatchObject({ verified: true });
+      const call = await demo(['replay', 'demo', '--compaction', outcome.compactionId, '--json']);
+      expect(call.stderr).toBe('');
+      const replayed = JSON.parse(call.stdout);
+      expect(replayed).toMatchObject({ verified: true, provider: 'openai-responses', model: 'gpt-5.4' });
+      expect(replayed.request).toEqual(JSON.parse(server.requests[0]?.body ?? '{}'));
+      expect(replayed.summarizer).toBe('native');
+      const described = await demo(['replay', 'demo', '--compaction', outcome.compactionId]);
+      expect(described.stdout).toMatch(/^the provider's compaction call of compaction \S+ \(event #\d+\): openai-responses\/gpt-5\.4/);
+    });
+
+    it('native through Anthropic fails naming its smallest trigger and sends nothing; a provider without a compaction is refused, nothing written', async () => {
+      server = await startFakeProviderServer();
+      expect((await demo(['demo', '--session', 'small', '--json'])).code).toBe(0);
+      const before = (await demo(['show', 'small', '--record', '--json'])).stdout;
+      const anthropic = ['--provider', 'anthropic', '--model', 'claude-sonnet-4-6', '--base-url', server.baseUrl];
+      const failed = await demo(['compact', 'small', '--strategy', 'native', ...anthropic, ...flags]);
+      expect(failed.code).toBe(1);
+      expect(JSON.parse(failed.stdout)).toMatchObject({
+        status: 'failed',
+        reason: 'summary',
+        message: expect.stringMatching(/50000 input tokens/),
+      });
+      const chat = ['--provider', 'openai', '--model', 'gpt-4.1', '--base-url', `${server.baseUrl}/v1`];
+      const refused = await demo(['compact', 'small', '--strategy', 'native', ...chat]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/NATIVE_COMPACTION_UNAVAILABLE: .*openai offers none for gpt-4\.1/);
+      expect(server.requests).toEqual([]);
+      expect((await demo(['verify', 'small'])).code).toBe(0);
+      // The failed compaction left its start and end markers and nothing else; the refusal, nothing.
+      const after = JSON.parse((await demo(['show', 'small', '--record', '--json'])).stdout).events as Array<{
+        type: string;
+        surfaceOp?: string;
+      }>;
+      const added = after.slice(JSON.parse(before).events.length);
+      expect(added.every((event) => event.type.startsWith('compaction/') || event.type.startsWith('session/'))).toBe(true);
+    });
   });
 });

@@ -1,8 +1,11 @@
 // The compaction rules of the fake provider server, rule by rule: what Anthropic's compaction beta
 // and the Responses API's compact endpoint refuse is refused with a 400 in the provider's own
-// envelope, listed in `violations`; a request that keeps the rules is served.
+// envelope, listed in `violations`; a request that keeps the rules is served. The compaction
+// stand-ins (the benchmark's provider) answer from the request they received, in its wire format.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { scriptAwareEstimator } from '../../src/meter/script-aware.js';
+import { anthropicCompactionStandIn, anthropicStandInSummary, responsesCompactionStandIn } from '../support/fake-provider-compaction.js';
 import { type FakeProviderServer, startFakeProviderServer } from '../support/fake-provider-server.js';
 
 let server: FakeProviderServer;
@@ -111,6 +114,28 @@ describe('the fake server keeps the compaction rules', () => {
       { type: 'message', role: 'user', content: 'go on' },
     ];
     expect((await post('/v1/responses', { model: 'gpt-5.4', input: next })).status).toBe(200);
+    expect(server.violations).toEqual([]);
+  });
+
+  it("computes the stand-ins' answers from the request: Anthropic's summary names the messages, the Responses window keeps the user messages", async () => {
+    server.enqueue(anthropicCompactionStandIn, responsesCompactionStandIn);
+    const compactRequest = messages([user, { role: 'assistant', content: 'Done.' }, user], { context_management: { edits: [edit] } });
+    const anthropic = await post('/v1/messages', compactRequest, beta);
+    expect(anthropic.status).toBe(200);
+    expect(JSON.parse(anthropic.text)).toMatchObject({
+      stop_reason: 'compaction',
+      content: [{ type: 'compaction', content: anthropicStandInSummary(3) }],
+      usage: { iterations: [{ type: 'compaction', input_tokens: scriptAwareEstimator.countText(server.requests[0]?.body ?? '') }] },
+    });
+    const input = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Task 1' }] },
+      { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'call_1', output: 'key1 = v1' },
+    ];
+    const responses = await post('/v1/responses/compact', { model: 'gpt-5.4', input });
+    const body = JSON.parse(responses.text);
+    expect(body).toMatchObject({ object: 'response.compaction', output: [input[0], { type: 'compaction', id: 'cmp_fake_3' }] });
+    expect(Buffer.from(body.output[1].encrypted_content, 'base64').toString()).not.toContain('key1');
     expect(server.violations).toEqual([]);
   });
 });

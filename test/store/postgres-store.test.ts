@@ -22,6 +22,7 @@ import {
   readSchemaVersion,
   SCHEMA_VERSION,
 } from '../../src/store/postgres/index.js';
+import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract, type StoredRow } from '../contract/log-store-contract.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
@@ -35,6 +36,11 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
   const pg = server as NonNullable<typeof server>;
   afterAll(async () => {
     await pg.close();
+  });
+
+  describeCheckpointContract('postgres', async () => {
+    const store = await openPostgresStore(pg.url, { schema: pg.freshSchema() });
+    return { store, cleanup: () => store.close() };
   });
 
   describeLogStoreContract(
@@ -117,16 +123,16 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await pg.dropSchemas();
     });
 
-    it('creates its tables in the schema it is given, at schema version 2, and names it in its location', async () => {
+    it('creates its tables in the schema it is given, at schema version 4, and names it in its location', async () => {
       const store = await open();
       expect(store.location).toBe(`${pg.url.replace(/:[^/@:]*@/, '@')}?schema=${schema}`);
-      expect(SCHEMA_VERSION).toBe(2);
-      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '2' }]);
+      expect(SCHEMA_VERSION).toBe(4);
+      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '4' }]);
       const tables = await raw<{ table_name: string }>(
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
         [schema],
       );
-      expect(tables.map((row) => row.table_name)).toEqual(['events', 'followers', 'meta', 'owners']);
+      expect(tables.map((row) => row.table_name)).toEqual(['events', 'fold_checkpoints', 'followers', 'meta', 'owners']);
       // Every index of events leads with session_id, so the table can be distributed by it.
       const indexes = await raw<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'events'", [
         schema,
@@ -154,8 +160,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await raw(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
       const error = await openPostgresStore(pg.url, { schema }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PostgresSchemaVersionError);
-      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 2 });
-      expect((error as Error).message).toMatch(/schema version 99.*up to 2.*upgrade shadowlog/);
+      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 4 });
+      expect((error as Error).message).toMatch(/schema version 99.*up to 4.*upgrade shadowlog/);
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(99);
     });
 
@@ -180,19 +186,19 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const next = [...MIGRATIONS, later].map(recorded);
       const client = await pg.admin.connect();
       try {
-        expect(await migrate(client, schema, 'test', next)).toBe(3);
-        expect(applied).toEqual([2]);
-        expect(await migrate(client, schema, 'test', next)).toBe(3);
-        expect(applied).toEqual([2]);
+        expect(await migrate(client, schema, 'test', next)).toBe(5);
+        expect(applied).toEqual([4]);
+        expect(await migrate(client, schema, 'test', next)).toBe(5);
+        expect(applied).toEqual([4]);
       } finally {
         client.release();
       }
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(3);
-      // This library knows up to version 2, so the migrated schema is now too new for it.
-      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 3 });
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(5);
+      // This library knows up to version 4, so the migrated schema is now too new for it.
+      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 5 });
     });
 
-    it('migrates a version 1 schema to version 2, keeping its events, and its followers are then woken by appends', async () => {
+    it('migrates a version 1 schema to the current version, keeping its events, and its followers are then woken by appends', async () => {
       const client = await pg.admin.connect();
       try {
         expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, 1))).toBe(1);
@@ -210,14 +216,14 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       }
       expect(await raw('SELECT to_regclass($1) AS found', [`"${schema}".followers`])).toEqual([{ found: null }]);
       const store = await open();
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(2);
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
       expect(await readAll(store, 's1')).toEqual(events);
       const triggers = await raw<{ tgname: string }>(
         'SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal ORDER BY tgname',
         [`"${schema}".events`],
       );
       expect(triggers.map((row) => row.tgname)).toEqual([
-        'events_next_seq',
+        'events_check_seqs',
         'events_no_delete',
         'events_no_truncate',
         'events_no_update',
@@ -237,6 +243,80 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await store.append('s1', more.slice(events.length), { expectedSeq: events.length });
       await following;
       expect(seen).toEqual(more.map((event) => event.seq));
+    });
+
+    it('migrates a version 3 schema to version 4, keeping its events; a reader of version 3 finds no checkpoints', async () => {
+      const client = await pg.admin.connect();
+      try {
+        expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, 3))).toBe(3);
+      } finally {
+        client.release();
+      }
+      await raw(
+        `INSERT INTO "${schema}".events SELECT 's1', seq, type, hash, body FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS e (seq, type, hash, body)`,
+        [
+          events.map((event) => event.seq),
+          events.map((event) => event.type),
+          events.map((event) => event.hash),
+          events.map((event) => canonicalJson(event)),
+        ],
+      );
+      const reader = await openPostgresStore(pg.url, { schema, readOnly: true });
+      opened.push(reader);
+      expect(await readAll(reader, 's1')).toEqual(events);
+      expect(await reader.listCheckpoints('s1')).toEqual([]);
+      expect(await reader.readCheckpoint('s1', 2)).toBeUndefined();
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(3);
+      const writer = await open();
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(4);
+      expect(await readAll(writer, 's1')).toEqual(events);
+      await writer.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' });
+      expect((await writer.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([2]);
+      await expect(reader.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' })).rejects.toMatchObject({
+        code: 'STORE_READ_ONLY',
+      });
+    });
+
+    it('migrates a version 2 schema to version 3, keeping its events: seqs are then checked once per statement', async () => {
+      const client = await pg.admin.connect();
+      try {
+        expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, 2))).toBe(2);
+      } finally {
+        client.release();
+      }
+      for (const event of events) {
+        await raw(`INSERT INTO "${schema}".events VALUES ('s1', $1, $2, $3, $4)`, [
+          event.seq,
+          event.type,
+          event.hash,
+          canonicalJson(event),
+        ]);
+      }
+      const triggersOf = async () =>
+        (
+          await raw<{ tgname: string; row_level: boolean }>(
+            "SELECT tgname, (tgtype & 1) = 1 AS row_level FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal AND tgname LIKE 'events_%seq%'",
+            [`"${schema}".events`],
+          )
+        ).map((row) => `${row.tgname} ${row.row_level ? 'per row' : 'per statement'}`);
+      expect(await triggersOf()).toEqual(['events_next_seq per row']);
+      const store = await open();
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
+      expect(await triggersOf()).toEqual(['events_check_seqs per statement']);
+      expect(
+        await raw('SELECT count(*)::int AS n FROM pg_proc WHERE proname = $1 AND pronamespace = $2::regnamespace', [
+          'events_next_seq',
+          `"${schema}"`,
+        ]),
+      ).toEqual([{ n: 0 }]);
+      expect(await readAll(store, 's1')).toEqual(events);
+      const more = sealLog([...sampleDrafts(), drafts.user('after the migration')]);
+      const zeros = '0'.repeat(64);
+      await expect(
+        pg.admin.query(`INSERT INTO "${schema}".events VALUES ('s1', $1, 'user/message', $2, '{}')`, [events.length + 1, zeros]),
+      ).rejects.toMatchObject({ code: 'SL001', detail: `session s1: expected seq ${events.length}, found ${events.length + 1}` });
+      await store.append('s1', more.slice(events.length), { expectedSeq: events.length });
+      expect(await readAll(store, 's1')).toEqual(more);
     });
 
     it('rolls a failed migration back whole', async () => {
@@ -260,7 +340,7 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
     it('lets several stores create the same new schema at once, migrating it once', async () => {
       const stores = await Promise.all(Array.from({ length: 5 }, () => open()));
       expect(stores).toHaveLength(5);
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(2);
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
       await stores[0]?.append('s1', events, { expectedSeq: 0 });
       expect(await readAll(stores[4] as PostgresLogStore, 's1')).toEqual(events);
     });
@@ -280,15 +360,41 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
           [zeros],
           'SL002',
         ],
-        [`INSERT INTO ${s} VALUES ('s1', 0, 'session/start', $1, '{}') ON CONFLICT DO NOTHING`, [zeros], 'SL001'],
         [`INSERT INTO ${s} VALUES ('s1', $2, 'user/message', $1, '{}')`, [zeros, events.length + 1], 'SL001'],
         [`INSERT INTO ${s} VALUES ('fresh', 1, 'user/message', $1, '{}')`, [zeros], 'SL001'],
         [`INSERT INTO ${s} SELECT 'fresh', g, 'user/message', $1, '{}' FROM generate_series(0, 3) g WHERE g <> 2`, [zeros], 'SL001'],
+        // Many rows in one statement: a hole in the middle, a start past the head, one good session beside a bad one.
+        [
+          `INSERT INTO ${s} SELECT 's1', g, 'user/message', $1, '{}' FROM generate_series($2::bigint, $2 + 9) g WHERE g <> $2 + 5`,
+          [zeros, events.length],
+          'SL001',
+        ],
+        [
+          `INSERT INTO ${s} SELECT 's1', g, 'user/message', $1, '{}' FROM generate_series($2::bigint, $2 + 9) g`,
+          [zeros, events.length + 1],
+          'SL001',
+        ],
+        [
+          `INSERT INTO ${s} SELECT 'fresh', g, 'user/message', $1, '{}' FROM generate_series(0, 4) g UNION ALL SELECT 's1', $2 + 1, 'user/message', $1, '{}'`,
+          [zeros, events.length],
+          'SL001',
+        ],
       ];
       for (const [sql, values, state] of attempts) {
         const error = await pg.admin.query(sql, values).catch((caught: unknown) => caught);
         expect(error, sql).toMatchObject({ code: state, message: expect.stringMatching(/^shadowlog: .*(append-only|next seq)/) });
       }
+      // The statement that failed names the first seq missing and the one found in its place.
+      const hole = await pg.admin
+        .query(`INSERT INTO ${s} SELECT 's1', g, 'user/message', $1, '{}' FROM generate_series($2::bigint, $2 + 9) g WHERE g <> $2 + 5`, [
+          zeros,
+          events.length,
+        ])
+        .catch((caught: unknown) => caught);
+      expect(hole).toMatchObject({ detail: `session s1: expected seq ${events.length + 5}, found ${events.length + 6}` });
+      // ON CONFLICT DO NOTHING over an event inserts nothing, so it changes nothing either.
+      const ignored = await pg.admin.query(`INSERT INTO ${s} VALUES ('s1', 0, 'session/start', $1, '{}') ON CONFLICT DO NOTHING`, [zeros]);
+      expect(ignored.rowCount).toBe(0);
       expect(await readAll(store, 's1')).toEqual(events);
       expect((await store.listSessions()).map((session) => session.id)).toEqual(['s1']);
     });
@@ -299,6 +405,18 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const next = events[2] as LogEvent;
       await raw(`INSERT INTO "${schema}".events VALUES ('s1', 2, $1, $2, $3)`, [next.type, next.hash, canonicalJson(next)]);
       expect(await readAll(store, 's1')).toEqual(events.slice(0, 3));
+      // The rest in one statement, together with a whole second session.
+      const rest = events.slice(3);
+      const rows = [...rest.map((event) => ['s1', event]), ...events.map((event) => ['s2', event])] as Array<[string, LogEvent]>;
+      await raw(`INSERT INTO "${schema}".events SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])`, [
+        rows.map(([id]) => id),
+        rows.map(([, event]) => event.seq),
+        rows.map(([, event]) => event.type),
+        rows.map(([, event]) => event.hash),
+        rows.map(([, event]) => canonicalJson(event)),
+      ]);
+      expect(await readAll(store, 's1')).toEqual(events);
+      expect(await readAll(store, 's2')).toEqual(events);
     });
 
     it('lets exactly one of many stores racing to create a session land, refusing the rest with ConcurrencyError', async () => {

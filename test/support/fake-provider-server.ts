@@ -1,8 +1,8 @@
 // A fake provider on 127.0.0.1 that speaks the real HTTP wire formats of OpenAI chat
 // completions (POST /v1/chat/completions), the OpenAI Responses API (POST /v1/responses, and its
-// compaction, POST /v1/responses/compact) and Anthropic Messages (POST /v1/messages, compaction too). It answers from a queue of scripted responses and
-// records every request byte for byte; a request with nothing queued gets a 500 that says so,
-// never a default answer. It is stricter than the real servers: a request that breaks a rule
+// compaction, POST /v1/responses/compact) and Anthropic Messages (POST /v1/messages, compaction too). It answers from a queue of scripted responses (each
+// given whole, or computed from the request it answers) and records every request byte for byte;
+// a request with nothing queued gets a 500 that says so, never a default answer. It is stricter than the real servers: a request that breaks a rule
 // of its API (fake-provider-requests.ts) is refused with a 400 in the provider's own words,
 // and listed in `violations`. Every answer carries a request id, as the real servers send.
 
@@ -40,7 +40,9 @@ export type FakeResponse =
   /** Headers, then nothing, ever; with heartbeatMs, an SSE comment that often, forever. */
   | { readonly type: 'stall'; readonly heartbeatMs?: number }
   /** Any body with any content type: for answers that are not JSON. */
-  | { readonly type: 'raw'; readonly body: string; readonly contentType: string; readonly status?: number };
+  | { readonly type: 'raw'; readonly body: string; readonly contentType: string; readonly status?: number }
+  /** The response `respond` makes of the request it answers (as recorded): a stand-in derived from what was sent. */
+  | { readonly type: 'computed'; readonly respond: (request: RecordedRequest) => FakeResponse };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -80,7 +82,8 @@ export async function startFakeProviderServer(options: FakeServerOptions = {}): 
     request.on('end', () => {
       const path = request.url ?? '';
       const body = Buffer.concat(parts).toString('utf8');
-      requests.push({ method: request.method ?? '', path, headers: request.headers, body });
+      const recorded: RecordedRequest = { method: request.method ?? '', path, headers: request.headers, body };
+      requests.push(recorded);
       const protocol = request.method === 'POST' ? ROUTES.get(path) : undefined;
       if (protocol === undefined) return sendJson(response, 404, fakeError(`no route for ${request.method} ${path}`));
       // The official names: OpenAI's x-request-id, Anthropic's request-id.
@@ -92,11 +95,13 @@ export async function startFakeProviderServer(options: FakeServerOptions = {}): 
       }
       const scripted = queue.shift();
       if (scripted === undefined) return sendJson(response, 500, fakeError(`no response queued for ${request.method} ${path}`));
-      respond(response, scripted, protocol, timers).catch((error: unknown) => {
-        // A bug in a script must fail the test that made it, not hang it.
-        if (!response.headersSent) sendJson(response, 500, fakeError(`the scripted response failed: ${String(error)}`));
-        else response.destroy();
-      });
+      Promise.resolve()
+        .then(() => respond(response, computed(scripted, recorded), protocol, timers))
+        .catch((error: unknown) => {
+          // A bug in a script must fail the test that made it, not hang it.
+          if (!response.headersSent) sendJson(response, 500, fakeError(`the scripted response failed: ${String(error)}`));
+          else response.destroy();
+        });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -123,6 +128,11 @@ function parsed(body: string): unknown {
   }
 }
 
+/** The response a queued one stands for: a computed one's answer to `request`. */
+function computed(scripted: FakeResponse, request: RecordedRequest): Exclude<FakeResponse, { type: 'computed' }> {
+  return scripted.type === 'computed' ? computed(scripted.respond(request), request) : scripted;
+}
+
 function fakeError(message: string) {
   return { error: { message: `fake provider server: ${message}`, type: 'fake_server_error' } };
 }
@@ -134,7 +144,7 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 async function respond(
   response: ServerResponse,
-  scripted: FakeResponse,
+  scripted: Exclude<FakeResponse, { type: 'computed' }>,
   protocol: FakeProtocol,
   timers: Set<ReturnType<typeof setInterval>>,
 ) {

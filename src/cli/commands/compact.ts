@@ -1,14 +1,17 @@
 // `shadowlog compact <id>`: a manual compaction from the command line. It takes the session
 // over as a new lifecycle, summarizes with the extractive summarizer (offline, the default)
-// or a named model, and prints the outcome.
+// or a named model, or (strategy native) has a provider compact, and prints the outcome.
 
 import type { Command } from 'commander';
 import {
   COMPACTION_POLICY,
   type CompactionPolicyData,
   createCompaction,
+  createNativeStrategy,
   createToolResultPruner,
   type ManualOutcome,
+  type NativeCompaction,
+  NativeCompactionUnavailableError,
   readCompactionConfig,
 } from '../../compaction/index.js';
 import { assertSessionId, dataOf, type JsonObject, type ModelRequestData, SessionNotFoundError, withCleanup } from '../../log/index.js';
@@ -25,7 +28,10 @@ import { type PolicyFlags, policyFlagsConfig } from './policy.js';
 export interface CompactOptions extends PolicyFlags {
   /** The session model's context window, when the log does not record it. */
   readonly window?: number;
-  /** Summarize with this model instead of the extractive summarizer. */
+  /**
+   * Summarize with this model instead of the extractive summarizer; with strategy native (and
+   * auto, where it has one), its provider's own compaction compacts instead of the session's.
+   */
   readonly summarizer?: Pick<ChatOptions, 'provider' | 'model' | 'baseUrl'>;
   readonly prune: boolean;
   /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
@@ -45,10 +51,13 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
   const recorded = await readRecorded(store, sessionId);
   const strategy = options.strategy ?? (recorded.policy?.config as { strategy?: unknown } | undefined)?.strategy;
-  // The provider's own compaction is a call to the session's provider: its model must reach it.
-  const sends = (strategy === 'native' || strategy === 'auto') && NATIVE_PROVIDERS.includes(recorded.request.provider);
-  const sessionModel = modelOf(recorded, options.window, sends ? { baseUrl: options.sessionBaseUrl } : undefined);
+  const native = strategy === 'native' || strategy === 'auto';
   const summarizerModel = options.summarizer === undefined ? undefined : createChatModel(options.summarizer);
+  // The provider's own compaction is a call to the session's provider, unless --provider names
+  // another: the model that makes the call must reach it.
+  const sends = native && summarizerModel === undefined && NATIVE_PROVIDERS.includes(recorded.request.provider);
+  const sessionModel = modelOf(recorded, options.window, sends ? { baseUrl: options.sessionBaseUrl } : undefined);
+  const natives = native && summarizerModel !== undefined ? namedCompaction(summarizerModel, strategy) : undefined;
   // The session's own policy, as its log recorded it (flags override it); the defaults only
   // for a session that never recorded one.
   // The flags are checked as JSON would be: a strategy name the library does not know is refused there.
@@ -63,6 +72,7 @@ export async function compactCommand(context: CommandContext, sessionId: string,
         summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
     }),
     ...(summarizerModel === undefined ? {} : { summarizerModel }),
+    ...(natives === undefined ? {} : { natives }),
     ...(options.prune ? { pruner: createToolResultPruner() } : {}),
   });
   const harness = createHarness({
@@ -86,6 +96,18 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     () => session.close(),
   );
   return outcome.status === 'failed' ? 1 : 0;
+}
+
+/**
+ * The compaction of the provider --provider names, for whatever provider recorded the session
+ * (the scripted demo's has none): native refuses a provider without one, auto summarizes with it.
+ */
+function namedCompaction(model: LanguageModel, strategy: unknown): NativeCompaction[] {
+  if (model.nativeCompaction === undefined) {
+    if (strategy === 'native') throw new NativeCompactionUnavailableError(model.provider, model.modelId);
+    return [];
+  }
+  return [{ provider: model.provider, offers: () => true, create: (_, strategyOptions) => createNativeStrategy(model, strategyOptions) }];
 }
 
 /** A policy file's keys; one that is not a JSON object is bad usage. */
@@ -217,9 +239,15 @@ export function registerCompactCommand(program: Command, run: RunCommand): void 
       'with --strategy mask: tokens of the newest tool results kept whole, instead of --keep-results',
       (value) => integerArgument(value, 'tokens', 0),
     )
-    .option('--provider <name>', 'summarize with a model of this provider (openai or anthropic) instead')
-    .option('--model <name>', 'the summarizer model, with --provider')
-    .option('--base-url <url>', "the summarizer API base URL; without --provider, with --strategy native or auto: the session provider's")
+    .option(
+      '--provider <name>',
+      "summarize with a model of this provider (openai, openai-responses or anthropic) instead; with --strategy native (or auto), that provider's own compaction compacts, whoever recorded the session",
+    )
+    .option('--model <name>', 'the summarizer (or compacting) model, with --provider')
+    .option(
+      '--base-url <url>',
+      "the API base URL of --provider; without --provider, with --strategy native or auto: the session provider's",
+    )
     .option('--threshold-ratio <ratio>', 'the policy, as for `shadowlog policy` (the retained tail is what matters here)')
     .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
     .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')

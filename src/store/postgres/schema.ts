@@ -29,13 +29,14 @@
 import type { ClientBase, Pool } from 'pg';
 import { ConfigError, CorruptLogError } from '../../log/errors.js';
 import { advisoryLockKey } from './advisory-lock.js';
+import { version4 } from './checkpoint-schema.js';
 import { PostgresSchemaVersionError } from './errors.js';
 import { version2 } from './notify-schema.js';
+import { NOT_NEXT_SEQ_STATE, version3 } from './seq-check-schema.js';
 
 export const DEFAULT_SCHEMA = 'shadowlog';
 
-/** SQLSTATE raised by the trigger when an insert does not take its session's next seq. */
-export const NOT_NEXT_SEQ_STATE = 'SL001';
+export { NOT_NEXT_SEQ_STATE };
 /** SQLSTATE raised by the triggers that refuse UPDATE, DELETE and TRUNCATE of events. */
 export const APPEND_ONLY_STATE = 'SL002';
 
@@ -116,7 +117,8 @@ function version1(s: string): string {
   CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON ${s}.events
     FOR EACH STATEMENT EXECUTE FUNCTION ${s}.events_refuse_change('events cannot be truncated');
 
-  -- Seqs stay dense: a row must take its session's next seq. Rows earlier in the same
+  -- Seqs stay dense: a row must take its session's next seq (replaced in version 3 by a
+  -- check once per statement, seq-check-schema.ts). Rows earlier in the same
   -- statement are visible here, so a multi-row insert is checked row by row. Two writers
   -- racing for the same seq both pass this check; the primary key then refuses the second.
   -- On a Citus shard the table is events_<shard id>, which holds the whole session.
@@ -158,6 +160,20 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'notify the followers of a session of its new events (LISTEN/NOTIFY): the followers table and its trigger',
     up: async (client, schema) => {
       await client.query(version2(schema));
+    },
+  },
+  {
+    from: 2,
+    description: 'check that seqs stay dense once per statement (a statement trigger) instead of once per row',
+    up: async (client, schema) => {
+      await client.query(version3(schema));
+    },
+  },
+  {
+    from: 3,
+    description: 'keep fold checkpoints beside the log: the fold_checkpoints table',
+    up: async (client, schema) => {
+      await client.query(version4(schema));
     },
   },
 ];

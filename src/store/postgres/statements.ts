@@ -2,6 +2,7 @@
 // parameters of its inserts. Named, so that each is prepared once per connection.
 
 import type { QueryConfig } from 'pg';
+import { InvalidEventError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { canonicalEventJson } from '../../log/event-json.js';
 import { quoteSchema } from './schema.js';
@@ -13,18 +14,35 @@ export function statements(schema: string) {
   return {
     head: named('head', `SELECT seq, hash FROM ${s}.events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`),
     insertOne: named('insert-one', `INSERT INTO ${s}.events (session_id, seq, type, hash, body) VALUES ($1, $2, $3, $4, $5)`),
-    // One statement for a whole batch, values in parameter arrays: rows go in seq order, so the
-    // next-seq trigger sees each row's predecessor.
+    // One statement for a whole batch. The seqs run from $2 (the store checked that they are
+    // dense); types and hashes come as arrays, and the bodies as one text, one body a line:
+    // canonical JSON never holds a raw line break, and splitting one text costs the server and
+    // pg far less than an array of bodies, every quote of which is escaped in the array literal.
     insertMany: named(
       'insert-many',
       `INSERT INTO ${s}.events (session_id, seq, type, hash, body)
-       SELECT $1, batch.seq, batch.type, batch.hash, batch.body
-       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS batch (seq, type, hash, body)
-       ORDER BY batch.seq`,
+       SELECT $1, $2::bigint + batch.n - 1, batch.type, batch.hash, batch.body
+       FROM unnest($3::text[], $4::text[], string_to_array($5, E'\\n')) WITH ORDINALITY AS batch (type, hash, body, n)`,
     ),
     page: named('page', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`),
     event: named('event', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
     hash: named('hash', `SELECT hash FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
+    eventsAt: named('events-at', `SELECT seq, body FROM ${s}.events WHERE session_id = $1 AND seq = ANY($2::bigint[])`),
+    listCheckpoints: named(
+      'list-checkpoints',
+      `SELECT seq, digest, length(payload) AS length FROM ${s}.fold_checkpoints WHERE session_id = $1 ORDER BY seq DESC`,
+    ),
+    readCheckpoint: named('read-checkpoint', `SELECT digest, payload FROM ${s}.fold_checkpoints WHERE session_id = $1 AND seq = $2`),
+    writeCheckpoint: named(
+      'write-checkpoint',
+      `INSERT INTO ${s}.fold_checkpoints (session_id, seq, digest, payload) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (session_id, seq) DO UPDATE SET digest = EXCLUDED.digest, payload = EXCLUDED.payload`,
+    ),
+    pruneCheckpoints: named(
+      'prune-checkpoints',
+      `DELETE FROM ${s}.fold_checkpoints WHERE session_id = $1 AND seq NOT IN
+         (SELECT seq FROM ${s}.fold_checkpoints WHERE session_id = $1 ORDER BY seq DESC LIMIT $2)`,
+    ),
     // The time is the second-last key of a canonical body, so it is read from the body's end
     // (no JSON parse, which PostgreSQL also refuses for text holding \u0000); a body written
     // otherwise by raw SQL falls back to the parse.
@@ -48,19 +66,21 @@ function timeOf(body: string): string {
   return `coalesce(substring(${body} from '"time":"([^"\\\\]*)","type":"(?:[^"\\\\]|\\\\.)*"}$'), ${body}::json ->> 'time')`;
 }
 
-/** The parameters of the insertMany statement: one array per column. */
-export function insertValues(sessionId: string, events: readonly LogEvent[]): [string, number[], string[], string[], string[]] {
-  const seqs: number[] = [];
+/** The parameters of the insertMany statement: the first seq, the types and hashes, and the bodies one a line. */
+export function insertValues(sessionId: string, events: readonly LogEvent[]): [string, number, string[], string[], string] {
   const types: string[] = [];
   const hashes: string[] = [];
   const bodies: string[] = [];
   for (const event of events) {
-    seqs.push(event.seq);
     types.push(event.type);
     hashes.push(event.hash);
-    bodies.push(canonicalEventJson(event));
+    const body = canonicalEventJson(event);
+    // Canonical JSON escapes every control character; a body with a line break was not written by it.
+    if (body.includes('\n'))
+      throw new InvalidEventError('body', 'canonical JSON (which holds no raw line break)', 'a raw line break', event.seq);
+    bodies.push(body);
   }
-  return [sessionId, seqs, types, hashes, bodies];
+  return [sessionId, (events[0] as LogEvent).seq, types, hashes, bodies.join('\n')];
 }
 
 /** The one statement that inserts `events` (at least one): insertOne for one event, insertMany for more. */
