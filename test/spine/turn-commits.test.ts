@@ -20,7 +20,7 @@ import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { failingStore, failOnType, InjectedFailure } from '../support/failing-store.js';
 
-const CHILD = 'test/spine/fixtures/turn-commit-agent.ts';
+const CHILD = 'test/spine/support/turn-commit-agent.ts';
 const directory = mkdtempSync(join(tmpdir(), 'shadowlog-turn-commits-'));
 const children: Child[] = [];
 afterEach(() => killChildren(children));
