@@ -54,6 +54,11 @@ export class EventTypeRegistry {
     return isCoreType(type) || this.shapes.has(type);
   }
 
+  /** Is `type` a metering event here (one with shadowedSeqs)? */
+  isMetering(type: string): boolean {
+    return this.metering.has(type);
+  }
+
   /** For a metering event (see EventTypeDefinition.shadowedSeqs), the nodes its replacement shadows; else undefined. */
   shadowedSeqsOf(type: string, data: Record<string, unknown>): readonly number[] | undefined {
     return this.metering.get(type)?.(data);

@@ -64,6 +64,14 @@ export { type CoreEventData, type CoreEventType, dataOf } from './event-data.js'
 export { canonicalEventJson } from './event-json.js';
 export { type EventTypeDefinition, EventTypeRegistry } from './event-types.js';
 export {
+  CHECKPOINT_VERSION,
+  type CheckpointHeader,
+  decodeFoldState,
+  encodeFoldCheckpoint,
+  readCheckpointHeader,
+} from './fold-checkpoint.js';
+export type { FoldState, MeterState, RequestState } from './fold-state.js';
+export {
   FOREIGN_SOURCES,
   type ForeignEventData,
   type ForeignSource,

@@ -4,7 +4,8 @@
 // sourceEventSeqs claims it, so that a list naming a seq the replacement does not shadow, a seq
 // that is not on the surface, or one claimed twice is refused: the record shows what it covers.
 
-import { SurfaceOpError } from './errors.js';
+import { FoldStateError, SurfaceOpError } from './errors.js';
+import type { MeterState } from './fold-state.js';
 
 export interface MeteringEvent {
   readonly seq: number;
@@ -96,6 +97,29 @@ export class MeteringLedger {
     return () => {
       meter.claimedBy = undefined;
     };
+  }
+
+  /** Every metering event, in seq order; a claimed one without its list (see MeterState). */
+  snapshot(): MeterState[] {
+    const out: MeterState[] = [];
+    for (const meter of this.events.values()) {
+      const claimed = meter.claimedBy !== undefined;
+      out.push({ seq: meter.seq, type: meter.type, shadowedSeqs: claimed ? [] : meter.shadowedSeqs, claimedBy: meter.claimedBy ?? null });
+    }
+    return out.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Takes the events of a snapshot (into an empty ledger). */
+  restore(meters: readonly MeterState[]): void {
+    for (const meter of meters) {
+      if (this.events.has(meter.seq)) throw new FoldStateError(`metering event ${meter.seq} is listed twice`);
+      this.events.set(meter.seq, {
+        seq: meter.seq,
+        type: meter.type,
+        shadowedSeqs: [...meter.shadowedSeqs],
+        claimedBy: meter.claimedBy ?? undefined,
+      });
+    }
   }
 
   /** Metering events no replacement has claimed (yet), in seq order. */

@@ -5,6 +5,7 @@
 import { InvalidEventError } from './errors.js';
 import type { LogEvent, ModelRequestData } from './event.js';
 import { appliedDataOf, dataOf } from './event-data.js';
+import type { RequestState } from './fold-state.js';
 import { applySurfaceChange, type RequestSurfaceList } from './surface-change.js';
 
 /** The seqs a model/request rendered, decoded against the session's previous model/request. */
@@ -54,6 +55,21 @@ export class RequestSurfaces {
     return () => {
       this.appended = appended;
     };
+  }
+
+  snapshot(): RequestState | null {
+    return this.latest === undefined
+      ? null
+      : { seq: this.latest.seq, seqs: [...this.latest.seqs], appended: this.appended === undefined ? null : [...this.appended] };
+  }
+
+  /** Takes the state of a snapshot (into a fresh object); the list restored is this object's own, and may grow in place. */
+  restore(state: RequestState | null): void {
+    if (state === null) return;
+    const seqs = [...state.seqs];
+    this.latest = { seq: state.seq, seqs };
+    this.owned = seqs;
+    this.appended = state.appended === null ? undefined : [...state.appended];
   }
 
   /** Checks the model/request `event` against `surface` (the nodes where it stands); returns the undo. */

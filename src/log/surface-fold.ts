@@ -2,11 +2,12 @@
 // Applying one event costs time proportional to what it changes, never to the log; the fold
 // keeps the current surface nodes, the open tool calls on them, and one bit per event.
 
-import { formatVersionOf } from './core-shapes.js';
-import { CorruptLogError, InvalidEventError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
+import { formatVersionOf, isCoreType } from './core-shapes.js';
+import { CorruptLogError, FoldStateError, InvalidEventError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
 import { FORMAT_VERSION, type FormatVersion, isSurfaceType, type LogEvent, type ModelRequestData, type SurfaceType } from './event.js';
 import { appliedDataOf } from './event-data.js';
 import { EventTypeRegistry } from './event-types.js';
+import type { FoldState } from './fold-state.js';
 import { checkForeignEvent, isForeignType } from './foreign-event.js';
 import { GENESIS_HASH } from './hash.js';
 import { MeteringLedger } from './metering-ledger.js';
@@ -58,6 +59,10 @@ export class SurfaceFold {
   private headHash = GENESIS_HASH;
   private version: FormatVersion = FORMAT_VERSION;
   private readonly requests = new RequestSurfaces();
+  /** The hash of event 0: which session's history this is. */
+  private startHash = GENESIS_HASH;
+  /** Each type seen that is not a core type, with what this registry made of it (a checkpoint names them). */
+  private readonly extensionTypes = new Map<string, { readonly known: boolean; readonly metering: boolean }>();
 
   constructor(options: SurfaceFoldOptions = {}) {
     this.registry = options.registry ?? new EventTypeRegistry();
@@ -71,6 +76,11 @@ export class SurfaceFold {
   /** The hash of the last applied event (64 zeros before the first). */
   get lastHash(): string {
     return this.headHash;
+  }
+
+  /** The hash of event 0 (64 zeros before it): it tells this session's history from another's. */
+  get firstHash(): string {
+    return this.startHash;
   }
 
   /** The format version of the session, as its session/start names it (before seq 0: the version new sessions get). */
@@ -158,6 +168,7 @@ export class SurfaceFold {
     if (!known && version >= 2 && isForeignType(type)) checkForeignEvent(event, seq);
     if (!known && event.ignorable !== true) throw new UnknownEventTypeError(type, seq);
     this.registry.validateData(type, event.data, seq, version);
+    const newType = !isSurfaceType(type) && !this.extensionTypes.has(type) && !isCoreType(type);
 
     let undo: () => void;
     if (!isSurfaceType(type)) {
@@ -193,13 +204,99 @@ export class SurfaceFold {
     this.applied = seq + 1;
     this.headHash = event.hash;
     this.version = version;
+    if (seq === 0) this.startHash = event.hash;
+    if (newType) this.extensionTypes.set(type, { known, metering: known && this.registry.isMetering(type) });
     return () => {
       undo();
+      if (newType) this.extensionTypes.delete(type);
+      if (seq === 0) this.startHash = GENESIS_HASH;
       this.version = previousVersion;
       if (isSurfaceType(type)) this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) & ~(1 << (seq & 7));
       this.applied = seq;
       this.headHash = previousHash;
     };
+  }
+
+  /** Everything apply() reads, nodes by seq: what a checkpoint keeps (fold-checkpoint.ts). */
+  snapshot(): FoldState {
+    const nodeSeqs: number[] = [];
+    for (let node = this.first; node !== undefined; node = node.next) nodeSeqs.push(node.seq);
+    const calls: Array<[string, number, number | null]> = [];
+    for (const [callId, state] of this.calls) calls.push([callId, state.callNode.seq, state.resultNode?.seq ?? null]);
+    // In the order a walk of the log makes them (an undone replace puts its calls back last); the sort is stable.
+    calls.sort((a, b) => a[1] - b[1]);
+    return {
+      nextSeq: this.applied,
+      headHash: this.headHash,
+      firstHash: this.startHash,
+      formatVersion: this.version,
+      extensionTypes: [...this.extensionTypes]
+        .map(([type, { known, metering }]) => ({ type, known, metering }))
+        .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0)),
+      nodeSeqs,
+      calls,
+      meters: this.meters.snapshot(),
+      surfaceBits: bitsOf(this.surfaceBits, (this.applied + 7) >>> 3),
+      request: this.requests.snapshot(),
+    };
+  }
+
+  /**
+   * A fold in the state `state` describes, its nodes the events `eventAt` gives for their seqs
+   * (read back from the log). Throws FoldStateError when the state does not hold together.
+   */
+  static restore(state: FoldState, eventAt: (seq: number) => LogEvent, options: SurfaceFoldOptions = {}): SurfaceFold {
+    const fold = new SurfaceFold(options);
+    let previous: LinkedNode | undefined;
+    for (const seq of state.nodeSeqs) {
+      if (seq >= state.nextSeq || fold.bySeq.has(seq))
+        throw new FoldStateError(`surface node ${seq} is listed twice or past the state's seq`);
+      const event = eventAt(seq);
+      const type = event.type;
+      if (event.seq !== seq || !isSurfaceType(type)) throw new FoldStateError(`surface node ${seq} is event ${event.seq}, a ${type}`);
+      // The fold reads its nodes' data unchecked (appliedDataOf): a node read back is checked as apply checks it.
+      fold.registry.validateData(type, event.data, seq, state.formatVersion);
+      const sourceEventSeqs = isReplaceOp(event.surfaceOp) ? (event.sourceEventSeqs ?? NO_SEQS) : NO_SEQS;
+      const node: LinkedNode = {
+        seq: seq as SessionSeq,
+        type,
+        sourceEventSeqs,
+        event,
+        label: ++fold.labels,
+        prev: previous,
+        next: undefined,
+      };
+      if (previous === undefined) fold.first = node;
+      else previous.next = node;
+      previous = node;
+      fold.bySeq.set(seq, node);
+    }
+    fold.last = previous;
+    const nodeOf = (seq: number) => {
+      const node = fold.bySeq.get(seq);
+      if (node === undefined) throw new FoldStateError(`tool call state names seq ${seq}, which is not a surface node`);
+      return node;
+    };
+    for (const [callId, callSeq, resultSeq] of state.calls) {
+      if (fold.calls.has(callId)) throw new FoldStateError(`tool call ${JSON.stringify(callId)} is listed twice`);
+      fold.calls.set(callId, { callNode: nodeOf(callSeq), resultNode: resultSeq === null ? undefined : nodeOf(resultSeq) });
+    }
+    fold.meters.restore(state.meters);
+    fold.requests.restore(state.request);
+    fold.surfaceBits = bitsOf(state.surfaceBits, Math.max(1024, state.surfaceBits.length));
+    for (const seq of state.nodeSeqs) {
+      if (!fold.isSurfaceEventAt(seq, state.nextSeq)) throw new FoldStateError(`surface node ${seq} has no surface bit`);
+    }
+    for (const { type, known, metering } of state.extensionTypes) fold.extensionTypes.set(type, { known, metering });
+    fold.applied = state.nextSeq;
+    fold.headHash = state.headHash;
+    fold.startHash = state.firstHash;
+    fold.version = state.formatVersion;
+    return fold;
+  }
+
+  private isSurfaceEventAt(seq: number, applied: number): boolean {
+    return seq < applied && ((this.surfaceBits[seq >>> 3] as number) & (1 << (seq & 7))) !== 0;
   }
 
   private applyAppend(event: LogEvent, type: SurfaceType): () => void {
@@ -352,6 +449,13 @@ export class SurfaceFold {
 function formatVersionOfStart(registry: EventTypeRegistry, event: LogEvent): FormatVersion {
   registry.validateData('session/start', event.data, 0, FORMAT_VERSION);
   return formatVersionOf(appliedDataOf(event, 'session/start'));
+}
+
+/** The first `length` bytes of `bits`, zero-filled past its end. */
+function bitsOf(bits: Uint8Array, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  out.set(bits.subarray(0, length));
+  return out;
 }
 
 function ensureCapacity(bits: Uint8Array, seq: number): Uint8Array {

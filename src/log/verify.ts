@@ -25,6 +25,8 @@ export interface VerifyReport {
 export interface VerifyOptions extends SurfaceFoldOptions {
   /** Computes the SHA-256 of each event (default: the log's own sha256Hex; on Node, pass a node:crypto one). */
   readonly hasher?: Hasher;
+  /** Shows the fold as the walk passes each of `seqs` (its nextSeq is then that seq): the checkpoints there are compared with it. */
+  readonly foldAt?: { readonly seqs: ReadonlySet<number>; readonly visit: (fold: SurfaceFold) => void };
 }
 
 /** Checks a session's events: the hash chain, every event's shape and the surface rules; the report names the first bad seq. */
@@ -33,7 +35,7 @@ export async function verifyLog(
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
   const problems: VerifyProblem[] = [];
-  const { hasher = sha256Hex, ...foldOptions } = options;
+  const { hasher = sha256Hex, foldAt, ...foldOptions } = options;
   const fold = new SurfaceFold(foldOptions);
   let foldUsable = true;
   let expectedSeq = 0;
@@ -75,6 +77,7 @@ export async function verifyLog(
         if (foldUsable) {
           try {
             fold.apply(event);
+            if (foldAt?.seqs.has(fold.nextSeq) === true) foldAt.visit(fold);
           } catch (error) {
             problems.push({
               seq: event.seq,

@@ -13,6 +13,19 @@ export {
 } from './copy-sessions.js';
 export { type ExportFileOptions, type ExportFileResult, exportSessionToFile } from './export-file.js';
 export { FileError, type FileProblem } from './file-errors.js';
+export {
+  type CheckedCheckpoint,
+  type CheckpointFinding,
+  type CheckpointReport,
+  type CheckpointStatus,
+  checkCheckpoint,
+  DEFAULT_CHECKPOINTS_KEPT,
+  encodeWalkedFold,
+  type RestoreOptions,
+  restoreFromCheckpoint,
+  verifyCheckpoints,
+  writeFoldCheckpoint,
+} from './fold-checkpoints.js';
 export { DEFAULT_POLL_MS, type FollowOptions, followSession } from './follow.js';
 export { readInputFile } from './input-file.js';
 export {
@@ -32,11 +45,23 @@ export {
   type TrailerStatus,
   verifyJsonlFile,
 } from './jsonl.js';
-export type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from './log-store.js';
+export {
+  type AppendOptions,
+  type CheckpointEntry,
+  type CheckpointStore,
+  hasCheckpoints,
+  type LogHead,
+  type LogStore,
+  type Ownership,
+  type ReadRange,
+  type StoredCheckpoint,
+  type StoredSession,
+} from './log-store.js';
 export { MemoryLogStore } from './memory/memory-store.js';
 export { nodeSha256, nodeSha256Hex } from './node-sha256.js';
-export { HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
+export { DEFAULT_CHECKPOINT_EVERY, HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
 export {
+  CheckpointsUnsupportedError,
   type LostAppendOutcome,
   OwnershipLostError,
   SchemaVersionError,

@@ -89,4 +89,48 @@ export interface LogStore {
   close(): Promise<void>;
 }
 
+/** A fold checkpoint as a store keeps it: its payload (log/fold-checkpoint.ts) and the digest written with it. */
+export interface StoredCheckpoint {
+  /** The seq it was taken at: the number of events folded. */
+  readonly seq: number;
+  /** The lowercase hex SHA-256 of the payload, as the writer computed it. */
+  readonly digest: string;
+  readonly payload: string;
+}
+
+/** One of a session's checkpoints, without its payload. */
+export interface CheckpointEntry {
+  readonly seq: number;
+  readonly digest: string;
+  /** The payload's length in characters. */
+  readonly length: number;
+}
+
+/**
+ * Optional, beside the LogStore contract: where a store keeps fold checkpoints (store/fold-checkpoints.ts),
+ * derived data that is never part of the log. A store may replace or delete them freely; a reader
+ * trusts none without checking it against the log. Stores without it are always read from seq 0.
+ */
+export interface CheckpointStore {
+  /**
+   * Stores `checkpoint`, replacing one of the session at the same seq. Throws SessionNotFoundError
+   * for an unknown session, SeqOutOfRangeError for a seq past its head (or 0), and on a read-only store its error.
+   */
+  writeCheckpoint(sessionId: string, checkpoint: StoredCheckpoint): Promise<void>;
+  /** The session's checkpoints, newest first; none for a store whose schema predates them. */
+  listCheckpoints(sessionId: string): Promise<CheckpointEntry[]>;
+  /** The session's checkpoint at `seq`, or undefined. */
+  readCheckpoint(sessionId: string, seq: number): Promise<StoredCheckpoint | undefined>;
+  /** Deletes all but the newest `keep` checkpoints of the session; returns how many went. */
+  pruneCheckpoints(sessionId: string, keep: number): Promise<number>;
+  /** The events at `seqs`, in the order given (restoring a checkpoint reads its surface nodes back). SeqOutOfRangeError for a seq not in the log. */
+  readEventsAt(sessionId: string, seqs: readonly number[]): Promise<LogEvent[]>;
+}
+
+/** Does `store` keep fold checkpoints? */
+export function hasCheckpoints(store: LogStore): store is LogStore & CheckpointStore {
+  const candidate = store as Partial<CheckpointStore>;
+  return typeof candidate.writeCheckpoint === 'function' && typeof candidate.readEventsAt === 'function';
+}
+
 export const DEFAULT_PAGE_SIZE = 1000;

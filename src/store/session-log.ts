@@ -3,16 +3,18 @@
 // seq the fold expects, so a concurrent writer is caught by the store (ConcurrencyError).
 
 import { parseEnvelope } from '../log/envelope.js';
-import { SessionExistsError, SessionNotFoundError } from '../log/errors.js';
+import { ConfigError, SessionExistsError, SessionNotFoundError } from '../log/errors.js';
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Sha256 } from '../log/hash.js';
-import { prepareAppend } from '../log/seal.js';
+import { type PreparedAppend, prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
+import { type CheckpointReport, NO_CHECKPOINT, restoreFromCheckpoint, writeFoldCheckpoint } from './fold-checkpoints.js';
 import { HARNESS_VERSION } from './harness-version.js';
-import type { LogStore } from './log-store.js';
+import { type CheckpointEntry, hasCheckpoints, type LogStore } from './log-store.js';
 import { nodeSha256 } from './node-sha256.js';
+import { CheckpointsUnsupportedError } from './store-errors.js';
 
 export { HARNESS_VERSION };
 
@@ -20,16 +22,32 @@ export interface SessionLogOptions {
   readonly registry?: EventTypeRegistry;
   /** The clock for event times (tests pin it). */
   readonly now?: () => string;
-  /** Called with every event the log applies, read or appended, in seq order. */
+  /**
+   * Called with every event the log applies, read or appended, in seq order. An open with an
+   * observer reads the whole log (it is promised every event), not from a checkpoint.
+   */
   readonly observe?: (event: LogEvent) => void;
   /** The SHA-256 of the chain and of everything hashed for this session (default: node:crypto). */
   readonly sha256?: Sha256;
+  /**
+   * Fold checkpoints, on a store that keeps them (fold-checkpoints.ts): an open starts from the
+   * newest valid one, and appends write one every `checkpointEvery` events. `false`: neither.
+   * Default true.
+   */
+  readonly checkpoints?: boolean;
+  /** Events between two checkpoints written after appends (default 10,000; 0 writes none automatically). */
+  readonly checkpointEvery?: number;
 }
+
+/** Events between two checkpoints a writer leaves, unless told otherwise. */
+export const DEFAULT_CHECKPOINT_EVERY = 10_000;
 
 /** A session's log over a store: appends are validated against the surface fold and written at the seq it expects. */
 export class SessionLog {
   /** Appends and catch-ups run one at a time: each is checked against the fold the last one left. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Batches `hold` applied to the fold and the store does not have yet, oldest first. */
+  private held: PreparedAppend[] = [];
 
   private constructor(
     readonly store: LogStore,
@@ -40,7 +58,25 @@ export class SessionLog {
     this.now = options.now ?? defaultNow;
     this.observe = options.observe;
     this.sha256 = options.sha256 ?? nodeSha256;
+    this.checkpointEvery = options.checkpoints === false ? 0 : checkEvery(options.checkpointEvery);
   }
+
+  /** How this log was opened: the checkpoint it started from, if any, and the ones it ignored and why. */
+  get checkpointReport(): CheckpointReport {
+    return this.openReport;
+  }
+
+  /** The error of the last checkpoint written after an append, if it failed (the append itself had landed); cleared by the next success. */
+  get checkpointWriteError(): unknown {
+    return this.writeError;
+  }
+
+  private openReport: CheckpointReport = NO_CHECKPOINT;
+  private writeError: unknown;
+
+  private readonly checkpointEvery: number;
+  /** The seq of the newest checkpoint known good: the next one is due checkpointEvery events after it. */
+  private lastCheckpointSeq = 0;
 
   /** The SHA-256 this session hashes with: its chain, and the digests of its requests. */
   readonly sha256: Sha256;
@@ -81,10 +117,55 @@ export class SessionLog {
    */
   static async open(store: LogStore, sessionId: string, options: SessionLogOptions & { toSeq?: number } = {}): Promise<SessionLog> {
     assertSessionId(sessionId);
-    if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
-    const log = new SessionLog(store, sessionId, newFold(options), options);
+    const head = await store.head(sessionId);
+    if (head === undefined) throw new SessionNotFoundError(sessionId);
+    let fold = newFold(options);
+    let report = NO_CHECKPOINT;
+    if (options.checkpoints !== false && options.observe === undefined && hasCheckpoints(store)) {
+      const restored = await restoreFromCheckpoint(store, sessionId, {
+        registry: fold.registry,
+        sha256: options.sha256 ?? nodeSha256,
+        nextSeq: head.nextSeq,
+        ...(options.toSeq === undefined ? {} : { toSeq: options.toSeq }),
+      });
+      fold = restored.fold ?? fold;
+      report = restored.report;
+    }
+    const log = new SessionLog(store, sessionId, fold, options);
+    log.openReport = report;
+    log.lastCheckpointSeq = report.restoredFrom ?? 0;
     await log.catchUp(options.toSeq);
     return log;
+  }
+
+  /**
+   * Writes a checkpoint of the fold as it is now (derived data beside the log, never part of
+   * it), keeping the newest few. Throws CheckpointsUnsupportedError on a store that keeps none.
+   */
+  writeCheckpoint(): Promise<CheckpointEntry> {
+    return this.exclusive(() => this.writeCheckpointNow());
+  }
+
+  private async writeCheckpointNow(): Promise<CheckpointEntry> {
+    const store = this.store;
+    if (!hasCheckpoints(store)) throw new CheckpointsUnsupportedError(store.location);
+    const entry = await writeFoldCheckpoint(store, this.sessionId, this.fold, { sha256: this.sha256 });
+    this.lastCheckpointSeq = entry.seq;
+    return entry;
+  }
+
+  /** After an append: a checkpoint when enough events have landed since the last. Its failure fails no append; it is kept in checkpointWriteError. */
+  private async checkpointIfDue(): Promise<void> {
+    if (this.checkpointEvery === 0 || this.fold.nextSeq - this.lastCheckpointSeq < this.checkpointEvery || !hasCheckpoints(this.store))
+      return;
+    try {
+      await this.writeCheckpointNow();
+      this.writeError = undefined;
+    } catch (error) {
+      // Tried again checkpointEvery events later; the log itself is complete without it.
+      this.writeError = error;
+      this.lastCheckpointSeq = this.fold.nextSeq;
+    }
   }
 
   get nextSeq(): number {
@@ -93,22 +174,60 @@ export class SessionLog {
 
   /**
    * Validates and appends `drafts` as one atomic batch. Throws a typed error, writing
-   * nothing, when any draft is refused or another writer appended first.
+   * nothing, when any draft is refused or another writer appended first. Events held back by
+   * `hold` are written first, in the same transaction.
    */
   append(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
     return this.exclusive(() => this.appendNow(drafts));
   }
 
+  /**
+   * Validates `drafts` and applies them to the fold now, as `append` does, but does not write
+   * them: the next `append` (or `flush`) writes them together with its own events, in one
+   * transaction, so that one commit serves both. Until then the store does not have them (the
+   * fold, `nextSeq` and `readEvent` do), and they are observed only once written. If that
+   * write fails, they are taken back out of the fold with the batch that failed. A crash
+   * before it loses them: hold only what may be lost with what follows it (the spine holds a
+   * turn's start until its first model/request, and a final answer until its turn/end).
+   */
+  hold(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
+    return this.exclusive(async () => {
+      const prepared = prepareAppend(this.fold, drafts, this.now, this.sha256.hex);
+      if (prepared.events.length > 0) this.held.push(prepared);
+      return prepared.events;
+    });
+  }
+
+  /** The number of events held back by `hold`, not written yet. */
+  get heldEvents(): number {
+    let count = 0;
+    for (const batch of this.held) count += batch.events.length;
+    return count;
+  }
+
+  /** Writes the events held back by `hold`, if any, in one transaction. */
+  async flush(): Promise<void> {
+    await this.exclusive(async () => {
+      if (this.held.length > 0) await this.appendNow([]);
+    });
+  }
+
   private async appendNow(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
-    const expectedSeq = this.fold.nextSeq;
+    const held = this.held;
+    const expectedSeq = held[0]?.events[0]?.seq ?? this.fold.nextSeq;
+    // Refused drafts leave the held events held: they are still the fold's, and still to be written.
     const prepared = prepareAppend(this.fold, drafts, this.now, this.sha256.hex);
+    this.held = [];
+    const events = held.length === 0 ? prepared.events : [...held.flatMap((batch) => batch.events), ...prepared.events];
     try {
-      await this.store.append(this.sessionId, prepared.events, { expectedSeq });
+      await this.store.append(this.sessionId, events, { expectedSeq });
     } catch (error) {
       prepared.rollback();
+      for (let index = held.length - 1; index >= 0; index--) (held[index] as PreparedAppend).rollback();
       throw error;
     }
-    if (this.observe !== undefined) for (const event of prepared.events) this.observe(event);
+    if (this.observe !== undefined) for (const event of events) this.observe(event);
+    await this.checkpointIfDue();
     return prepared.events;
   }
 
@@ -118,6 +237,8 @@ export class SessionLog {
   }
 
   private async catchUpNow(toSeq?: number): Promise<number> {
+    // What this log holds back goes first: the store's events since are read after it.
+    if (this.held.length > 0) await this.appendNow([]);
     const before = this.fold.nextSeq;
     const range = toSeq === undefined ? { fromSeq: before } : { fromSeq: before, toSeq };
     for await (const page of this.store.read(this.sessionId, range)) {
@@ -135,9 +256,22 @@ export class SessionLog {
     return run;
   }
 
+  /** The event at `seq`, from the store, or from the events held back by `hold`. */
   readEvent(seq: number): Promise<LogEvent> {
+    for (const batch of this.held) {
+      const first = (batch.events[0] as LogEvent).seq;
+      if (seq >= first && seq < first + batch.events.length) return Promise.resolve(batch.events[seq - first] as LogEvent);
+    }
     return this.store.readEvent(this.sessionId, seq);
   }
+}
+
+function checkEvery(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_CHECKPOINT_EVERY;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigError('checkpointEvery', `checkpointEvery must be a whole number of events from 0, found ${String(value)}`);
+  }
+  return value;
 }
 
 function newFold(options: SessionLogOptions): SurfaceFold {

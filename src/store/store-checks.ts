@@ -1,10 +1,10 @@
 // Checks every backend makes before it writes a batch or reads a range.
 
-import { ConfigError, CorruptLogError, InvalidEventError } from '../log/errors.js';
+import { ConfigError, CorruptLogError, InvalidEventError, SeqOutOfRangeError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import { isSessionSeq } from '../log/seq.js';
 import { assertSessionId } from '../log/session-id.js';
-import { DEFAULT_PAGE_SIZE, type ReadRange } from './log-store.js';
+import { DEFAULT_PAGE_SIZE, type ReadRange, type StoredCheckpoint } from './log-store.js';
 
 /** The session id is safe and the batch's seqs run densely from `expectedSeq`. */
 export function checkAppendBatch(sessionId: string, events: readonly LogEvent[], expectedSeq: number): void {
@@ -86,4 +86,21 @@ export function parseStoredEvent(sessionId: string, seq: number, body: string, w
     );
   }
   return event as LogEvent;
+}
+
+/** A checkpoint a store is asked to keep: a seq from 1 to the session's next seq, a digest, a payload. */
+export function checkCheckpointWrite(checkpoint: StoredCheckpoint, nextSeq: number): void {
+  const { seq, digest, payload } = checkpoint;
+  if (!isSessionSeq(seq) || seq === 0 || seq > nextSeq) throw new SeqOutOfRangeError(seq, nextSeq + 1);
+  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) {
+    throw new InvalidEventError('digest', 'a lowercase hex SHA-256 digest', JSON.stringify(digest) ?? String(digest));
+  }
+  if (typeof payload !== 'string') throw new InvalidEventError('payload', 'a string', typeof payload);
+}
+
+/** How many checkpoints to keep: a whole number from 0. */
+export function checkKeep(keep: number): number {
+  if (!Number.isSafeInteger(keep) || keep < 0)
+    throw new ConfigError('keep', `keep must be a whole number of at least 0, found ${String(keep)}`);
+  return keep;
 }

@@ -96,3 +96,12 @@ export class OwnershipLostError extends ShadowlogError {
     this.appendOutcome = appendOutcome;
   }
 }
+
+/** A checkpoint asked of a store that keeps none (a wrapper, or a store of another kind). Nothing was written. */
+export class CheckpointsUnsupportedError extends ShadowlogError {
+  readonly location: string;
+  constructor(location: string) {
+    super('CHECKPOINTS_UNSUPPORTED', `${location} keeps no fold checkpoints; its sessions are always opened by reading their whole log`);
+    this.location = location;
+  }
+}

@@ -1,6 +1,7 @@
 // `shadowlog compact --strategy NAME` compacts the demo session with that strategy, and the log
-// still verifies and every model call still replays; `native` refuses a provider without its own
-// compaction, writing nothing; an unknown name is refused with the choices.
+// still verifies and every model call still replays; `auto` is summary there, the scripted model
+// having no compaction of its own, which `native` refuses, writing nothing (test/cli/compact-native
+// has it compacted by a provider that has one); an unknown name is refused with the choices.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliWorkspace } from '../support/cli.js';
@@ -62,6 +63,15 @@ describe('compact --strategy', () => {
     expect((await workspace.run(['verify', 'r'])).code).toBe(0);
     expect((await workspace.run(['replay', 'r', '--turn', '1'])).code).toBe(0);
     expect((await workspace.run(['compact', 'r', '--json'])).code).toBe(0);
+  });
+
+  it('compacts with auto, which is summary for the scripted provider, and the log verifies and replays', async () => {
+    expect((await workspace.run(['demo', '--session', 'a', '--json'])).code).toBe(0);
+    const result = await workspace.run(['compact', 'a', '--strategy', 'auto', '--json']);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'compacted', strategy: 'summary' });
+    expect((await workspace.run(['verify', 'a'])).code).toBe(0);
+    expect((await workspace.run(['replay', 'a', '--turn', '1'])).code).toBe(0);
   });
 
   it('refuses native for the scripted provider and writes nothing', async () => {

@@ -2,6 +2,7 @@
 // the race and ownership cases race two handles on the same sessions.
 
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
+import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract } from '../contract/log-store-contract.js';
 
 describeLogStoreContract('memory', async () => {
@@ -20,3 +21,5 @@ describeLogStoreContract('memory', async () => {
     },
   };
 });
+
+describeCheckpointContract('memory', async () => ({ store: new MemoryLogStore(), cleanup: async () => {} }));

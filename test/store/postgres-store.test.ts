@@ -22,6 +22,7 @@ import {
   readSchemaVersion,
   SCHEMA_VERSION,
 } from '../../src/store/postgres/index.js';
+import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract, type StoredRow } from '../contract/log-store-contract.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
@@ -35,6 +36,11 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
   const pg = server as NonNullable<typeof server>;
   afterAll(async () => {
     await pg.close();
+  });
+
+  describeCheckpointContract('postgres', async () => {
+    const store = await openPostgresStore(pg.url, { schema: pg.freshSchema() });
+    return { store, cleanup: () => store.close() };
   });
 
   describeLogStoreContract(
@@ -117,16 +123,16 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await pg.dropSchemas();
     });
 
-    it('creates its tables in the schema it is given, at schema version 3, and names it in its location', async () => {
+    it('creates its tables in the schema it is given, at schema version 4, and names it in its location', async () => {
       const store = await open();
       expect(store.location).toBe(`${pg.url.replace(/:[^/@:]*@/, '@')}?schema=${schema}`);
-      expect(SCHEMA_VERSION).toBe(3);
-      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '3' }]);
+      expect(SCHEMA_VERSION).toBe(4);
+      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '4' }]);
       const tables = await raw<{ table_name: string }>(
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
         [schema],
       );
-      expect(tables.map((row) => row.table_name)).toEqual(['events', 'followers', 'meta', 'owners']);
+      expect(tables.map((row) => row.table_name)).toEqual(['events', 'fold_checkpoints', 'followers', 'meta', 'owners']);
       // Every index of events leads with session_id, so the table can be distributed by it.
       const indexes = await raw<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'events'", [
         schema,
@@ -154,8 +160,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await raw(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
       const error = await openPostgresStore(pg.url, { schema }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PostgresSchemaVersionError);
-      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 3 });
-      expect((error as Error).message).toMatch(/schema version 99.*up to 3.*upgrade shadowlog/);
+      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 4 });
+      expect((error as Error).message).toMatch(/schema version 99.*up to 4.*upgrade shadowlog/);
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(99);
     });
 
@@ -180,16 +186,16 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const next = [...MIGRATIONS, later].map(recorded);
       const client = await pg.admin.connect();
       try {
-        expect(await migrate(client, schema, 'test', next)).toBe(4);
-        expect(applied).toEqual([3]);
-        expect(await migrate(client, schema, 'test', next)).toBe(4);
-        expect(applied).toEqual([3]);
+        expect(await migrate(client, schema, 'test', next)).toBe(5);
+        expect(applied).toEqual([4]);
+        expect(await migrate(client, schema, 'test', next)).toBe(5);
+        expect(applied).toEqual([4]);
       } finally {
         client.release();
       }
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(4);
-      // This library knows up to version 3, so the migrated schema is now too new for it.
-      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 4 });
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(5);
+      // This library knows up to version 4, so the migrated schema is now too new for it.
+      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 5 });
     });
 
     it('migrates a version 1 schema to the current version, keeping its events, and its followers are then woken by appends', async () => {
@@ -239,6 +245,38 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       expect(seen).toEqual(more.map((event) => event.seq));
     });
 
+    it('migrates a version 3 schema to version 4, keeping its events; a reader of version 3 finds no checkpoints', async () => {
+      const client = await pg.admin.connect();
+      try {
+        expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, 3))).toBe(3);
+      } finally {
+        client.release();
+      }
+      await raw(
+        `INSERT INTO "${schema}".events SELECT 's1', seq, type, hash, body FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS e (seq, type, hash, body)`,
+        [
+          events.map((event) => event.seq),
+          events.map((event) => event.type),
+          events.map((event) => event.hash),
+          events.map((event) => canonicalJson(event)),
+        ],
+      );
+      const reader = await openPostgresStore(pg.url, { schema, readOnly: true });
+      opened.push(reader);
+      expect(await readAll(reader, 's1')).toEqual(events);
+      expect(await reader.listCheckpoints('s1')).toEqual([]);
+      expect(await reader.readCheckpoint('s1', 2)).toBeUndefined();
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(3);
+      const writer = await open();
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(4);
+      expect(await readAll(writer, 's1')).toEqual(events);
+      await writer.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' });
+      expect((await writer.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([2]);
+      await expect(reader.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' })).rejects.toMatchObject({
+        code: 'STORE_READ_ONLY',
+      });
+    });
+
     it('migrates a version 2 schema to version 3, keeping its events: seqs are then checked once per statement', async () => {
       const client = await pg.admin.connect();
       try {
@@ -263,7 +301,7 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
         ).map((row) => `${row.tgname} ${row.row_level ? 'per row' : 'per statement'}`);
       expect(await triggersOf()).toEqual(['events_next_seq per row']);
       const store = await open();
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(3);
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
       expect(await triggersOf()).toEqual(['events_check_seqs per statement']);
       expect(
         await raw('SELECT count(*)::int AS n FROM pg_proc WHERE proname = $1 AND pronamespace = $2::regnamespace', [

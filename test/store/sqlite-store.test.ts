@@ -22,6 +22,7 @@ import {
   type SqliteLogStore,
   StoreError,
 } from '../../src/store/sqlite/index.js';
+import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract, type StoredRow } from '../contract/log-store-contract.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
@@ -83,6 +84,18 @@ describeLogStoreContract(
   { storedForm: true, closes: true, processes: true },
 );
 
+describeCheckpointContract('sqlite', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'shadowlog-sqlite-'));
+  const store = await openSqliteStore(join(directory, 'log.db'));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+});
+
 async function readAll(store: SqliteLogStore, sessionId: string): Promise<LogEvent[]> {
   const out: LogEvent[] = [];
   for await (const page of store.read(sessionId)) out.push(...page);
@@ -115,15 +128,15 @@ describe('SqliteLogStore', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('creates the file and its parent directories, in WAL mode, at schema version 1', async () => {
+  it('creates the file and its parent directories, in WAL mode, at schema version 2', async () => {
     path = join(directory, 'nested', 'deeper', 'log.db');
     const store = await open();
     expect(store.location).toBe(`sqlite:${path}`);
     const db = raw({ readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(SCHEMA_VERSION).toBe(1);
-    expect(readSchemaVersion(db, path)).toBe(1);
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('1');
+    expect(SCHEMA_VERSION).toBe(2);
+    expect(readSchemaVersion(db, path)).toBe(2);
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('2');
   });
 
   it('refuses a file whose schema is newer than it knows, saying what to do, and leaves it alone', async () => {
@@ -131,8 +144,8 @@ describe('SqliteLogStore', () => {
     raw().prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
     const error = await openSqliteStore(path).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SchemaVersionError);
-    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 1 });
-    expect((error as Error).message).toMatch(/schema version 99.*up to 1.*upgrade shadowlog/);
+    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 2 });
+    expect((error as Error).message).toMatch(/schema version 99.*up to 2.*upgrade shadowlog/);
     expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(99);
   });
 
@@ -147,16 +160,35 @@ describe('SqliteLogStore', () => {
         migration.up(db);
       },
     });
-    const later: Migration = { from: 1, description: 'a later version', up: (db) => db.exec('CREATE TABLE later (x)') };
+    const later: Migration = { from: 2, description: 'a later version', up: (db) => db.exec('CREATE TABLE later (x)') };
     const next = [...MIGRATIONS, later].map(recorded);
     const db = raw();
-    expect(migrate(db, path, next)).toBe(2);
-    expect(applied).toEqual([1]);
-    expect(readSchemaVersion(db, path)).toBe(2);
-    expect(migrate(db, path, next)).toBe(2);
-    expect(applied).toEqual([1]);
-    // This library knows version 1 only, so the migrated file is now too new for it.
-    await expect(openSqliteStore(path)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 2 });
+    expect(migrate(db, path, next)).toBe(3);
+    expect(applied).toEqual([2]);
+    expect(readSchemaVersion(db, path)).toBe(3);
+    expect(migrate(db, path, next)).toBe(3);
+    expect(applied).toEqual([2]);
+    // This library knows version 2 only, so the migrated file is now too new for it.
+    await expect(openSqliteStore(path)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 3 });
+  });
+
+  it('migrates a version 1 file to version 2, its events untouched, and reads a version 1 file read-only, finding no checkpoints', async () => {
+    // A file as the last shadowlog without checkpoints left it: version 1, one session.
+    const fresh = raw();
+    migrate(fresh, path, MIGRATIONS.slice(0, 1));
+    const insert = fresh.prepare('INSERT INTO events (session_id, seq, type, hash, body) VALUES (?, ?, ?, ?, ?)');
+    for (const event of events) insert.run('s1', event.seq, event.type, event.hash, canonicalJson(event));
+    fresh.close();
+    const reader = await openSqliteStore(path, { readOnly: true });
+    opened.push(reader);
+    expect(await readAll(reader, 's1')).toEqual(events);
+    expect(await reader.listCheckpoints('s1')).toEqual([]);
+    expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(1);
+    const writer = await open();
+    expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(2);
+    expect(await readAll(writer, 's1')).toEqual(events);
+    await writer.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' });
+    expect((await writer.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([2]);
   });
 
   it('refuses a file that is not a database with a StoreError that keeps the cause', async () => {

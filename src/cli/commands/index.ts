@@ -2,6 +2,7 @@
 
 import type { RegisterCommand } from '../command-kit.js';
 import { registerChatCommand } from './chat.js';
+import { registerCheckpointCommand } from './checkpoint.js';
 import { registerCompactCommand } from './compact.js';
 import { registerCopyCommand } from './copy.js';
 import { registerDemoCommand } from './demo.js';
@@ -32,6 +33,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerOriginsCommand,
   registerViewCommand,
   registerVerifyCommand,
+  registerCheckpointCommand,
   registerExportCommand,
   registerImportCommand,
   registerCopyCommand,

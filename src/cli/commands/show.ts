@@ -13,6 +13,7 @@ import {
   type SessionParent,
 } from '../../log/index.js';
 import { type LogStore, SessionLog } from '../../store/index.js';
+import { noteIgnoredCheckpoints } from '../checkpoint-notes.js';
 import { integerArgument, type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
@@ -102,6 +103,7 @@ async function showSurface(
 ): Promise<number> {
   const store = await context.store();
   const log = await SessionLog.open(store, sessionId, { toSeq: atSeq + 1, registry: createCliRegistry() });
+  noteIgnoredCheckpoints(context, sessionId, log.checkpointReport);
   const nodes = log.fold.toArray();
   const parent = await parentOf(store, sessionId);
   if (context.json) {

@@ -3,8 +3,18 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { assertSessionId, type VerifyReport, verifyLog } from '../../log/index.js';
-import { type LogStore, nodeSha256Hex, readInputFile, verifyJsonlFile } from '../../store/index.js';
+import { assertSessionId, type SurfaceFold, type VerifyReport, verifyLog } from '../../log/index.js';
+import {
+  type CheckpointFinding,
+  encodeWalkedFold,
+  hasCheckpoints,
+  type LogStore,
+  nodeSha256,
+  nodeSha256Hex,
+  readInputFile,
+  verifyCheckpoints,
+  verifyJsonlFile,
+} from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
@@ -36,7 +46,7 @@ export async function verifyCommand(
     else printReport(context, sessionId, report);
     return report.ok ? 0 : 1;
   }
-  const reports: Array<VerifyReport & { sessionId: string }> = [];
+  const reports: Array<SessionReport & { sessionId: string }> = [];
   for (const session of await store.listSessions()) {
     const report = await verifySession(store, session.id);
     reports.push({ sessionId: session.id, ...report });
@@ -48,18 +58,49 @@ export async function verifyCommand(
   return ok ? 0 : 1;
 }
 
-function verifySession(store: LogStore, sessionId: string): Promise<VerifyReport> {
-  return verifyLog(store.read(sessionId), { registry: createCliRegistry(), hasher: nodeSha256Hex });
+/** The log's report, and each fold checkpoint of the session as the walk found it. */
+type SessionReport = VerifyReport & { readonly checkpoints: readonly CheckpointFinding[] };
+
+/**
+ * Walks the whole log (never from a checkpoint), and compares every checkpoint of the session
+ * with the fold of the walk at its seq. `ok` is false too when an open would trust a checkpoint
+ * that disagrees with the log: that open would show a wrong surface.
+ */
+async function verifySession(store: LogStore, sessionId: string): Promise<SessionReport> {
+  const registry = createCliRegistry();
+  const entries = hasCheckpoints(store) ? await store.listCheckpoints(sessionId) : [];
+  const walked = new Map<number, string>();
+  const seqs = new Set(entries.map((entry) => entry.seq));
+  const visit = (fold: SurfaceFold) => walked.set(fold.nextSeq, encodeWalkedFold(sessionId, fold));
+  const report = await verifyLog(store.read(sessionId), { registry, hasher: nodeSha256Hex, foldAt: { seqs, visit } });
+  if (!hasCheckpoints(store) || entries.length === 0) return { ...report, checkpoints: [] };
+  const head = await store.head(sessionId);
+  const checkpoints = await verifyCheckpoints(store, sessionId, entries, walked, {
+    registry,
+    sha256: nodeSha256,
+    nextSeq: head?.nextSeq ?? 0,
+  });
+  const misleading = checkpoints.some((finding) => finding.trustedByOpen === true && finding.status !== 'valid');
+  return { ...report, ok: report.ok && !misleading, checkpoints };
 }
 
-function printReport(context: CommandContext, sessionId: string, report: VerifyReport): void {
+function printReport(context: CommandContext, sessionId: string, report: VerifyReport & Partial<SessionReport>): void {
   if (report.ok) {
     context.print(`${sessionId}: ok — ${report.events} events, hash chain intact, seqs dense, every replacement valid`);
-    return;
+  } else if (report.problems.length > 0) {
+    context.print(`${sessionId}: FAILED at seq ${report.firstBadSeq} — ${report.problems.length} problem(s)`);
+    for (const problem of report.problems.slice(0, 50)) context.print(`  seq ${problem.seq}: ${problem.code}: ${problem.message}`);
+    if (report.problems.length > 50) context.print(`  … and ${report.problems.length - 50} more (--json lists all)`);
+  } else {
+    context.print(
+      `${sessionId}: FAILED — the log is intact (${report.events} events), but a fold checkpoint an open would trust disagrees with it`,
+    );
   }
-  context.print(`${sessionId}: FAILED at seq ${report.firstBadSeq} — ${report.problems.length} problem(s)`);
-  for (const problem of report.problems.slice(0, 50)) context.print(`  seq ${problem.seq}: ${problem.code}: ${problem.message}`);
-  if (report.problems.length > 50) context.print(`  … and ${report.problems.length - 50} more (--json lists all)`);
+  for (const finding of report.checkpoints ?? []) {
+    const why = finding.status === 'valid' ? 'equals the fold of the log there' : `${finding.reason}; an open ignores it`;
+    const trusted = finding.trustedByOpen === true && finding.status !== 'valid' ? `${finding.reason}; an open would trust it` : why;
+    context.print(`  checkpoint at seq ${finding.seq}: ${finding.status} — ${trusted}`);
+  }
 }
 
 /** Registers `shadowlog verify` on the program. */

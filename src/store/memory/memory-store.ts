@@ -3,8 +3,18 @@
 import { ConcurrencyError, SeqOutOfRangeError, SessionBusyError, SessionNotFoundError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { assertSessionId } from '../../log/session-id.js';
-import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
-import { checkAppendBatch, resolveReadRange } from '../store-checks.js';
+import type {
+  AppendOptions,
+  CheckpointEntry,
+  CheckpointStore,
+  LogHead,
+  LogStore,
+  Ownership,
+  ReadRange,
+  StoredCheckpoint,
+  StoredSession,
+} from '../log-store.js';
+import { checkAppendBatch, checkCheckpointWrite, checkKeep, resolveReadRange } from '../store-checks.js';
 
 let ownerCounter = 0;
 
@@ -12,12 +22,14 @@ let ownerCounter = 0;
 interface MemoryData {
   readonly sessions: Map<string, LogEvent[]>;
   readonly owners: Map<string, string>;
+  /** Fold checkpoints by session, by seq. */
+  readonly checkpoints: Map<string, Map<number, StoredCheckpoint>>;
 }
 
 /** A LogStore in memory, for tests and short-lived programs; everything is lost when the process ends. */
-export class MemoryLogStore implements LogStore {
+export class MemoryLogStore implements LogStore, CheckpointStore {
   readonly location = 'memory:';
-  private data: MemoryData = { sessions: new Map(), owners: new Map() };
+  private data: MemoryData = { sessions: new Map(), owners: new Map(), checkpoints: new Map() };
 
   /**
    * Another handle on the same sessions, as a second connection is on a database: what one
@@ -112,6 +124,44 @@ export class MemoryLogStore implements LogStore {
   }
 
   async close(): Promise<void> {}
+
+  async writeCheckpoint(sessionId: string, checkpoint: StoredCheckpoint): Promise<void> {
+    const log = this.requireLog(sessionId);
+    checkCheckpointWrite(checkpoint, log.length);
+    const { seq, digest, payload } = checkpoint;
+    const kept = this.data.checkpoints.get(sessionId) ?? new Map<number, StoredCheckpoint>();
+    kept.set(seq, { seq, digest, payload });
+    this.data.checkpoints.set(sessionId, kept);
+  }
+
+  async listCheckpoints(sessionId: string): Promise<CheckpointEntry[]> {
+    this.requireLog(sessionId);
+    const kept = [...(this.data.checkpoints.get(sessionId)?.values() ?? [])];
+    return kept.sort((a, b) => b.seq - a.seq).map(({ seq, digest, payload }) => ({ seq, digest, length: payload.length }));
+  }
+
+  async readCheckpoint(sessionId: string, seq: number): Promise<StoredCheckpoint | undefined> {
+    this.requireLog(sessionId);
+    const found = this.data.checkpoints.get(sessionId)?.get(seq);
+    return found === undefined ? undefined : { ...found };
+  }
+
+  async pruneCheckpoints(sessionId: string, keep: number): Promise<number> {
+    checkKeep(keep);
+    const entries = await this.listCheckpoints(sessionId);
+    const kept = this.data.checkpoints.get(sessionId);
+    for (const entry of entries.slice(keep)) kept?.delete(entry.seq);
+    return Math.max(0, entries.length - keep);
+  }
+
+  async readEventsAt(sessionId: string, seqs: readonly number[]): Promise<LogEvent[]> {
+    const log = this.requireLog(sessionId);
+    return seqs.map((seq) => {
+      const event = log[seq];
+      if (event === undefined) throw new SeqOutOfRangeError(seq, log.length);
+      return event;
+    });
+  }
 
   private requireLog(sessionId: string): LogEvent[] {
     assertSessionId(sessionId);

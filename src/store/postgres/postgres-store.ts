@@ -23,8 +23,26 @@ import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogEr
 import type { LogEvent } from '../../log/event.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
-import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
-import { checkAppendBatch, missingEventsError, parseStoredEvent, resolveReadRange } from '../store-checks.js';
+import type {
+  AppendOptions,
+  CheckpointEntry,
+  CheckpointStore,
+  LogHead,
+  LogStore,
+  Ownership,
+  ReadRange,
+  StoredCheckpoint,
+  StoredSession,
+} from '../log-store.js';
+import {
+  checkAppendBatch,
+  checkCheckpointWrite,
+  checkKeep,
+  missingEventsError,
+  parseStoredEvent,
+  resolveReadRange,
+} from '../store-checks.js';
+import { CHECKPOINTS_SCHEMA_VERSION } from './checkpoint-schema.js';
 import {
   type AppendInFlight,
   type ConnectionTarget,
@@ -54,7 +72,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   return PostgresLogStore.open(url, options);
 }
 
-export class PostgresLogStore implements LogStore {
+export class PostgresLogStore implements LogStore, CheckpointStore {
   readonly location: string;
   private readonly sql: Statements;
   private readonly owners: OwnershipLocks;
@@ -238,6 +256,75 @@ export class PostgresLogStore implements LogStore {
     await Promise.all([...this.watches].map((end) => end()));
     await this.owners.releaseAll();
     await this.pool.end();
+  }
+
+  async writeCheckpoint(sessionId: string, checkpoint: StoredCheckpoint): Promise<void> {
+    assertSessionId(sessionId);
+    this.assertWritable('writing a fold checkpoint');
+    const head = await this.head(sessionId);
+    if (head === undefined) throw new SessionNotFoundError(sessionId);
+    // The log only grows: a seq within the head now stays within it.
+    checkCheckpointWrite(checkpoint, head.nextSeq);
+    const { seq, digest, payload } = checkpoint;
+    // An upsert: run again after a lost connection, it stores the same row.
+    await this.query('writing a fold checkpoint', { ...this.sql.writeCheckpoint, values: [sessionId, seq, digest, payload] });
+  }
+
+  async listCheckpoints(sessionId: string): Promise<CheckpointEntry[]> {
+    assertSessionId(sessionId);
+    this.assertOpen();
+    if (this.schemaVersion < CHECKPOINTS_SCHEMA_VERSION) return [];
+    const rows = await this.query<{ seq: string; digest: string; length: number }>('listing fold checkpoints', {
+      ...this.sql.listCheckpoints,
+      values: [sessionId],
+    });
+    return rows.map((row) => ({ seq: Number(row.seq), digest: row.digest, length: Number(row.length) }));
+  }
+
+  async readCheckpoint(sessionId: string, seq: number): Promise<StoredCheckpoint | undefined> {
+    assertSessionId(sessionId);
+    this.assertOpen();
+    if (this.schemaVersion < CHECKPOINTS_SCHEMA_VERSION || !isSessionSeq(seq)) return undefined;
+    const rows = await this.query<{ digest: string; payload: string }>('reading a fold checkpoint', {
+      ...this.sql.readCheckpoint,
+      values: [sessionId, seq],
+    });
+    const row = rows[0];
+    return row === undefined ? undefined : { seq, digest: row.digest, payload: row.payload };
+  }
+
+  async pruneCheckpoints(sessionId: string, keep: number): Promise<number> {
+    assertSessionId(sessionId);
+    checkKeep(keep);
+    this.assertWritable('pruning fold checkpoints');
+    // A delete run twice after a lost connection deletes nothing more.
+    try {
+      return await this.withClient('pruning fold checkpoints', async (client) => {
+        const result = await client.query({ ...this.sql.pruneCheckpoints, values: [sessionId, keep] });
+        return result.rowCount ?? 0;
+      });
+    } catch (error) {
+      throw storeFailure(this.target, 'pruning fold checkpoints', error);
+    }
+  }
+
+  async readEventsAt(sessionId: string, seqs: readonly number[]): Promise<LogEvent[]> {
+    assertSessionId(sessionId);
+    this.assertOpen();
+    const wanted = seqs.filter((seq) => isSessionSeq(seq));
+    const rows = await this.query<{ seq: string; body: string }>('reading events', { ...this.sql.eventsAt, values: [sessionId, wanted] });
+    const bodies = new Map(rows.map((row) => [Number(row.seq), row.body]));
+    const out: LogEvent[] = [];
+    for (const seq of seqs) {
+      const body = bodies.get(seq);
+      if (body === undefined) {
+        const head = await this.head(sessionId);
+        if (head === undefined) throw new SessionNotFoundError(sessionId);
+        throw new SeqOutOfRangeError(seq, head.nextSeq);
+      }
+      out.push(parseStoredEvent(sessionId, seq, body, 'the table'));
+    }
+    return out;
   }
 
   /** A reader of a schema older than notifications: its watch fails at once, and followSession polls. */

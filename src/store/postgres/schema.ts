@@ -29,6 +29,7 @@
 import type { ClientBase, Pool } from 'pg';
 import { ConfigError, CorruptLogError } from '../../log/errors.js';
 import { advisoryLockKey } from './advisory-lock.js';
+import { version4 } from './checkpoint-schema.js';
 import { PostgresSchemaVersionError } from './errors.js';
 import { version2 } from './notify-schema.js';
 import { NOT_NEXT_SEQ_STATE, version3 } from './seq-check-schema.js';
@@ -166,6 +167,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'check that seqs stay dense once per statement (a statement trigger) instead of once per row',
     up: async (client, schema) => {
       await client.query(version3(schema));
+    },
+  },
+  {
+    from: 3,
+    description: 'keep fold checkpoints beside the log: the fold_checkpoints table',
+    up: async (client, schema) => {
+      await client.query(version4(schema));
     },
   },
 ];

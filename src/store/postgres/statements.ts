@@ -27,6 +27,22 @@ export function statements(schema: string) {
     page: named('page', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`),
     event: named('event', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
     hash: named('hash', `SELECT hash FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
+    eventsAt: named('events-at', `SELECT seq, body FROM ${s}.events WHERE session_id = $1 AND seq = ANY($2::bigint[])`),
+    listCheckpoints: named(
+      'list-checkpoints',
+      `SELECT seq, digest, length(payload) AS length FROM ${s}.fold_checkpoints WHERE session_id = $1 ORDER BY seq DESC`,
+    ),
+    readCheckpoint: named('read-checkpoint', `SELECT digest, payload FROM ${s}.fold_checkpoints WHERE session_id = $1 AND seq = $2`),
+    writeCheckpoint: named(
+      'write-checkpoint',
+      `INSERT INTO ${s}.fold_checkpoints (session_id, seq, digest, payload) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (session_id, seq) DO UPDATE SET digest = EXCLUDED.digest, payload = EXCLUDED.payload`,
+    ),
+    pruneCheckpoints: named(
+      'prune-checkpoints',
+      `DELETE FROM ${s}.fold_checkpoints WHERE session_id = $1 AND seq NOT IN
+         (SELECT seq FROM ${s}.fold_checkpoints WHERE session_id = $1 ORDER BY seq DESC LIMIT $2)`,
+    ),
     // The time is the second-last key of a canonical body, so it is read from the body's end
     // (no JSON parse, which PostgreSQL also refuses for text holding \u0000); a body written
     // otherwise by raw SQL falls back to the parse.

@@ -65,10 +65,12 @@ export async function openReadOnlyDatabase(file: string, location: string, locks
       return readSchemaVersion(db, location);
     });
     if (version > SCHEMA_VERSION) throw new SchemaVersionError(location, version, SCHEMA_VERSION);
-    if (version < SCHEMA_VERSION) {
+    // Every version keeps version 1's events, which is all that reading needs; an older file has
+    // no fold checkpoints (version 2), and its sessions are read from seq 0.
+    if (version < 1) {
       throw new StoreError(
         location,
-        `the file has schema version ${version}, older than version ${SCHEMA_VERSION} that this shadowlog reads; open it once for writing (any command that writes) to migrate it`,
+        `the file has schema version ${version}, older than version 1 that this shadowlog reads; open it once for writing (any command that writes) to migrate it`,
       );
     }
     return db;

@@ -72,9 +72,25 @@ const VERSION_1 = `
   BEGIN SELECT RAISE(ABORT, 'shadowlog: sessions are append-only; a session cannot be deleted'); END;
 `;
 
+// Fold checkpoints (store/fold-checkpoints.ts): derived data beside the log, never part of it, so
+// rows are replaced and deleted freely. A payload can be large: a rowid table, not WITHOUT ROWID.
+const VERSION_2 = `
+  CREATE TABLE fold_checkpoints (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    UNIQUE (session_id, seq)
+  );
+`;
+
+/** The first schema version with the fold_checkpoints table; a reader of an older file finds no checkpoints. */
+export const CHECKPOINTS_SCHEMA_VERSION = 2;
+
 /** Every migration, in order: `MIGRATIONS[n]` takes a file from version n to n + 1. */
 export const MIGRATIONS: readonly Migration[] = [
   { from: 0, description: 'create the meta, events, sessions and owners tables', up: (db) => db.exec(VERSION_1) },
+  { from: 1, description: 'keep fold checkpoints beside the log: the fold_checkpoints table', up: (db) => db.exec(VERSION_2) },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

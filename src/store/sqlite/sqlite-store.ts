@@ -9,8 +9,26 @@ import type { LogEvent } from '../../log/event.js';
 import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
-import type { AppendOptions, LogHead, LogStore, Ownership, ReadRange, StoredSession } from '../log-store.js';
-import { checkAppendBatch, missingEventsError, parseStoredEvent, resolveReadRange } from '../store-checks.js';
+import type {
+  AppendOptions,
+  CheckpointEntry,
+  CheckpointStore,
+  LogHead,
+  LogStore,
+  Ownership,
+  ReadRange,
+  StoredCheckpoint,
+  StoredSession,
+} from '../log-store.js';
+import {
+  checkAppendBatch,
+  checkCheckpointWrite,
+  checkKeep,
+  missingEventsError,
+  parseStoredEvent,
+  resolveReadRange,
+} from '../store-checks.js';
+import { CheckpointTable } from './checkpoint-table.js';
 import { StoreClosedError, StoreError, StoreReadOnlyError } from './errors.js';
 import { LockWaiter, type LockWaitOptions } from './lock-wait.js';
 import { openReadOnlyDatabase, openWritableDatabase } from './open-database.js';
@@ -43,7 +61,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
 type HeadRow = [seq: number, hash: string];
 type SessionRow = [id: string, createdAt: string, lastSeq: number, updatedAt: string];
 
-export class SqliteLogStore implements LogStore {
+export class SqliteLogStore implements LogStore, CheckpointStore {
   private readonly appendTransaction: Database.Transaction<
     (sessionId: string, expectedSeq: number, events: readonly LogEvent[], bodies: readonly string[]) => void
   >;
@@ -53,6 +71,9 @@ export class SqliteLogStore implements LogStore {
   private readonly eventStatement: Database.Statement<[string, number], string>;
   private readonly sessionsStatement: Database.Statement<[], SessionRow>;
   private readonly owners: OwnerTable;
+  private readonly checkpointTable: CheckpointTable;
+  private readonly writeCheckpointTransaction: Database.Transaction<(sessionId: string, checkpoint: StoredCheckpoint) => void>;
+  private readonly eventsAtTransaction: Database.Transaction<(sessionId: string, seqs: readonly number[]) => LogEvent[]>;
   /** Tokens of the claims made through this store, released when it closes. */
   private readonly claims = new Map<string, string>();
   private readonly commitStagedTransaction: Database.Transaction<(sessionId: string, expectedSeq: number, stream: number) => void>;
@@ -93,6 +114,25 @@ export class SqliteLogStore implements LogStore {
       this.staging?.moveInto(sessionId, stream);
     });
     this.owners = new OwnerTable(db);
+    this.checkpointTable = new CheckpointTable(db);
+    this.writeCheckpointTransaction = db.transaction((sessionId: string, checkpoint: StoredCheckpoint) => {
+      const head = this.headNow(sessionId);
+      if (head === undefined) throw new SessionNotFoundError(sessionId);
+      checkCheckpointWrite(checkpoint, head.nextSeq);
+      this.checkpointTable.write(sessionId, checkpoint);
+    });
+    // One read transaction: every event from the same snapshot, without a statement's own per row.
+    this.eventsAtTransaction = db.transaction((sessionId: string, seqs: readonly number[]) =>
+      seqs.map((seq) => {
+        const body = isSessionSeq(seq) ? this.eventStatement.get(sessionId, seq) : undefined;
+        if (body === undefined) {
+          const head = this.headNow(sessionId);
+          if (head === undefined) throw new SessionNotFoundError(sessionId);
+          throw new SeqOutOfRangeError(seq, head.nextSeq);
+        }
+        return parseStoredEvent(sessionId, seq, body, 'the file');
+      }),
+    );
   }
 
   static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteLogStore> {
@@ -226,6 +266,34 @@ export class SqliteLogStore implements LogStore {
         await this.attempt('releasing the session', () => this.owners.release(sessionId, record.token));
       },
     };
+  }
+
+  async writeCheckpoint(sessionId: string, checkpoint: StoredCheckpoint): Promise<void> {
+    assertSessionId(sessionId);
+    this.assertWritable('writing a fold checkpoint');
+    await this.attempt('writing a fold checkpoint', () => this.writeCheckpointTransaction.immediate(sessionId, checkpoint));
+  }
+
+  async listCheckpoints(sessionId: string): Promise<CheckpointEntry[]> {
+    assertSessionId(sessionId);
+    return this.attempt('listing fold checkpoints', () => this.checkpointTable.list(sessionId));
+  }
+
+  async readCheckpoint(sessionId: string, seq: number): Promise<StoredCheckpoint | undefined> {
+    assertSessionId(sessionId);
+    return this.attempt('reading a fold checkpoint', () => this.checkpointTable.read(sessionId, seq));
+  }
+
+  async pruneCheckpoints(sessionId: string, keep: number): Promise<number> {
+    assertSessionId(sessionId);
+    checkKeep(keep);
+    this.assertWritable('pruning fold checkpoints');
+    return this.attempt('pruning fold checkpoints', () => this.checkpointTable.prune(sessionId, keep));
+  }
+
+  async readEventsAt(sessionId: string, seqs: readonly number[]): Promise<LogEvent[]> {
+    assertSessionId(sessionId);
+    return this.attempt('reading events', () => this.eventsAtTransaction.deferred(sessionId, seqs));
   }
 
   /**

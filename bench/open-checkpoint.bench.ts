@@ -1,0 +1,160 @@
+// Opening a long SQLite session from a fold checkpoint: a 1,000,000-event session whose surface
+// is as large as a 10,000-event one's (both compacted at the same rate, so most of the long one
+// is shadowed) should open in about the time the short one does, not in 100 times that. The
+// baseline is the short session opened as before checkpoints (reading its whole log); the long
+// one is opened from a checkpoint at its head, from one checkpointEvery - 1 events before its
+// head (the most a writer leaves unfolded with the default interval), and by reading its whole
+// log (what opening it cost before).
+
+import { join } from 'node:path';
+import type { LogEvent } from '../src/log/event.js';
+import type { LogStore } from '../src/store/log-store.js';
+import { DEFAULT_CHECKPOINT_EVERY, SessionLog } from '../src/store/session-log.js';
+import { openSqliteStore } from '../src/store/sqlite/index.js';
+import {
+  type BenchContext,
+  type Benchmark,
+  type BenchReport,
+  clock,
+  createTempDirectory,
+  elapsedMs,
+  formatCount,
+  formatMs,
+  formatRatio,
+  median,
+} from './support.js';
+import { SealedSessionStream } from './synthetic-session.js';
+
+const FULL = { small: 10_000, large: 1_000_000, repeats: 7 };
+const QUICK = { small: 10_000, large: 100_000, repeats: 3 };
+/** A compaction every this many events, keeping this many nodes at the tail: a surface of a few hundred nodes. */
+const SESSION = { replaceEvery: 1000, keepRecentNodes: 200 };
+const BUILD_BATCH = 10_000;
+
+interface Built {
+  readonly sessionId: string;
+  readonly events: number;
+  readonly surfaceNodes: number;
+  readonly buildMs: number;
+}
+
+async function build(store: LogStore, sessionId: string, events: number): Promise<Built> {
+  const stream = new SealedSessionStream(SESSION);
+  const start = clock();
+  for (let done = 0; done < events; done += BUILD_BATCH) {
+    const batch: LogEvent[] = stream.take(Math.min(BUILD_BATCH, events - done));
+    await store.append(sessionId, batch, { expectedSeq: done });
+  }
+  return { sessionId, events, surfaceNodes: stream.fold.size, buildMs: elapsedMs(start) };
+}
+
+/** One timed open; checks that it read what it should. */
+async function timeOpen(store: LogStore, built: Built, checkpoints: boolean, expectFrom: number | undefined): Promise<number> {
+  const start = clock();
+  const log = await SessionLog.open(store, built.sessionId, { checkpoints });
+  const ms = elapsedMs(start);
+  if (log.nextSeq !== built.events || log.fold.size !== built.surfaceNodes) {
+    throw new Error(
+      `open-checkpoint: opened ${log.nextSeq} events and ${log.fold.size} nodes, expected ${built.events} and ${built.surfaceNodes}`,
+    );
+  }
+  if (log.checkpointReport.restoredFrom !== expectFrom || log.checkpointReport.ignored.length > 0) {
+    throw new Error(`open-checkpoint: opened from ${String(log.checkpointReport.restoredFrom)}, expected ${String(expectFrom)}`);
+  }
+  return ms;
+}
+
+async function medianOf(repeats: number, run: () => Promise<number>): Promise<number> {
+  const times: number[] = [];
+  for (let index = 0; index < repeats; index++) times.push(await run());
+  return median(times);
+}
+
+async function run(context: BenchContext): Promise<BenchReport> {
+  const sizes = context.quick ? QUICK : FULL;
+  const directory = createTempDirectory('open-checkpoint');
+  const store = await openSqliteStore(join(directory.path, 'log.db'));
+  try {
+    context.progress(`open-checkpoint: building a ${formatCount(sizes.small)}-event session`);
+    const small = await build(store, 'short', sizes.small);
+    context.progress(`open-checkpoint: building a ${formatCount(sizes.large)}-event session`);
+    const large = await build(store, 'long', sizes.large);
+
+    context.progress('open-checkpoint: timing the baseline (the short session, whole log)');
+    const baseline = await medianOf(sizes.repeats, () => timeOpen(store, small, false, undefined));
+
+    // The checkpoint a writer with the default interval may have left furthest behind its head.
+    const behind = Math.min(DEFAULT_CHECKPOINT_EVERY - 1, large.events - 1);
+    context.progress(`open-checkpoint: a checkpoint ${formatCount(behind)} events before the head of the long session`);
+    const walked = await SessionLog.open(store, large.sessionId, { checkpoints: false, toSeq: large.events - behind });
+    await walked.writeCheckpoint();
+    const fromBehind = await medianOf(sizes.repeats, () => timeOpen(store, large, true, large.events - behind));
+
+    await walked.catchUp();
+    let start = clock();
+    const headEntry = await walked.writeCheckpoint();
+    const writeMs = elapsedMs(start);
+    const fromHead = await medianOf(sizes.repeats, () => timeOpen(store, large, true, large.events));
+
+    const shortLog = await SessionLog.open(store, small.sessionId, { checkpoints: false });
+    await shortLog.writeCheckpoint();
+    const shortFromHead = await medianOf(sizes.repeats, () => timeOpen(store, small, true, small.events));
+
+    context.progress('open-checkpoint: timing the long session read whole (twice)');
+    start = clock();
+    const wholeLong = await medianOf(2, () => timeOpen(store, large, false, undefined));
+    const wallMs = elapsedMs(start);
+
+    const row = (label: string, built: Built, ms: number) => [
+      label,
+      formatCount(built.events),
+      formatCount(built.surfaceNodes),
+      formatMs(ms),
+      formatRatio(ms / baseline),
+    ];
+    return {
+      tables: [
+        {
+          title: `Opening a session (SessionLog.open), SQLite; target: the long one from a checkpoint ≤ 2× the short one`,
+          columns: ['how', 'events', 'surface nodes', 'time (median)', 'vs short, whole log'],
+          rows: [
+            row('short session, whole log (baseline)', small, baseline),
+            row('short session, checkpoint at its head', small, shortFromHead),
+            row('long session, checkpoint at its head', large, fromHead),
+            row(`long session, checkpoint ${formatCount(behind)} events back`, large, fromBehind),
+            row('long session, whole log (before checkpoints)', large, wholeLong),
+          ],
+        },
+      ],
+      notes: [
+        `Synthetic sessions (bench/synthetic-session.ts): a compaction every ${formatCount(SESSION.replaceEvery)} events keeping ${SESSION.keepRecentNodes} nodes at the tail, so both surfaces stay a few hundred nodes; both end at the same point of the compaction cycle.`,
+        `Each time is the median of ${sizes.repeats} opens in this process, the long session read whole the median of 2 (${formatMs(wallMs)} in all); the store was open and its page cache warm from the build.`,
+        `"Checkpoint ${formatCount(behind)} events back": the newest checkpoint is DEFAULT_CHECKPOINT_EVERY - 1 = ${formatCount(behind)} events before the head, as a writer that checkpoints every ${formatCount(DEFAULT_CHECKPOINT_EVERY)} events can leave it; the open reads the checkpoint, the surface nodes by seq, and those events.`,
+        `The checkpoint at the head of the long session: ${formatCount(headEntry.length)} characters (its surface bits hold one bit per event of the log); writing it took ${formatMs(writeMs)}.`,
+      ],
+      figures: {
+        sizes: { ...sizes },
+        session: { ...SESSION },
+        small: { ...small },
+        large: { ...large },
+        baselineMs: baseline,
+        shortFromHeadMs: shortFromHead,
+        longFromHeadMs: fromHead,
+        longFromBehindMs: fromBehind,
+        behindEvents: behind,
+        longWholeMs: wholeLong,
+        checkpointLength: headEntry.length,
+        checkpointWriteMs: writeMs,
+      },
+    };
+  } finally {
+    await store.close();
+    directory.cleanup();
+  }
+}
+
+export const benchmark: Benchmark = {
+  name: 'open-checkpoint',
+  description: 'SessionLog.open of a 1,000,000-event SQLite session from a fold checkpoint vs a 10,000-event one read whole, same surface',
+  run,
+};

@@ -1,0 +1,215 @@
+// Fold checkpoints over a store that keeps them (CheckpointStore): writing one of a fold, and
+// finding the newest one a reader may start from. A checkpoint is derived data beside the log,
+// never trusted on its word: before its state is used, its digest must match its payload, it
+// must name this session, and the log must hold the hashes it names (event 0, and the event
+// before its seq). One that fails is ignored, the log is read from further back, and the report
+// says which and why. `verify` compares each one with the fold of the log itself.
+
+import { parseEnvelope } from '../log/envelope.js';
+import { ShadowlogError } from '../log/errors.js';
+import type { LogEvent } from '../log/event.js';
+import type { EventTypeRegistry } from '../log/event-types.js';
+import {
+  CHECKPOINT_VERSION,
+  type CheckpointHeader,
+  decodeFoldState,
+  encodeFoldCheckpoint,
+  readCheckpointHeader,
+} from '../log/fold-checkpoint.js';
+import type { FoldState } from '../log/fold-state.js';
+import type { Sha256 } from '../log/hash.js';
+import { SurfaceFold } from '../log/surface-fold.js';
+import type { CheckpointEntry, CheckpointStore, LogStore } from './log-store.js';
+
+/**
+ * What a checkpoint turned out to be. `valid`: it passed every check (and, in verify, equals the
+ * fold of the log at its seq). `stale`: the log does not hold the history it was taken of (the
+ * event before its seq has another hash, or the log is shorter). `corrupt`: its payload does not
+ * match its digest, or does not hold together (or, in verify, differs from the log's fold).
+ * `foreign`: taken of another session (another id, or another event 0). `incompatible`: written
+ * by another checkpoint version, or under event types this reader knows otherwise.
+ */
+export type CheckpointStatus = 'valid' | 'stale' | 'corrupt' | 'foreign' | 'incompatible';
+
+export interface CheckpointFinding {
+  /** The seq the checkpoint was taken at. */
+  readonly seq: number;
+  readonly status: CheckpointStatus;
+  /** Why, for any status but valid. */
+  readonly reason: string;
+  /** In verify's findings: true when it passes the checks an open makes, so that an open would start from it. */
+  readonly trustedByOpen?: boolean;
+}
+
+/** How a session was opened: from which checkpoint, and which ones were ignored on the way. */
+export interface CheckpointReport {
+  /** The seq of the checkpoint the fold started from; undefined when the log was read from seq 0. */
+  readonly restoredFrom: number | undefined;
+  /** Checkpoints looked at and not used, newest first: each was ignored, not trusted. */
+  readonly ignored: readonly CheckpointFinding[];
+}
+
+export const NO_CHECKPOINT: CheckpointReport = Object.freeze({ restoredFrom: undefined, ignored: Object.freeze([]) });
+
+/** Checkpoints kept per session when one is written: the newest few (older ones serve only `--at` opens). */
+export const DEFAULT_CHECKPOINTS_KEPT = 3;
+
+/** Writes a checkpoint of `fold` (of session `sessionId`) and prunes all but the newest `keep`. */
+export async function writeFoldCheckpoint(
+  store: CheckpointStore,
+  sessionId: string,
+  fold: SurfaceFold,
+  options: { readonly sha256: Sha256; readonly keep?: number },
+): Promise<CheckpointEntry> {
+  const payload = encodeFoldCheckpoint(sessionId, fold.snapshot());
+  const entry = { seq: fold.nextSeq, digest: options.sha256.hex(payload), payload };
+  await store.writeCheckpoint(sessionId, entry);
+  await store.pruneCheckpoints(sessionId, options.keep ?? DEFAULT_CHECKPOINTS_KEPT);
+  return { seq: entry.seq, digest: entry.digest, length: payload.length };
+}
+
+export interface RestoreOptions {
+  readonly registry: EventTypeRegistry;
+  readonly sha256: Sha256;
+  /** The session's next seq now. */
+  readonly nextSeq: number;
+  /** Only checkpoints at or before this seq are candidates (an open up to a position). */
+  readonly toSeq?: number;
+}
+
+/** The fold of the newest checkpoint that passes every check, if any, with what was ignored on the way. */
+export async function restoreFromCheckpoint(
+  store: LogStore & CheckpointStore,
+  sessionId: string,
+  options: RestoreOptions,
+): Promise<{ fold: SurfaceFold | undefined; report: CheckpointReport }> {
+  const ignored: CheckpointFinding[] = [];
+  const limit = Math.min(options.toSeq ?? options.nextSeq, options.nextSeq);
+  for (const entry of await store.listCheckpoints(sessionId)) {
+    if (entry.seq > limit && entry.seq <= options.nextSeq) continue;
+    const checked = await checkCheckpoint(store, sessionId, entry.seq, options);
+    if (checked.fold !== undefined) return { fold: checked.fold, report: { restoredFrom: entry.seq, ignored } };
+    if (checked.finding !== undefined) ignored.push(checked.finding);
+  }
+  return { fold: undefined, report: { restoredFrom: undefined, ignored } };
+}
+
+/** A checkpoint that passed every check, with its fold and payload; or why it is not to be used. */
+export type CheckedCheckpoint =
+  | { readonly fold: SurfaceFold; readonly payload: string; readonly finding?: undefined }
+  | { readonly fold?: undefined; readonly finding: CheckpointFinding | undefined };
+
+/**
+ * Checks the checkpoint of `sessionId` at `seq` against the log and restores its fold. A
+ * checkpoint that has gone meanwhile (pruned by a writer) gives neither fold nor finding.
+ */
+export async function checkCheckpoint(
+  store: LogStore & CheckpointStore,
+  sessionId: string,
+  seq: number,
+  options: Omit<RestoreOptions, 'toSeq'>,
+): Promise<CheckedCheckpoint> {
+  const stored = await store.readCheckpoint(sessionId, seq);
+  if (stored === undefined) return { finding: undefined };
+  const refuse = (status: CheckpointStatus, reason: string): CheckedCheckpoint => ({ finding: { seq, status, reason } });
+  if (options.sha256.hex(stored.payload) !== stored.digest)
+    return refuse('corrupt', 'its payload does not match the digest written with it');
+  let header: CheckpointHeader;
+  let body: Record<string, unknown>;
+  try {
+    ({ header, body } = readCheckpointHeader(stored.payload));
+  } catch (error) {
+    return refuse('corrupt', messageOf(error));
+  }
+  if (header.sessionId !== sessionId) return refuse('foreign', `it was taken of session ${JSON.stringify(header.sessionId)}`);
+  if (header.seq !== seq) return refuse('corrupt', `it is stored at seq ${seq} but says it was taken at seq ${header.seq}`);
+  if (header.checkpointVersion !== CHECKPOINT_VERSION) {
+    return refuse(
+      'incompatible',
+      `it is checkpoint version ${header.checkpointVersion}; this shadowlog reads version ${CHECKPOINT_VERSION}`,
+    );
+  }
+  if (seq > options.nextSeq) return refuse('stale', `it was taken at seq ${seq}, but the log has ${options.nextSeq} events`);
+  const [first, before] = await store.readEventsAt(sessionId, seq === 1 ? [0] : [0, seq - 1]);
+  if (first?.hash !== header.firstHash) return refuse('foreign', "its event 0 is not this session's (another history under the same id)");
+  const last = before ?? first;
+  if (last.hash !== header.headHash) {
+    return refuse(
+      'stale',
+      `it was taken after an event ${seq - 1} with hash ${short(header.headHash)}, but the log's has ${short(last.hash)}`,
+    );
+  }
+  let state: FoldState;
+  try {
+    state = decodeFoldState(header, body);
+  } catch (error) {
+    return refuse('corrupt', messageOf(error));
+  }
+  const disagreement = typesDisagreement(state, options.registry);
+  if (disagreement !== undefined) return refuse('incompatible', disagreement);
+  try {
+    const events = await store.readEventsAt(sessionId, state.nodeSeqs);
+    const bySeq = new Map<number, LogEvent>();
+    for (const event of events) bySeq.set(event.seq, parseEnvelope(event));
+    const fold = SurfaceFold.restore(state, (node) => bySeq.get(node) as LogEvent, { registry: options.registry });
+    return { fold, payload: stored.payload };
+  } catch (error) {
+    if (!ShadowlogError.isInstance(error)) throw error;
+    return refuse('corrupt', messageOf(error));
+  }
+}
+
+/** Why `registry` would fold the types the checkpoint saw otherwise than its writer did, if it would. */
+function typesDisagreement(state: FoldState, registry: EventTypeRegistry): string | undefined {
+  for (const { type, known, metering } of state.extensionTypes) {
+    if (registry.isKnown(type) !== known || (known && registry.isMetering(type) !== metering)) {
+      const said = known ? (metering ? 'a known metering type' : 'a known type') : 'an unknown type';
+      return `its writer took ${type} for ${said}, and this reader does not`;
+    }
+  }
+  return undefined;
+}
+
+function short(hash: string): string {
+  return `${hash.slice(0, 12)}…`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Each of the session's checkpoints as verify finds it: the checks an open makes, and then its
+ * payload compared with the fold of the log itself at its seq (`walked`, from the walk verify
+ * makes anyway: verifyLog's foldAt). Valid only when both agree.
+ */
+export async function verifyCheckpoints(
+  store: LogStore & CheckpointStore,
+  sessionId: string,
+  entries: readonly CheckpointEntry[],
+  walked: ReadonlyMap<number, string>,
+  options: Omit<RestoreOptions, 'toSeq'>,
+): Promise<CheckpointFinding[]> {
+  const findings: CheckpointFinding[] = [];
+  for (const entry of entries) {
+    const checked = await checkCheckpoint(store, sessionId, entry.seq, options);
+    if (checked.finding !== undefined) findings.push(checked.finding);
+    if (checked.fold === undefined) continue;
+    const expected = walked.get(entry.seq);
+    const seq = entry.seq;
+    if (expected === undefined) {
+      findings.push({ seq, status: 'stale', reason: `the log does not fold up to seq ${seq} (see its problems)`, trustedByOpen: true });
+    } else if (expected !== checked.payload) {
+      const reason = 'it passes the checks an open makes, but differs from the fold of the log at its seq';
+      findings.push({ seq, status: 'corrupt', reason, trustedByOpen: true });
+    } else {
+      findings.push({ seq, status: 'valid', reason: '', trustedByOpen: true });
+    }
+  }
+  return findings;
+}
+
+/** The encoded fold a walk has at a checkpoint's seq, for verifyCheckpoints. */
+export function encodeWalkedFold(sessionId: string, fold: SurfaceFold): string {
+  return encodeFoldCheckpoint(sessionId, fold.snapshot());
+}
