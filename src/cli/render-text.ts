@@ -185,7 +185,14 @@ export function describeRange(event: LogEvent): string {
   if (!isReplaceOp(event.surfaceOp)) return '';
   const sources = event.sourceEventSeqs ?? [];
   const { startSeq, endSeq } = event.surfaceOp;
-  const range = startSeq === endSeq ? `#${startSeq}` : `#${startSeq}–#${endSeq}`;
+  // A range is named by its first and last node on the surface; when the first is an earlier
+  // replacement its seq is the higher one, which "#83–#80" would make look reversed.
+  const range =
+    startSeq === endSeq
+      ? `#${startSeq}`
+      : startSeq < endSeq
+        ? `#${startSeq}–#${endSeq}`
+        : `#${startSeq} (first on the surface) to #${endSeq}`;
   return `replaces ${range} (sources ${sources.map((seq) => `#${seq}`).join(' ')})`;
 }
 

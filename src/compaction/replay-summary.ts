@@ -27,6 +27,8 @@ import { summaryRequest } from './summarizer.js';
 
 export interface SummaryReplayResult {
   readonly compactionId: string;
+  /** Who made the call: a model summarizer, or the provider's own compaction (`native`). */
+  readonly summarizer: 'model' | 'native';
   /** The seq of the compaction/summary event. */
   readonly seq: number;
   readonly provider: string;
@@ -162,7 +164,7 @@ function shadowedNodes(chain: ChainCheck, event: LogEvent): Map<number, SurfaceN
 function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResolver, hasher: Hasher): SummaryReplayResult {
   const { event, broken } = found;
   const data = event.data as unknown as CompactionSummaryData & { maxTokens?: number };
-  const call = `the summarizer call of compaction ${data.compactionId} (event #${event.seq})`;
+  const call = `${callKind(data.summarizer)} of compaction ${data.compactionId} (event #${event.seq})`;
   if ((data as { provenance?: unknown }).provenance === 'imported') throw importedSummary(sessionId, event.seq, data);
   if (data.requestDigest === null || data.rendererVersion === null) {
     throw new ReplayError(
@@ -193,11 +195,12 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
   if (digest !== data.requestDigest) {
     throw new ReplayError(
       'digest-differs',
-      `${call}: ${recorded} does not match the rebuilt summarizer request, which hashes to ${digest.slice(0, 16)}…; the hash chain from seq 0 to ${event.seq} is intact, so the log is as it was written, and the renderer (${data.rendererVersion}) now renders it differently`,
+      `${call}: ${recorded} does not match the rebuilt request, which hashes to ${digest.slice(0, 16)}…; the hash chain from seq 0 to ${event.seq} is intact, so the log is as it was written, and the renderer (${data.rendererVersion}) now renders it differently`,
     );
   }
   return {
     compactionId: data.compactionId,
+    summarizer: data.summarizer === 'native' ? 'native' : 'model',
     seq: event.seq,
     provider: data.provider,
     model: data.model,
@@ -208,6 +211,11 @@ function rebuild(found: Found, sessionId: string, resolveRenderer: RendererResol
     messages: request.messages,
     policy: found.policy,
   };
+}
+
+/** What a compaction's recorded call is called in messages: the summarizer's, or the provider's compaction. */
+function callKind(summarizer: string | undefined): string {
+  return summarizer === 'native' ? "the provider's compaction call" : 'the summarizer call';
 }
 
 /** The recorded request rendered again: the summarizer's, or (summarizer native) the provider's compaction request. */

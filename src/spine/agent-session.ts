@@ -88,6 +88,8 @@ export class AgentSession {
   private readonly surfaceRender = new SurfaceRenderCache();
   /** The request text and digest, written in proportion to what changed since the last call. */
   private readonly requestWriter: RequestWriter;
+  /** Whether a capability runs before each step (the log flushes what it holds back first). */
+  private readonly hasBeforeStep: boolean;
 
   constructor(
     readonly log: SessionLog,
@@ -99,6 +101,7 @@ export class AgentSession {
     private readonly callIds: ToolCallIds = new ToolCallIds(),
   ) {
     this.requestWriter = new RequestWriter(log.sha256);
+    this.hasBeforeStep = settings.capabilities.some((capability) => capability.beforeStep !== undefined);
   }
 
   get sessionId(): string {
@@ -155,10 +158,13 @@ export class AgentSession {
 
   private async runTurn(content: ContentBlock[], signal: AbortSignal): Promise<TurnResult> {
     const turn = ++this.lastTurn;
-    await this.log.append([
+    // Held back: written in one commit with the turn's first model/request (or whatever the
+    // turn writes first). A crash before that commit loses the turn whole, as if it never began.
+    const [start] = await this.log.hold([
       { type: 'turn/start', data: { turn } },
       { type: 'user/message', data: { content }, surfaceOp: 'append' },
     ]);
+    const startSeq = (start as LogEvent).seq;
     let step = 0;
     let text = '';
     let end: TurnEnd;
@@ -170,8 +176,10 @@ export class AgentSession {
     } catch (error) {
       // Not a provider error: still close the turn so the log stays well-formed, then rethrow.
       // If closing fails too (a full disk), the first error is the one thrown, with that attached.
+      // A failed write takes held events back out of the log: a turn whose start went with it is not closed, and its number is free again.
       await runCleanupAfter(error, async () => {
-        await this.log.append([{ type: 'turn/end', data: { turn, reason: 'error' } }]);
+        if (this.log.nextSeq > startSeq) await this.log.append([{ type: 'turn/end', data: { turn, reason: 'error' } }]);
+        else this.lastTurn = turn - 1;
       });
       throw error;
     }
@@ -187,6 +195,8 @@ export class AgentSession {
       if (step >= this.settings.maxSteps) return new TurnEnd('max-steps');
       step++;
       const context: StepContext = { ...this.sessionContext(signal), turn, step };
+      // A capability may read the store itself: it sees the turn's start there.
+      if (this.hasBeforeStep) await this.log.flush();
       for (const capability of this.settings.capabilities) await capability.beforeStep?.(context);
 
       let result: ModelResult | undefined;
@@ -244,10 +254,17 @@ export class AgentSession {
     raw: RawAnswer | undefined,
   ): Promise<{ readonly ok: true; readonly toolCalls: ToolCall[] } | { readonly ok: false; readonly error: UnrecordedAnswerError }> {
     const toolCalls = this.callIds.assign(result.toolCalls, this.log.nextSeq);
+    const answer = assistantMessageDraft(result, toolCalls, this.settings.model.modelId);
     try {
-      await this.log.append([assistantMessageDraft(result, toolCalls, this.settings.model.modelId)]);
       if (result.warnings !== undefined && result.warnings.length > 0) {
+        await this.log.append([answer]);
         await this.log.append(result.warnings.map((warning) => modelWarningDraft(turn, step, warning)));
+      } else if (toolCalls.length === 0) {
+        // The turn's last answer: held back and written with its turn/end, in one commit, before
+        // send() returns it. Calls are written before they run, so that a tool's effects are never unlogged.
+        await this.log.hold([answer]);
+      } else {
+        await this.log.append([answer]);
       }
       return { ok: true, toolCalls };
     } catch (error) {

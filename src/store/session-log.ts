@@ -7,7 +7,7 @@ import { ConfigError, SessionExistsError, SessionNotFoundError } from '../log/er
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Sha256 } from '../log/hash.js';
-import { prepareAppend } from '../log/seal.js';
+import { type PreparedAppend, prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
 import { type CheckpointReport, NO_CHECKPOINT, restoreFromCheckpoint, writeFoldCheckpoint } from './fold-checkpoints.js';
@@ -46,6 +46,8 @@ export const DEFAULT_CHECKPOINT_EVERY = 10_000;
 export class SessionLog {
   /** Appends and catch-ups run one at a time: each is checked against the fold the last one left. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Batches `hold` applied to the fold and the store does not have yet, oldest first. */
+  private held: PreparedAppend[] = [];
 
   private constructor(
     readonly store: LogStore,
@@ -172,22 +174,59 @@ export class SessionLog {
 
   /**
    * Validates and appends `drafts` as one atomic batch. Throws a typed error, writing
-   * nothing, when any draft is refused or another writer appended first.
+   * nothing, when any draft is refused or another writer appended first. Events held back by
+   * `hold` are written first, in the same transaction.
    */
   append(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
     return this.exclusive(() => this.appendNow(drafts));
   }
 
+  /**
+   * Validates `drafts` and applies them to the fold now, as `append` does, but does not write
+   * them: the next `append` (or `flush`) writes them together with its own events, in one
+   * transaction, so that one commit serves both. Until then the store does not have them (the
+   * fold, `nextSeq` and `readEvent` do), and they are observed only once written. If that
+   * write fails, they are taken back out of the fold with the batch that failed. A crash
+   * before it loses them: hold only what may be lost with what follows it (the spine holds a
+   * turn's start until its first model/request, and a final answer until its turn/end).
+   */
+  hold(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
+    return this.exclusive(async () => {
+      const prepared = prepareAppend(this.fold, drafts, this.now, this.sha256.hex);
+      if (prepared.events.length > 0) this.held.push(prepared);
+      return prepared.events;
+    });
+  }
+
+  /** The number of events held back by `hold`, not written yet. */
+  get heldEvents(): number {
+    let count = 0;
+    for (const batch of this.held) count += batch.events.length;
+    return count;
+  }
+
+  /** Writes the events held back by `hold`, if any, in one transaction. */
+  async flush(): Promise<void> {
+    await this.exclusive(async () => {
+      if (this.held.length > 0) await this.appendNow([]);
+    });
+  }
+
   private async appendNow(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
-    const expectedSeq = this.fold.nextSeq;
+    const held = this.held;
+    const expectedSeq = held[0]?.events[0]?.seq ?? this.fold.nextSeq;
+    // Refused drafts leave the held events held: they are still the fold's, and still to be written.
     const prepared = prepareAppend(this.fold, drafts, this.now, this.sha256.hex);
+    this.held = [];
+    const events = held.length === 0 ? prepared.events : [...held.flatMap((batch) => batch.events), ...prepared.events];
     try {
-      await this.store.append(this.sessionId, prepared.events, { expectedSeq });
+      await this.store.append(this.sessionId, events, { expectedSeq });
     } catch (error) {
       prepared.rollback();
+      for (let index = held.length - 1; index >= 0; index--) (held[index] as PreparedAppend).rollback();
       throw error;
     }
-    if (this.observe !== undefined) for (const event of prepared.events) this.observe(event);
+    if (this.observe !== undefined) for (const event of events) this.observe(event);
     await this.checkpointIfDue();
     return prepared.events;
   }
@@ -198,6 +237,8 @@ export class SessionLog {
   }
 
   private async catchUpNow(toSeq?: number): Promise<number> {
+    // What this log holds back goes first: the store's events since are read after it.
+    if (this.held.length > 0) await this.appendNow([]);
     const before = this.fold.nextSeq;
     const range = toSeq === undefined ? { fromSeq: before } : { fromSeq: before, toSeq };
     for await (const page of this.store.read(this.sessionId, range)) {
@@ -215,7 +256,12 @@ export class SessionLog {
     return run;
   }
 
+  /** The event at `seq`, from the store, or from the events held back by `hold`. */
   readEvent(seq: number): Promise<LogEvent> {
+    for (const batch of this.held) {
+      const first = (batch.events[0] as LogEvent).seq;
+      if (seq >= first && seq < first + batch.events.length) return Promise.resolve(batch.events[seq - first] as LogEvent);
+    }
     return this.store.readEvent(this.sessionId, seq);
   }
 }

@@ -252,6 +252,9 @@ describe('compact --strategy native', () => {
       const replayed = JSON.parse(call.stdout);
       expect(replayed).toMatchObject({ verified: true, provider: 'openai-responses', model: 'gpt-5.4' });
       expect(replayed.request).toEqual(JSON.parse(server.requests[0]?.body ?? '{}'));
+      expect(replayed.summarizer).toBe('native');
+      const described = await demo(['replay', 'demo', '--compaction', outcome.compactionId]);
+      expect(described.stdout).toMatch(/^the provider's compaction call of compaction \S+ \(event #\d+\): openai-responses\/gpt-5\.4/);
     });
 
     it('native through Anthropic fails naming its smallest trigger and sends nothing; a provider without a compaction is refused, nothing written', async () => {

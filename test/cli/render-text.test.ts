@@ -3,7 +3,7 @@
 // answer that could not be recorded as a message.
 
 import { describe, expect, it } from 'vitest';
-import { renderLogOnlyEvent, renderMessage } from '../../src/cli/render-text.js';
+import { describeRange, renderLogOnlyEvent, renderMessage } from '../../src/cli/render-text.js';
 import type { LogEvent } from '../../src/log/event.js';
 import type { SessionSeq } from '../../src/log/seq.js';
 
@@ -78,5 +78,24 @@ describe('rendering a prune', () => {
       '#7 ── pruned tool result #5: 4000 → 1200 characters (900 → 300 tokens); before its first send: the model never saw it whole',
     );
     expect(prune({})).toBe('#7 ── pruned tool result #5: 4000 → 1200 characters (900 → 300 tokens)');
+  });
+});
+
+describe('naming the range a replacement shadows', () => {
+  const replacement = (startSeq: number, endSeq: number, sources: number[]): LogEvent => ({
+    ...event('user/message', { content: [{ type: 'text', text: 'summary' }] }),
+    surfaceOp: { op: 'replace', startSeq: startSeq as SessionSeq, endSeq: endSeq as SessionSeq },
+    sourceEventSeqs: sources as SessionSeq[],
+  });
+
+  it('names a range whose first node is an earlier replacement without making it look reversed', () => {
+    expect(describeRange(replacement(83, 80, [78, 79, 80, 83]))).toBe(
+      'replaces #83 (first on the surface) to #80 (sources #78 #79 #80 #83)',
+    );
+  });
+
+  it('names an ordinary range and a single node by their seqs', () => {
+    expect(describeRange(replacement(3, 5, [3, 4, 5]))).toBe('replaces #3–#5 (sources #3 #4 #5)');
+    expect(describeRange(replacement(4, 4, [4]))).toBe('replaces #4 (sources #4)');
   });
 });

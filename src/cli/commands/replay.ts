@@ -65,7 +65,10 @@ function writeWire(context: CommandContext, result: ReplayResult | SummaryReplay
 }
 
 export function describeReplay(result: ReplayResult | SummaryReplayResult, maxChars: number): string {
-  const call = 'turn' in result ? `turn ${result.turn}, step ${result.step}` : `the summarizer call of compaction ${result.compactionId}`;
+  const call =
+    'turn' in result
+      ? `turn ${result.turn}, step ${result.step}`
+      : `${result.summarizer === 'native' ? "the provider's compaction call" : 'the summarizer call'} of compaction ${result.compactionId}`;
   const provenance = 'provenance' in result ? result.provenance : undefined;
   const renderer = result.rendererVersion === null ? '' : `, renderer ${result.rendererVersion}`;
   const chain = `the hash chain from seq 0 to #${result.seq} is intact`;
