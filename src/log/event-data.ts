@@ -37,8 +37,8 @@ export type CoreEventType = keyof CoreEventData;
 
 /**
  * The data dataOf validated. Only dataOf adds to it, on a first access: a WeakSet entry for every
- * event a fold applies cost the garbage collector a third of the time of sealing a batch of
- * drafts, and most events (model requests, turn markers) are never read through dataOf again.
+ * event a fold applies cost the garbage collector a large share of sealing a batch of drafts,
+ * and most events (model requests, turn markers) are never read through dataOf again.
  */
 const validated = new WeakSet<object>();
 
