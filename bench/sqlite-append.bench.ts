@@ -269,7 +269,7 @@ async function run(context: BenchContext): Promise<BenchReport> {
         `Throughput vs bare = bare time / variant time for the same number of events; the target is ≥ ${TARGET_RATIO} (informational, not a pass/fail).`,
         'Only the append call is timed; generating and pre-sealing the next events is not. The bare loop serializes each event with JSON.stringify inside the timed part; the store writes the canonical body remembered when the event was sealed (canonicalEventJson), so it serializes nothing there. An event the store did not see sealed or imported (one parsed elsewhere) costs a canonicalJson, as in the second diagnostic row.',
         'SessionLog.append seals with the node:crypto SHA-256, writing each event’s canonical JSON once (the hashed envelope and the stored body are assembled from it), then checks it against the fold.',
-        'The bare table has the store’s events table shape (WITHOUT ROWID, primary key (session_id, seq)) but none of its triggers.',
+        'The bare table has the store’s events table shape (WITHOUT ROWID, primary key (session_id, seq)) but none of its triggers. Both run one prepared INSERT per row inside the transaction (the better-sqlite3 idiom for a bulk insert).',
         'The two diagnostic rows change one thing each in the bare loop, to show where a gap comes from: the store’s own table with its triggers (the events_next_seq check runs a lookup per row), and canonicalJson in place of JSON.stringify (what the store would pay without the remembered body).',
         `Counts are calibrated so that the bare loop takes about ${formatMs(plan.targetMs)} per measurement; the variants take turns one operation at a time, each in its own file under ${directory.path}.`,
       ],

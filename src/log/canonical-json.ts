@@ -49,6 +49,10 @@ function sortedCopy(value: unknown, depth: number): unknown {
         const items: unknown[] = new Array(value.length);
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];
+          if (typeof item === 'string') {
+            items[i] = item;
+            continue;
+          }
           if (item === undefined) return NOT_COPIED;
           const copied = sortedCopy(item, depth + 1);
           if (copied === NOT_COPIED) return NOT_COPIED;
@@ -59,12 +63,23 @@ function sortedCopy(value: unknown, depth: number): unknown {
       const prototype = Object.getPrototypeOf(value);
       if (prototype !== Object.prototype && prototype !== null) return NOT_COPIED;
       const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
+      const keys = Object.keys(record);
+      // Objects often hold their keys in order already; sort only those that do not.
+      for (let i = 1; i < keys.length; i++) {
+        if ((keys[i - 1] as string) > (keys[i] as string)) {
+          keys.sort();
+          break;
+        }
+      }
       const copy: Record<string, unknown> = {};
       for (const key of keys) {
         const item = record[key];
         if (item === undefined) continue;
         if (key === '__proto__' || isIndexLike(key)) return NOT_COPIED;
+        if (typeof item === 'string') {
+          copy[key] = item;
+          continue;
+        }
         const copied = sortedCopy(item, depth + 1);
         if (copied === NOT_COPIED) return NOT_COPIED;
         copy[key] = copied;

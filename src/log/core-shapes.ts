@@ -124,11 +124,12 @@ function contentBlock(version: FormatVersion): Checker {
 }
 
 /** Usage counts; the parts must fit in the wholes (an importer that took a provider's uncached input for the whole input is caught here). */
+const usageCounts = objectWith(
+  { inputTokens: isCount, outputTokens: isCount },
+  { cacheReadTokens: isCount, cacheWriteTokens: isCount, reasoningTokens: isCount },
+);
 const usage: Checker = (value, field, seq) => {
-  objectWith(
-    { inputTokens: isCount, outputTokens: isCount },
-    { cacheReadTokens: isCount, cacheWriteTokens: isCount, reasoningTokens: isCount },
-  )(value, field, seq);
+  usageCounts(value, field, seq);
   const counts = value as Record<string, number | undefined>;
   const cached = (counts.cacheReadTokens ?? 0) + (counts.cacheWriteTokens ?? 0);
   if (cached > (counts.inputTokens as number)) {
@@ -162,8 +163,9 @@ const surfaceSplice: Checker = (value, field, seq) => {
 };
 const surfaceChange = objectWith({ base: isSeq, length: isCount, splices: arrayOf(surfaceSplice) });
 
+const requestBodyFields = objectWith({ encoding: oneOf(['utf-8', 'base64']), text: isString });
 const requestBody: Checker = (value, field, seq) => {
-  objectWith({ encoding: oneOf(['utf-8', 'base64']), text: isString })(value, field, seq);
+  requestBodyFields(value, field, seq);
   const body = value as { encoding: string; text: string };
   if (body.encoding === 'base64') base64(body.text, `${field}.text`, seq);
 };
@@ -179,8 +181,27 @@ const modelRequestV1 = objectWith(
   { contextWindow: isPositiveInteger, provenance: formatTwoOnly, requestBody: formatTwoOnly },
 );
 
+const modelRequestV2Common = objectWith(requestCommon, {
+  provenance: oneOf(['imported', 'proxied']),
+  surfaceSeqs: arrayOf(isSeq),
+  surfaceChange,
+});
+const importedRequest = objectWith(
+  {},
+  {
+    ...optionalRequest,
+    requestDigest: absent('an imported call was not sent by shadowlog: no bytes to digest'),
+    requestBody: absent('only a proxied call stores its body'),
+  },
+);
+const proxiedRequest = objectWith({ requestDigest: digest, requestBody }, optionalRequest);
+const shadowlogRequest = objectWith(sentRequest, {
+  contextWindow: isPositiveInteger,
+  requestBody: absent('only a proxied call stores its body'),
+});
+
 const modelRequestV2: Checker = (value, field, seq) => {
-  objectWith(requestCommon, { provenance: oneOf(['imported', 'proxied']), surfaceSeqs: arrayOf(isSeq), surfaceChange })(value, field, seq);
+  modelRequestV2Common(value, field, seq);
   const data = value as Record<string, unknown>;
   if ((data.surfaceSeqs === undefined) === (data.surfaceChange === undefined)) {
     fail(
@@ -192,24 +213,13 @@ const modelRequestV2: Checker = (value, field, seq) => {
   }
   switch (data.provenance) {
     case 'imported':
-      objectWith(
-        {},
-        {
-          ...optionalRequest,
-          requestDigest: absent('an imported call was not sent by shadowlog: no bytes to digest'),
-          requestBody: absent('only a proxied call stores its body'),
-        },
-      )(value, field, seq);
+      importedRequest(value, field, seq);
       return;
     case 'proxied':
-      objectWith({ requestDigest: digest, requestBody }, optionalRequest)(value, field, seq);
+      proxiedRequest(value, field, seq);
       return;
     default:
-      objectWith(sentRequest, { contextWindow: isPositiveInteger, requestBody: absent('only a proxied call stores its body') })(
-        value,
-        field,
-        seq,
-      );
+      shadowlogRequest(value, field, seq);
   }
 };
 
@@ -219,12 +229,13 @@ const turnEndReason: Checker = (value, field, seq) => {
   }
 };
 
+const errorMessage = objectWith({ message: isString });
 const toolError =
   (version: FormatVersion): Checker =>
   (value, field, seq) => {
     if (version === 2 && value === true) return;
     if (version === 2 && !isPlainObject(value)) fail(field, 'true, or {message}; leave it out when the result is not an error', value, seq);
-    objectWith({ message: isString })(value, field, seq);
+    errorMessage(value, field, seq);
   };
 
 function shapes(version: FormatVersion): Record<string, Checker> {

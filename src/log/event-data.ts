@@ -35,22 +35,37 @@ export interface CoreEventData {
 }
 export type CoreEventType = keyof CoreEventData;
 
+/**
+ * The data dataOf validated. Only dataOf adds to it, on a first access: a WeakSet entry for every
+ * event a fold applies cost the garbage collector a large share of sealing a batch of drafts,
+ * and most events (model requests, turn markers) are never read through dataOf again.
+ */
 const validated = new WeakSet<object>();
 
-/** Validates the data of a core event in a format version and remembers that it did. */
+/** Validates the data of a core event in a format version. */
 export function validateCoreData(type: string, data: unknown, seq: number | undefined, version: FormatVersion): void {
   const check = coreShapeOf(type, version);
   if (check === undefined) return;
   check(data, 'data', seq);
-  if (typeof data === 'object' && data !== null) validated.add(data);
 }
 
+type TypedEvent = { readonly type: string; readonly data: object; readonly seq?: number };
+
 /** The data of `event`, typed; throws InvalidEventError when the event is of another type or its data has the wrong shape. */
-export function dataOf<T extends CoreEventType>(
-  event: { readonly type: string; readonly data: object; readonly seq?: number },
-  type: T,
-): CoreEventData[T] {
+export function dataOf<T extends CoreEventType>(event: TypedEvent, type: T): CoreEventData[T] {
   if (event.type !== type) throw new InvalidEventError('type', type, JSON.stringify(event.type), event.seq);
-  if (!validated.has(event.data)) validateCoreData(type, event.data, event.seq, 2);
+  if (!validated.has(event.data)) {
+    validateCoreData(type, event.data, event.seq, 2);
+    validated.add(event.data);
+  }
+  return event.data as unknown as CoreEventData[T];
+}
+
+/**
+ * dataOf for the fold and its rules, on an event the fold has applied or is applying: its data
+ * was validated then, in the session's format version, so it is not checked again.
+ */
+export function appliedDataOf<T extends CoreEventType>(event: TypedEvent, type: T): CoreEventData[T] {
+  if (event.type !== type) throw new InvalidEventError('type', type, JSON.stringify(event.type), event.seq);
   return event.data as unknown as CoreEventData[T];
 }

@@ -39,12 +39,18 @@ export function canonicalEventJson(event: LogEvent): string {
   return (event as WithBody)[BODY] ?? canonicalJson(event);
 }
 
-/** Seals `unsealed`, whose object fields were written as `parts`: takes the hash and remembers the body. */
+/**
+ * Seals `unsealed`, whose object fields were written as `parts`: takes the hash and remembers the
+ * body. The object becomes the event (its hash added last, as a spread would place it), so it
+ * must be the caller's own, fresh one.
+ */
 export function sealEvent(unsealed: UnsealedEvent, parts: EventJsonParts, prevHash: string, hasher: Hasher): LogEvent {
   const tail = envelopeTail(unsealed, parts);
   const hash = hasher(`${prevHash}{"data":${parts.data}${tail}`);
-  const event: LogEvent = { ...unsealed, hash };
-  remember(event, `{"data":${parts.data},"hash":${JSON.stringify(hash)}${tail}`);
+  const event = unsealed as UnsealedEvent & { hash: string };
+  event.hash = hash;
+  // A hex digest needs no escaping.
+  remember(event, `{"data":${parts.data},"hash":"${hash}"${tail}`);
   return event;
 }
 

@@ -3,7 +3,7 @@
 
 import { SurfaceOpError } from './errors.js';
 import type { LogEvent, SurfaceType } from './event.js';
-import { dataOf } from './event-data.js';
+import { appliedDataOf } from './event-data.js';
 import type { SurfaceNode } from './surface-fold.js';
 
 /** Where the current surface holds each tool call and its result. */
@@ -36,8 +36,12 @@ export function checkReplacementRules(
     return;
   }
   if (type === 'tool/result') {
-    const callId = dataOf(event, 'tool/result').callId;
-    if (shadowed.length !== 1 || firstShadowed.type !== 'tool/result' || dataOf(firstShadowed.event, 'tool/result').callId !== callId) {
+    const callId = appliedDataOf(event, 'tool/result').callId;
+    if (
+      shadowed.length !== 1 ||
+      firstShadowed.type !== 'tool/result' ||
+      appliedDataOf(firstShadowed.event, 'tool/result').callId !== callId
+    ) {
       throw new SurfaceOpError(
         'tool-result-replacement',
         seq,
@@ -46,7 +50,7 @@ export function checkReplacementRules(
     }
     return;
   }
-  if (type === 'assistant/message' && dataOf(event, 'assistant/message').toolCalls.length > 0) {
+  if (type === 'assistant/message' && appliedDataOf(event, 'assistant/message').toolCalls.length > 0) {
     throw new SurfaceOpError(
       'splits-tool-pair',
       seq,
@@ -56,7 +60,7 @@ export function checkReplacementRules(
   const inRange = new Set<SurfaceNode>(shadowed);
   for (const node of shadowed) {
     if (node.type === 'assistant/message') {
-      for (const call of dataOf(node.event, 'assistant/message').toolCalls) {
+      for (const call of appliedDataOf(node.event, 'assistant/message').toolCalls) {
         const result = partners.resultOf(call.callId);
         if (result !== undefined && !inRange.has(result)) {
           throw new SurfaceOpError(
@@ -67,7 +71,7 @@ export function checkReplacementRules(
         }
       }
     } else if (node.type === 'tool/result') {
-      const callNode = partners.callOf(dataOf(node.event, 'tool/result').callId);
+      const callNode = partners.callOf(appliedDataOf(node.event, 'tool/result').callId);
       if (callNode !== undefined && !inRange.has(callNode)) {
         throw new SurfaceOpError(
           'splits-tool-pair',

@@ -4,7 +4,7 @@
 
 import { InvalidEventError } from './errors.js';
 import type { LogEvent, ModelRequestData } from './event.js';
-import { dataOf } from './event-data.js';
+import { appliedDataOf, dataOf } from './event-data.js';
 import type { RequestState } from './fold-state.js';
 import { applySurfaceChange, type RequestSurfaceList } from './surface-change.js';
 
@@ -74,7 +74,7 @@ export class RequestSurfaces {
 
   /** Checks the model/request `event` against `surface` (the nodes where it stands); returns the undo. */
   apply(event: LogEvent, surface: Iterable<{ readonly seq: number }>): () => void {
-    const data = dataOf(event, 'model/request');
+    const data = appliedDataOf(event, 'model/request');
     const previous = this.latest;
     const previousAppended = this.appended;
     const previousOwned = this.owned;

@@ -41,23 +41,40 @@ export function oneOf(values: readonly string[]): Checker {
   };
 }
 
+// The checkers below check each part under a placeholder name and build the part's own name
+// (`field[3]`, `field.key`) only when the check fails, checking it again under that name: a
+// valid event, the common case, costs no string per item. Checkers are pure, so the second check
+// fails as the first did; should it not, the first error is thrown.
+
+/** Runs `check` on the part `part` of `field` (an index or a key), naming it only to report a failure. */
+function checkPart(check: Checker, value: unknown, field: string, part: number | string, seq: number | undefined): void {
+  try {
+    check(value, field, seq);
+  } catch (error) {
+    check(value, typeof part === 'number' ? `${field}[${part}]` : `${field}.${part}`, seq);
+    throw error;
+  }
+}
+
 export function arrayOf(item: Checker): Checker {
   return (value, field, seq) => {
     if (!Array.isArray(value)) fail(field, 'an array', value, seq);
-    for (let index = 0; index < value.length; index++) item(value[index], `${field}[${index}]`, seq);
+    for (let index = 0; index < value.length; index++) checkPart(item, value[index], field, index, seq);
   };
 }
 
 /** Required and optional fields; fields not named are kept and ignored (SPEC §2). */
 export function objectWith(required: Record<string, Checker>, optional: Record<string, Checker> = {}): Checker {
+  const requiredFields = Object.entries(required);
+  const optionalFields = Object.entries(optional);
   return (value, field, seq) => {
     if (!isPlainObject(value)) fail(field, 'an object', value, seq);
-    for (const [key, check] of Object.entries(required)) {
+    for (const [key, check] of requiredFields) {
       if (!(key in value)) fail(`${field}.${key}`, 'present', undefined, seq);
-      check(value[key], `${field}.${key}`, seq);
+      checkPart(check, value[key], field, key, seq);
     }
-    for (const [key, check] of Object.entries(optional)) {
-      if (value[key] !== undefined) check(value[key], `${field}.${key}`, seq);
+    for (const [key, check] of optionalFields) {
+      if (value[key] !== undefined) checkPart(check, value[key], field, key, seq);
     }
   };
 }

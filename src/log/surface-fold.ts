@@ -5,7 +5,7 @@
 import { formatVersionOf, isCoreType } from './core-shapes.js';
 import { CorruptLogError, FoldStateError, InvalidEventError, SurfaceOpError, UnknownEventTypeError } from './errors.js';
 import { FORMAT_VERSION, type FormatVersion, isSurfaceType, type LogEvent, type ModelRequestData, type SurfaceType } from './event.js';
-import { dataOf } from './event-data.js';
+import { appliedDataOf } from './event-data.js';
 import { EventTypeRegistry } from './event-types.js';
 import type { FoldState } from './fold-state.js';
 import { checkForeignEvent, isForeignType } from './foreign-event.js';
@@ -254,6 +254,8 @@ export class SurfaceFold {
       const event = eventAt(seq);
       const type = event.type;
       if (event.seq !== seq || !isSurfaceType(type)) throw new FoldStateError(`surface node ${seq} is event ${event.seq}, a ${type}`);
+      // The fold reads its nodes' data unchecked (appliedDataOf): a node read back is checked as apply checks it.
+      fold.registry.validateData(type, event.data, seq, state.formatVersion);
       const sourceEventSeqs = isReplaceOp(event.surfaceOp) ? (event.sourceEventSeqs ?? NO_SEQS) : NO_SEQS;
       const node: LinkedNode = {
         seq: seq as SessionSeq,
@@ -312,7 +314,7 @@ export class SurfaceFold {
     else this.last.next = node;
     this.last = node;
     this.bySeq.set(seq, node);
-    const result = type === 'tool/result' ? this.calls.get(dataOf(event, 'tool/result').callId) : undefined;
+    const result = type === 'tool/result' ? this.calls.get(appliedDataOf(event, 'tool/result').callId) : undefined;
     if (result !== undefined) result.resultNode = node;
     for (const callId of newCalls) this.calls.set(callId, { callNode: node, resultNode: undefined });
     return () => {
@@ -328,7 +330,7 @@ export class SurfaceFold {
   /** The tool calls an appended node opens; throws when it breaks a call/result pair. */
   private checkToolPairingOfAppend(node: LinkedNode): string[] {
     if (node.type === 'tool/result') {
-      const callId = dataOf(node.event, 'tool/result').callId;
+      const callId = appliedDataOf(node.event, 'tool/result').callId;
       const state = this.calls.get(callId);
       if (state === undefined) {
         throw new SurfaceOpError(
@@ -351,7 +353,7 @@ export class SurfaceFold {
   }
 
   private checkNewCallIds(node: LinkedNode): string[] {
-    const callIds = dataOf(node.event, 'assistant/message').toolCalls.map((call) => call.callId);
+    const callIds = appliedDataOf(node.event, 'assistant/message').toolCalls.map((call) => call.callId);
     const seen = new Set<string>();
     for (const callId of callIds) {
       if (seen.has(callId) || this.calls.has(callId)) {
@@ -415,12 +417,12 @@ export class SurfaceFold {
     const removedCalls: Array<[string, ToolCallState]> = [];
     let redirected: ToolCallState | undefined;
     if (type === 'tool/result') {
-      redirected = this.calls.get(dataOf(event, 'tool/result').callId);
+      redirected = this.calls.get(appliedDataOf(event, 'tool/result').callId);
       if (redirected !== undefined) redirected.resultNode = replacement;
     } else {
       for (const node of shadowed) {
         if (node.type !== 'assistant/message') continue;
-        for (const call of dataOf(node.event, 'assistant/message').toolCalls) {
+        for (const call of appliedDataOf(node.event, 'assistant/message').toolCalls) {
           const state = this.calls.get(call.callId);
           if (state !== undefined && state.callNode === node) {
             removedCalls.push([call.callId, state]);
@@ -446,7 +448,7 @@ export class SurfaceFold {
 /** The format version a session/start names: validated first, so that a newer version is refused before anything else is read. */
 function formatVersionOfStart(registry: EventTypeRegistry, event: LogEvent): FormatVersion {
   registry.validateData('session/start', event.data, 0, FORMAT_VERSION);
-  return formatVersionOf(dataOf(event, 'session/start'));
+  return formatVersionOf(appliedDataOf(event, 'session/start'));
 }
 
 /** The first `length` bytes of `bits`, zero-filled past its end. */

@@ -154,10 +154,12 @@ export class SessionLog {
     return entry;
   }
 
-  /** After an append: a checkpoint when enough events have landed since the last. Its failure fails no append; it is kept in checkpointWriteError. */
-  private async checkpointIfDue(): Promise<void> {
-    if (this.checkpointEvery === 0 || this.fold.nextSeq - this.lastCheckpointSeq < this.checkpointEvery || !hasCheckpoints(this.store))
+  /** After an append that made a checkpoint due. Its failure fails no append; it is kept in checkpointWriteError. */
+  private async checkpointAfterAppend(): Promise<void> {
+    if (!hasCheckpoints(this.store)) {
+      this.lastCheckpointSeq = this.fold.nextSeq;
       return;
+    }
     try {
       await this.writeCheckpointNow();
       this.writeError = undefined;
@@ -227,7 +229,9 @@ export class SessionLog {
       throw error;
     }
     if (this.observe !== undefined) for (const event of events) this.observe(event);
-    await this.checkpointIfDue();
+    // Checked here, so that an append with no checkpoint due pays nothing for them.
+    if (this.checkpointEvery !== 0 && this.fold.nextSeq - this.lastCheckpointSeq >= this.checkpointEvery)
+      await this.checkpointAfterAppend();
     return prepared.events;
   }
 

@@ -25,7 +25,7 @@ import {
 import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract, type StoredRow } from '../contract/log-store-contract.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
-import { sampleDrafts, sealLog } from '../support/events.js';
+import { drafts, sampleDrafts, sealLog } from '../support/events.js';
 
 const CHILD_TIMEOUT_MS = 20_000;
 
@@ -240,6 +240,30 @@ describe('SqliteLogStore', () => {
     }
     expect(await readAll(store, 's1')).toEqual(events);
     expect((await store.listSessions()).map((session) => session.id)).toEqual(['s1']);
+  });
+
+  it('holds every row of a long batch and of a raw multi-row insert to the next seq, in the database', async () => {
+    const store = await open();
+    const long = sealLog([
+      ...sampleDrafts(),
+      ...Array.from({ length: 27 - sampleDrafts().length }, (_, index) => drafts.user(`more ${index}`)),
+    ]);
+    expect(long).toHaveLength(27);
+    await store.append('s1', long.slice(0, 2), { expectedSeq: 0 });
+    await store.append('s1', long.slice(2), { expectedSeq: 2 });
+    expect(await readAll(store, 's1')).toEqual(long);
+    // Raw multi-row inserts: a hole in the middle and a start past the head are refused whole.
+    const db = raw();
+    const zeros = '0'.repeat(64);
+    const rows = (seqs: number[]) => seqs.map((seq) => `('s1', ${seq}, 'user/message', '${zeros}', '{}')`).join(', ');
+    for (const seqs of [
+      [27, 28, 30, 31],
+      [28, 29, 30],
+    ]) {
+      const sql = `INSERT INTO events VALUES ${rows(seqs)}`;
+      expect(() => db.prepare(sql).run(), sql).toThrow(/shadowlog: .*next seq/);
+    }
+    expect(await readAll(store, 's1')).toEqual(long);
   });
 });
 
