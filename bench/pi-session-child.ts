@@ -59,7 +59,7 @@ export interface ChildResult {
  * answers at once: the benchmark times the session's bookkeeping, not a network. The answer's
  * usage is what a server would report, so nothing compacts or warns.
  */
-function instantAnthropic(): LanguageModel {
+export function instantAnthropic(): LanguageModel {
   const renderer = createAnthropicMessagesModel({
     model: 'claude-sonnet-4-5',
     apiKey: 'unused',
