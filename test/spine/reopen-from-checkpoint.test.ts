@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { createCompaction } from '../../src/compaction/compaction-capability.js';
 import { COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../../src/compaction/event-types.js';
 import { createToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
+import { FoldStateError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
 import type { SurfaceFold } from '../../src/log/surface-fold.js';
 import { verifyLog } from '../../src/log/verify.js';
@@ -22,6 +23,7 @@ import type { Capability } from '../../src/spine/capability.js';
 import { createHarness } from '../../src/spine/harness.js';
 import { SessionObserver } from '../../src/spine/session-observer.js';
 import { defineTool } from '../../src/spine/tool.js';
+import { ToolCallIds } from '../../src/spine/tool-call-ids.js';
 import { copySessions } from '../../src/store/copy-sessions.js';
 import { encodeWalkedFold, verifyCheckpoints } from '../../src/store/fold-checkpoints.js';
 import { nodeSha256 } from '../../src/store/node-sha256.js';
@@ -297,5 +299,35 @@ describe('checkpoints the harness cannot continue from', () => {
     const head = await store.head(ID);
     const findings = await verifyCheckpoints(store, ID, entries, walked, { registry, sha256: nodeSha256, nextSeq: head?.nextSeq ?? 0 });
     expect(findings.map((finding) => finding.status)).toEqual(['valid']);
+  });
+});
+
+describe('the tool-call ids a checkpoint keeps', () => {
+  const answer = (seq: number, ids: string[]): LogEvent =>
+    ({
+      seq,
+      type: 'assistant/message',
+      data: { content: [], model: 'scripted', toolCalls: ids.map((callId) => ({ callId, name: 'read', arguments: {} })) },
+    }) as unknown as LogEvent;
+
+  it('restores to the same ids a walk notes, and saves them once each, in ascending order', () => {
+    const walked = new ToolCallIds();
+    const events = [answer(1, ['call_0', 'toolu_b']), answer(2, ['call_0', 'toolu_a']), answer(3, ['x', 'call_0'])];
+    for (const event of events) walked.observe(event);
+    const halfway = new ToolCallIds();
+    for (const event of events.slice(0, 2)) halfway.observe(event);
+    const restored = ToolCallIds.restore(halfway.save());
+    restored.observe(events[2] as LogEvent);
+    expect(restored.save()).toEqual(walked.save());
+    expect(walked.save()).toEqual(['call_0', 'toolu_a', 'toolu_b', 'x']);
+    const calls = [{ callId: 'toolu_a', name: 'read', arguments: {} }];
+    expect(restored.assign(calls, 9)).toEqual(walked.assign(calls, 9));
+    expect(restored.assign(calls, 9)[0]?.callId).toBe('shadowlog-call-9-1');
+  });
+
+  it('refuses a list that is not strictly ascending strings, with a typed error', () => {
+    for (const bad of [['b', 'a'], ['a', 'a'], ['a', 1], 'a']) {
+      expect(() => ToolCallIds.restore(bad)).toThrow(FoldStateError);
+    }
   });
 });
