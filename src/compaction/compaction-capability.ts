@@ -11,7 +11,14 @@ import { type MeterAnchor, SurfaceMeter } from '../meter/measure.js';
 import type { TokenEstimator } from '../meter/token-estimator.js';
 import type { LanguageModel } from '../providers/language-model.js';
 import type { AgentSession } from '../spine/agent-session.js';
-import type { Capability, MountContext, RequestErrorContext, SessionContext, StepContext } from '../spine/capability.js';
+import type {
+  Capability,
+  MountContext,
+  ObservedCapabilityState,
+  RequestErrorContext,
+  SessionContext,
+  StepContext,
+} from '../spine/capability.js';
 import type { SessionLog } from '../store/session-log.js';
 import {
   COMPACTION_EVENT_TYPES,
@@ -124,6 +131,15 @@ export class CompactionCapability implements Capability {
   observe(sessionId: string, event: LogEvent): void {
     this.state(sessionId).observe(event);
   }
+
+  /** The state observe keeps per session, saved in fold checkpoints so that a reopen reads only the events after one. */
+  readonly observedState: ObservedCapabilityState = {
+    version: '1',
+    save: (sessionId) => this.state(sessionId).save(),
+    restore: (sessionId, saved) => {
+      this.sessions.set(sessionId, CompactionSessionState.restore(saved));
+    },
+  };
 
   async beforeStep(context: StepContext): Promise<void> {
     if (!this.config.auto) return;

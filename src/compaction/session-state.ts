@@ -3,7 +3,8 @@
 // and the latest model call that reported its input tokens, and the surfaces they were sent),
 // and the prices recorded for nodes shadowed since the latest anchor or out of a first one.
 
-import type { LogEvent } from '../log/event.js';
+import { FoldStateError } from '../log/errors.js';
+import type { JsonObject, JsonValue, LogEvent } from '../log/event.js';
 import { isSurfaceType } from '../log/event.js';
 import { RequestSurfaceDecoder } from '../log/request-surface.js';
 import {
@@ -111,6 +112,58 @@ export class CompactionSessionState {
     }
   }
 
+  /** Everything above as JSON, for a fold checkpoint (Capability.observedState); maps as lists of entries, in their order. */
+  save(): JsonValue {
+    const latest = this.requests.latest;
+    return {
+      openCompactions: [...this.openCompactions],
+      anchor: this.anchor === undefined ? null : anchorJson(this.anchor),
+      firstAnchors: [...this.firstAnchors].map(([key, anchor]) => [key, anchorJson(anchor)]),
+      shadowedPrices: [...this.shadowedPrices],
+      firstAnchorPrices: [...this.firstAnchorPrices],
+      firstAnchorSeqs: [...this.firstAnchorSeqs],
+      surfaceAppends: this.surfaceAppends,
+      policy: this.policy === undefined ? null : { seq: this.policy.seq, data: this.policy.data as unknown as JsonValue },
+      pendingRequest: this.pendingRequest === undefined ? null : pendingJson(this.pendingRequest),
+      latestRequest: latest === undefined ? null : { seq: latest.seq, seqs: [...latest.seqs] },
+    };
+  }
+
+  /** The state a `save` returned; throws FoldStateError when `saved` is not one. */
+  static restore(saved: JsonValue): CompactionSessionState {
+    const body = objectOf(saved, 'the compaction state');
+    const state = new CompactionSessionState();
+    for (const [id, seq] of entries(body.openCompactions, 'openCompactions', isString, isCount)) state.openCompactions.set(id, seq);
+    state.anchor = body.anchor === null ? undefined : anchorOf(body.anchor, 'anchor');
+    for (const [key, anchor] of entries(body.firstAnchors, 'firstAnchors', isString, isPresent))
+      state.firstAnchors.set(key, anchorOf(anchor, 'firstAnchors'));
+    for (const [seq, price] of entries(body.shadowedPrices, 'shadowedPrices', isCount, isNumber)) state.shadowedPrices.set(seq, price);
+    for (const [seq, price] of entries(body.firstAnchorPrices, 'firstAnchorPrices', isCount, isNumber))
+      state.firstAnchorPrices.set(seq, price);
+    for (const seq of seqsOf(body.firstAnchorSeqs, 'firstAnchorSeqs')) state.firstAnchorSeqs.add(seq);
+    if (!isCount(body.surfaceAppends)) throw new FoldStateError('the compaction state has no count of surface appends');
+    state.surfaceAppends = body.surfaceAppends;
+    if (body.policy !== null) {
+      const policy = objectOf(body.policy, 'policy');
+      if (!isCount(policy.seq)) throw new FoldStateError('the compaction state names its policy by no seq');
+      state.policy = { seq: policy.seq, data: objectOf(policy.data, 'policy.data') as unknown as CompactionPolicyData };
+    }
+    if (body.pendingRequest !== null) {
+      const pending = objectOf(body.pendingRequest, 'pendingRequest');
+      state.pendingRequest = {
+        surfaceSeqs: seqsOf(pending.surfaceSeqs, 'pendingRequest'),
+        provider: stringOf(pending.provider, 'pendingRequest'),
+        model: stringOf(pending.model, 'pendingRequest'),
+      };
+    }
+    if (body.latestRequest !== null) {
+      const latest = objectOf(body.latestRequest, 'latestRequest');
+      if (!isCount(latest.seq)) throw new FoldStateError('the compaction state names its latest request by no seq');
+      state.requests.resumeFrom({ seq: latest.seq, seqs: seqsOf(latest.seqs, 'latestRequest') });
+    }
+    return state;
+  }
+
   /** The price a metering event recorded for a node it shadowed; undefined when none did. */
   shadowedPrice(seq: number): number | undefined {
     return this.shadowedPrices.get(seq) ?? this.firstAnchorPrices.get(seq);
@@ -120,4 +173,69 @@ export class CompactionSessionState {
     this.shadowedPrices.set(seq, price);
     if (this.firstAnchorSeqs.has(seq)) this.firstAnchorPrices.set(seq, price);
   }
+}
+
+function anchorJson(anchor: UsageAnchor): JsonObject {
+  return { inputTokens: anchor.inputTokens, ...pendingJson(anchor) };
+}
+
+function pendingJson(request: PendingRequest): JsonObject {
+  return { surfaceSeqs: [...request.surfaceSeqs], provider: request.provider, model: request.model };
+}
+
+function anchorOf(value: JsonValue | undefined, field: string): UsageAnchor {
+  const body = objectOf(value, field);
+  if (!isNumber(body.inputTokens)) throw new FoldStateError(`the compaction state's ${field} has no input tokens`);
+  return {
+    inputTokens: body.inputTokens,
+    surfaceSeqs: seqsOf(body.surfaceSeqs, field),
+    provider: stringOf(body.provider, field),
+    model: stringOf(body.model, field),
+  };
+}
+
+function objectOf(value: JsonValue | undefined, field: string): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new FoldStateError(`the compaction state's ${field} is not an object`);
+  return value;
+}
+
+function stringOf(value: JsonValue | undefined, field: string): string {
+  if (!isString(value)) throw new FoldStateError(`the compaction state's ${field} names no provider or model`);
+  return value;
+}
+
+function seqsOf(value: JsonValue | undefined, field: string): number[] {
+  if (!Array.isArray(value) || !value.every(isCount)) throw new FoldStateError(`the compaction state's ${field} is not a list of seqs`);
+  return value as number[];
+}
+
+function entries<K, V>(
+  value: JsonValue | undefined,
+  field: string,
+  isKey: (key: unknown) => key is K,
+  isValue: (value: unknown) => value is V,
+): [K, V][] {
+  if (!Array.isArray(value)) throw new FoldStateError(`the compaction state's ${field} is not a list`);
+  for (const entry of value) {
+    if (!Array.isArray(entry) || entry.length !== 2 || !isKey(entry[0]) || !isValue(entry[1]))
+      throw new FoldStateError(`the compaction state's ${field} holds an entry that is not [key, value]`);
+  }
+  return value as unknown as [K, V][];
+}
+
+function isPresent(value: unknown): value is JsonValue {
+  return value !== undefined;
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }

@@ -14,6 +14,7 @@
 import { FoldStateError } from './errors.js';
 import type { FormatVersion } from './event.js';
 import type { FoldState, MeterState, RequestState } from './fold-state.js';
+import type { JsonValue } from './json-value.js';
 
 /** The version of the payload's layout and of the fold rules it was folded under; a reader refuses others. */
 export const CHECKPOINT_VERSION = 1;
@@ -28,7 +29,17 @@ export interface CheckpointHeader {
   readonly formatVersion: number;
 }
 
-export function encodeFoldCheckpoint(sessionId: string, state: FoldState): string {
+/**
+ * What an observer of the log kept from the events up to the checkpoint's seq (SessionLog's
+ * `observer`): saved with the fold, under the observer's key, so that an open with the same
+ * observer can start from the checkpoint too. The fold's own fields never depend on it.
+ */
+export interface ObservedState {
+  readonly key: string;
+  readonly state: JsonValue;
+}
+
+export function encodeFoldCheckpoint(sessionId: string, state: FoldState, observed?: ObservedState): string {
   const typeIndex = new Map(state.extensionTypes.map(({ type }, index) => [type, index]));
   const request = state.request === null ? null : [state.request.seq, state.request.seqs, state.request.appended];
   return JSON.stringify({
@@ -44,7 +55,24 @@ export function encodeFoldCheckpoint(sessionId: string, state: FoldState): strin
     meters: state.meters.map((meter) => [meter.seq, typeIndex.get(meter.type) ?? -1, meter.claimedBy ?? -1, meter.shadowedSeqs]),
     surfaceBits: toHex(state.surfaceBits),
     request,
+    ...(observed === undefined ? {} : { observed: { key: observed.key, state: observed.state } }),
   });
+}
+
+/** The observed state a payload's body holds, if any; throws FoldStateError when the field is there and malformed. */
+export function observedStateOf(body: Record<string, unknown>): ObservedState | undefined {
+  const value = body.observed;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FoldStateError('observed is not an object');
+  const { key, state } = value as Record<string, unknown>;
+  if (typeof key !== 'string' || state === undefined) throw new FoldStateError('observed is not {key, state}');
+  return { key, state: state as JsonValue };
+}
+
+/** The payload of `body` as encodeFoldCheckpoint writes it without an observed state: the part that is the fold's alone. */
+export function foldPayloadOf(body: Record<string, unknown>): string {
+  const { observed: _observed, ...fold } = body;
+  return JSON.stringify(fold);
 }
 
 /** The header of a payload; throws FoldStateError when it is not JSON or has no well-formed header. */

@@ -68,6 +68,7 @@ export {
   type CheckpointHeader,
   decodeFoldState,
   encodeFoldCheckpoint,
+  type ObservedState,
   readCheckpointHeader,
 } from './fold-checkpoint.js';
 export type { FoldState, MeterState, RequestState } from './fold-state.js';

@@ -125,6 +125,16 @@ function recordsAppend(data: ModelRequestData, previous: RequestSurfaceList, app
 export class RequestSurfaceDecoder {
   private previous: RequestSurfaceList | undefined;
 
+  /** The latest model/request decoded (what the next one is decoded against), if any. */
+  get latest(): RequestSurfaceList | undefined {
+    return this.previous;
+  }
+
+  /** Decodes the next model/request against `latest` instead, as if it had been the last one decoded. */
+  resumeFrom(latest: RequestSurfaceList | undefined): void {
+    this.previous = latest;
+  }
+
   decode(event: LogEvent): readonly number[] {
     const seqs = requestSurfaceOf(this.previous, dataOf(event, 'model/request'), event.seq);
     this.previous = { seq: event.seq, seqs };

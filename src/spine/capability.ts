@@ -1,7 +1,7 @@
 // Capabilities: optional behaviour mounted on the spine at construction (compaction is one).
 // The spine calls them at fixed points and knows nothing else about them.
 
-import type { LogEvent } from '../log/event.js';
+import type { JsonValue, LogEvent } from '../log/event.js';
 import type { EventTypeDefinition } from '../log/event-types.js';
 import type { LanguageModel } from '../providers/language-model.js';
 import type { ProviderError } from '../providers/provider-error.js';
@@ -40,6 +40,15 @@ export interface MountContext {
   readonly fixedRequestText: () => string;
 }
 
+/** How a capability saves and restores the state it keeps per session (Capability.observedState). */
+export interface ObservedCapabilityState {
+  /** The layout of what `save` returns; a checkpoint saved under another version is not restored from. */
+  readonly version: string;
+  save(sessionId: string): JsonValue;
+  /** Replaces the session's state by a saved one; throws a ShadowlogError, changing nothing, when it cannot. */
+  restore(sessionId: string, saved: JsonValue): void;
+}
+
 export interface Capability {
   readonly name: string;
   /** The log-only event types it writes, so that readers know them (the spine never names them). */
@@ -51,6 +60,13 @@ export interface Capability {
    * created, then each event as it lands. For state a capability keeps per session.
    */
   observe?(sessionId: string, event: LogEvent): void;
+  /**
+   * The per-session state `observe` keeps, saved in fold checkpoints, so that reopening a
+   * session observes only the events after the newest one. Restored, it must equal the state
+   * observing every event up to the checkpoint builds. Without it, a capability that observes
+   * makes every reopen read the whole log.
+   */
+  readonly observedState?: ObservedCapabilityState;
   /** Runs before each step, before the request is rendered; capabilities run one after another. */
   beforeStep?(context: StepContext): Promise<void>;
   /** A model call failed; return true to ask for one retry (after changing the surface, say). */

@@ -15,8 +15,9 @@ import { SessionLog } from '../store/session-log.js';
 import { AgentSession } from './agent-session.js';
 import type { Capability } from './capability.js';
 import { lazyFixedRequestText } from './request-overhead.js';
+import { SessionObserver } from './session-observer.js';
 import { indexTools, type Tool } from './tool.js';
-import { ToolCallIds } from './tool-call-ids.js';
+import type { ToolCallIds } from './tool-call-ids.js';
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, MAX_TOOL_RESULT_CHARS_LIMIT } from './tool-results.js';
 
 /** What a harness is made of: the store and model, and optionally tools, capabilities (compaction) and request settings. */
@@ -135,22 +136,18 @@ export class Harness {
     assertSessionId(sessionId);
     const ownership = await this.options.store.acquireOwnership(sessionId);
     try {
-      const callIds = new ToolCallIds();
-      const observe = this.observer(sessionId, () => false);
+      const observer = this.observer(sessionId, () => false);
       const log = await SessionLog.create(this.options.store, sessionId, {
         ...this.logOptions(),
         ...(options.parent === undefined ? {} : { parent: options.parent }),
-        observe: (event) => {
-          observe(event);
-          callIds.observe(event);
-        },
+        ...observer.forLog(),
       });
       if (this.options.systemPrompt !== undefined) {
         await log.append([
           { type: 'system/message', data: { content: [{ type: 'text', text: this.options.systemPrompt }] }, surfaceOp: 'append' },
         ]);
       }
-      return this.session(log, ownership, 0, callIds);
+      return this.session(log, ownership, 0, observer.callIds);
     } catch (error) {
       // A failed release (a full disk fails both) is attached to the first error, not thrown instead.
       await runCleanupAfter(error, () => ownership.release());
@@ -166,21 +163,12 @@ export class Harness {
     assertSessionId(sessionId);
     const ownership = await this.options.store.acquireOwnership(sessionId);
     try {
-      let lastTurn = 0;
-      let openTurn: number | undefined;
       let reading = true;
-      const callIds = new ToolCallIds();
-      const observe = this.observer(sessionId, () => reading);
-      const log = await SessionLog.open(this.options.store, sessionId, {
-        ...this.logOptions(),
-        observe: (event) => {
-          observe(event);
-          callIds.observe(event);
-          if (event.type === 'turn/start') openTurn = lastTurn = Math.max(lastTurn, event.data.turn as number);
-          if (event.type === 'turn/end') openTurn = undefined;
-        },
-      });
+      // Restored from the newest fold checkpoint that holds its state, when every capability saves its own.
+      const observer = this.observer(sessionId, () => reading);
+      const log = await SessionLog.open(this.options.store, sessionId, { ...this.logOptions(), ...observer.forLog() });
       reading = false;
+      const { openTurn, lastTurn } = observer;
       const drafts: EventDraft[] = [{ type: 'session/end-seed', data: { reason } }];
       if (openTurn !== undefined) {
         for (const pending of log.fold.pendingToolCalls()) {
@@ -194,7 +182,7 @@ export class Harness {
         drafts.push({ type: 'turn/end', data: { turn: openTurn, reason: 'interrupted' } });
       }
       await log.append(drafts);
-      return this.session(log, ownership, lastTurn, callIds);
+      return this.session(log, ownership, lastTurn, observer.callIds);
     } catch (error) {
       await runCleanupAfter(error, () => ownership.release());
       throw error;
@@ -205,14 +193,12 @@ export class Harness {
     return { registry: this.registry, ...(this.options.now === undefined ? {} : { now: this.options.now }) };
   }
 
-  /** Capabilities see every event, history included; onEvent only what lands from now on. */
-  private observer(sessionId: string, reading: () => boolean) {
-    const capabilities = (this.options.capabilities ?? []).filter((capability) => capability.observe !== undefined);
+  /** Capabilities see every event, history included (or restored from a checkpoint); onEvent only what lands from now on. */
+  private observer(sessionId: string, reading: () => boolean): SessionObserver {
     const onEvent = this.options.onEvent;
-    return (event: LogEvent) => {
-      for (const capability of capabilities) capability.observe?.(sessionId, event);
+    return new SessionObserver(sessionId, this.options.capabilities ?? [], (event) => {
       if (onEvent !== undefined && !reading()) onEvent(event);
-    };
+    });
   }
 
   private session(log: SessionLog, ownership: Ownership, lastTurn: number, callIds: ToolCallIds): AgentSession {

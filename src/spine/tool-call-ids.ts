@@ -5,11 +5,31 @@
 // (the call and its result), whatever the wire protocol: no provider checks an id against the
 // ones it issued, and so each request pairs calls and results unambiguously.
 
+import { FoldStateError } from '../log/errors.js';
 import type { LogEvent, ToolCall } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 
 export class ToolCallIds {
-  private readonly used = new Set<string>();
+  private used = new Set<string>();
+
+  /** The ids used so far, in the order they were first used (what a fold checkpoint keeps of them). */
+  save(): string[] {
+    return [...this.used];
+  }
+
+  /** The ids of a `save`; throws FoldStateError when `saved` is not a list of ids. */
+  static restore(saved: unknown): ToolCallIds {
+    if (!Array.isArray(saved) || !saved.every((id) => typeof id === 'string'))
+      throw new FoldStateError('the tool-call ids are not a list of strings');
+    const ids = new ToolCallIds();
+    ids.used = new Set(saved as string[]);
+    return ids;
+  }
+
+  /** Takes the ids of `other` in place of its own. */
+  replaceWith(other: ToolCallIds): void {
+    this.used = new Set(other.used);
+  }
 
   /** Notes the ids of an event's tool calls; give it every event of the session, history first. */
   observe(event: LogEvent): void {

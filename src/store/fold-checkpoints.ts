@@ -14,10 +14,14 @@ import {
   type CheckpointHeader,
   decodeFoldState,
   encodeFoldCheckpoint,
+  foldPayloadOf,
+  type ObservedState,
+  observedStateOf,
   readCheckpointHeader,
 } from '../log/fold-checkpoint.js';
 import type { FoldState } from '../log/fold-state.js';
 import type { Sha256 } from '../log/hash.js';
+import type { JsonValue } from '../log/json-value.js';
 import { SurfaceFold } from '../log/surface-fold.js';
 import type { CheckpointEntry, CheckpointStore, LogStore } from './log-store.js';
 
@@ -59,9 +63,9 @@ export async function writeFoldCheckpoint(
   store: CheckpointStore,
   sessionId: string,
   fold: SurfaceFold,
-  options: { readonly sha256: Sha256; readonly keep?: number },
+  options: { readonly sha256: Sha256; readonly keep?: number; readonly observed?: ObservedState },
 ): Promise<CheckpointEntry> {
-  const payload = encodeFoldCheckpoint(sessionId, fold.snapshot());
+  const payload = encodeFoldCheckpoint(sessionId, fold.snapshot(), options.observed);
   const entry = { seq: fold.nextSeq, digest: options.sha256.hex(payload), payload };
   await store.writeCheckpoint(sessionId, entry);
   await store.pruneCheckpoints(sessionId, options.keep ?? DEFAULT_CHECKPOINTS_KEPT);
@@ -75,6 +79,12 @@ export interface RestoreOptions {
   readonly nextSeq: number;
   /** Only checkpoints at or before this seq are candidates (an open up to a position). */
   readonly toSeq?: number;
+  /**
+   * An observer whose state must come from the checkpoint too (SessionLog's `observer`): one
+   * that holds none under this key is `incompatible`, and one whose state `restore` refuses
+   * (with a ShadowlogError) is `corrupt`. Restored only from the checkpoint that is used.
+   */
+  readonly observer?: { readonly key: string; restore(saved: JsonValue): void };
 }
 
 /** The fold of the newest checkpoint that passes every check, if any, with what was ignored on the way. */
@@ -96,7 +106,7 @@ export async function restoreFromCheckpoint(
 
 /** A checkpoint that passed every check, with its fold and payload; or why it is not to be used. */
 export type CheckedCheckpoint =
-  | { readonly fold: SurfaceFold; readonly payload: string; readonly finding?: undefined }
+  | { readonly fold: SurfaceFold; readonly payload: string; readonly body: Record<string, unknown>; readonly finding?: undefined }
   | { readonly fold?: undefined; readonly finding: CheckpointFinding | undefined };
 
 /**
@@ -152,7 +162,15 @@ export async function checkCheckpoint(
     const bySeq = new Map<number, LogEvent>();
     for (const event of events) bySeq.set(event.seq, parseEnvelope(event));
     const fold = SurfaceFold.restore(state, (node) => bySeq.get(node) as LogEvent, { registry: options.registry });
-    return { fold, payload: stored.payload };
+    if (options.observer !== undefined) {
+      const observed = observedStateOf(body);
+      if (observed?.key !== options.observer.key) {
+        const held = observed === undefined ? 'none' : `the state of ${JSON.stringify(observed.key)}`;
+        return refuse('incompatible', `it holds no observed state of ${JSON.stringify(options.observer.key)} (it holds ${held})`);
+      }
+      options.observer.restore(observed.state);
+    }
+    return { fold, payload: stored.payload, body };
   } catch (error) {
     if (!ShadowlogError.isInstance(error)) throw error;
     return refuse('corrupt', messageOf(error));
@@ -199,7 +217,7 @@ export async function verifyCheckpoints(
     const seq = entry.seq;
     if (expected === undefined) {
       findings.push({ seq, status: 'stale', reason: `the log does not fold up to seq ${seq} (see its problems)`, trustedByOpen: true });
-    } else if (expected !== checked.payload) {
+    } else if (expected !== foldPayloadOf(checked.body)) {
       const reason = 'it passes the checks an open makes, but differs from the fold of the log at its seq';
       findings.push({ seq, status: 'corrupt', reason, trustedByOpen: true });
     } else {

@@ -59,7 +59,7 @@ export {
 } from './log-store.js';
 export { MemoryLogStore } from './memory/memory-store.js';
 export { nodeSha256, nodeSha256Hex } from './node-sha256.js';
-export { DEFAULT_CHECKPOINT_EVERY, HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
+export { type CheckpointedObserver, DEFAULT_CHECKPOINT_EVERY, HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
 export {
   CheckpointsUnsupportedError,
   type LostAppendOutcome,

@@ -7,6 +7,7 @@ import { ConfigError, SessionExistsError, SessionNotFoundError } from '../log/er
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Sha256 } from '../log/hash.js';
+import type { JsonValue } from '../log/json-value.js';
 import { type PreparedAppend, prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
@@ -27,6 +28,13 @@ export interface SessionLogOptions {
    * observer reads the whole log (it is promised every event), not from a checkpoint.
    */
   readonly observe?: (event: LogEvent) => void;
+  /**
+   * Like `observe`, for an observer whose state is saved in fold checkpoints: an open with it
+   * (and no `observe`) starts from the newest valid checkpoint that holds its state under its
+   * key, restores that state, and gives it only the events after. Checkpoints this log writes
+   * hold its state.
+   */
+  readonly observer?: CheckpointedObserver;
   /** The SHA-256 of the chain and of everything hashed for this session (default: node:crypto). */
   readonly sha256?: Sha256;
   /**
@@ -37,6 +45,25 @@ export interface SessionLogOptions {
   readonly checkpoints?: boolean;
   /** Events between two checkpoints written after appends (default 10,000; 0 writes none automatically). */
   readonly checkpointEvery?: number;
+}
+
+/**
+ * State kept from every event of a session, which fold checkpoints can hold beside the fold
+ * (SessionLogOptions.observer): restored from one, it must equal the state observing every
+ * event up to its seq would have built.
+ */
+export interface CheckpointedObserver {
+  /** Names the observer and the layout of what `save` returns: a checkpoint saved under another key is not restored from. */
+  readonly key: string;
+  observe(event: LogEvent): void;
+  /** The state after the events observed so far, as JSON. */
+  save(): JsonValue;
+  /**
+   * Takes a saved state in place of the current one. Throws a ShadowlogError when it cannot
+   * (the open then tries an older checkpoint, and in the end observes the whole log, from a
+   * fresh state: leave none of the refused state behind).
+   */
+  restore(saved: JsonValue): void;
 }
 
 /** Events between two checkpoints a writer leaves, unless told otherwise. */
@@ -56,7 +83,17 @@ export class SessionLog {
     options: SessionLogOptions,
   ) {
     this.now = options.now ?? defaultNow;
-    this.observe = options.observe;
+    const { observe, observer } = options;
+    this.observer = observer;
+    this.observe =
+      observer === undefined
+        ? observe
+        : observe === undefined
+          ? (event) => observer.observe(event)
+          : (event) => {
+              observe(event);
+              observer.observe(event);
+            };
     this.sha256 = options.sha256 ?? nodeSha256;
     this.checkpointEvery = options.checkpoints === false ? 0 : checkEvery(options.checkpointEvery);
   }
@@ -83,6 +120,7 @@ export class SessionLog {
 
   private readonly now: () => string;
   private readonly observe: ((event: LogEvent) => void) | undefined;
+  private readonly observer: CheckpointedObserver | undefined;
 
   /**
    * Starts a new session with its session/start event, in the current format version; a
@@ -127,6 +165,7 @@ export class SessionLog {
         sha256: options.sha256 ?? nodeSha256,
         nextSeq: head.nextSeq,
         ...(options.toSeq === undefined ? {} : { toSeq: options.toSeq }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
       });
       fold = restored.fold ?? fold;
       report = restored.report;
@@ -149,7 +188,13 @@ export class SessionLog {
   private async writeCheckpointNow(): Promise<CheckpointEntry> {
     const store = this.store;
     if (!hasCheckpoints(store)) throw new CheckpointsUnsupportedError(store.location);
-    const entry = await writeFoldCheckpoint(store, this.sessionId, this.fold, { sha256: this.sha256 });
+    const observer = this.observer;
+    // The observer has seen only what was written: what is held back is written first.
+    if (observer !== undefined && this.held.length > 0) await this.appendNow([]);
+    const entry = await writeFoldCheckpoint(store, this.sessionId, this.fold, {
+      sha256: this.sha256,
+      ...(observer === undefined ? {} : { observed: { key: observer.key, state: observer.save() } }),
+    });
     this.lastCheckpointSeq = entry.seq;
     return entry;
   }
