@@ -17,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'sqlite-append': async () => (await import('./sqlite-append.bench.js')).benchmark,
   'sqlite-open': async () => (await import('./sqlite-open.bench.js')).benchmark,
   'open-checkpoint': async () => (await import('./open-checkpoint.bench.js')).benchmark,
+  'open-harness': async () => (await import('./open-harness.bench.js')).benchmark,
   meter: async () => (await import('./meter.bench.js')).benchmark,
   'meter-calibration': async () => (await import('./meter-calibration.bench.js')).benchmark,
   'spine-step': async () => (await import('./spine-step.bench.js')).benchmark,

@@ -5,8 +5,8 @@
 // when a request is routed and when its answer arrives, before the client sees its end.
 
 import { hostname } from 'node:os';
-import { ShadowlogError } from '../log/errors.js';
-import type { EventDraft, JsonObject, RawAnswer, TurnEndReason } from '../log/event.js';
+import { FoldStateError, ShadowlogError } from '../log/errors.js';
+import type { EventDraft, JsonObject, JsonValue, LogEvent, RawAnswer, TurnEndReason } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import { prepareAppend } from '../log/seal.js';
 import { encodeRequestSurface } from '../log/surface-change.js';
@@ -14,11 +14,41 @@ import type { ModelResult } from '../providers/language-model.js';
 import { knownModelLimits } from '../providers/model-limits.js';
 import type { LogStore, Ownership } from '../store/log-store.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
-import { SessionLog } from '../store/session-log.js';
+import { type CheckpointedObserver, SessionLog } from '../store/session-log.js';
 import { keyOfNode } from './node-keys.js';
 import type { ProxyProtocol } from './protocols.js';
 import { messageKey, type ProxyRequest } from './proxy-message.js';
 import { type Plan, planRequest } from './session-plan.js';
+
+/**
+ * The turn numbering the proxy continues from: the latest turn/start, and whether a turn/end
+ * closed it. Saved in the fold checkpoints the proxy's logs write, so that continuing a session
+ * reads the newest one and the events after it.
+ */
+export class TurnObserver implements CheckpointedObserver {
+  readonly key = 'proxy 1';
+  turn = 0;
+  open = false;
+
+  observe(event: LogEvent): void {
+    if (event.type === 'turn/start') {
+      this.turn = dataOf(event, 'turn/start').turn;
+      this.open = true;
+    } else if (event.type === 'turn/end') this.open = false;
+  }
+
+  save(): JsonValue {
+    return { turn: this.turn, open: this.open };
+  }
+
+  restore(saved: JsonValue): void {
+    const { turn, open } = (typeof saved === 'object' && saved !== null && !Array.isArray(saved) ? saved : {}) as Record<string, unknown>;
+    if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 0 || typeof open !== 'boolean')
+      throw new FoldStateError('the proxy state is not {turn, open}');
+    this.turn = turn;
+    this.open = open;
+  }
+}
 
 /** A call as received: the bytes, their digest, and what the proxy could read of them. */
 export interface ReceivedCall {
@@ -86,7 +116,7 @@ export class ProxySession {
     session.enqueue(async () => {
       const ownership = await store.acquireOwnership(id);
       try {
-        session.log = await SessionLog.create(store, id, { harnessVersion: 'shadowlog proxy' });
+        session.log = await SessionLog.create(store, id, { harnessVersion: 'shadowlog proxy', observer: new TurnObserver() });
         session.ownership = ownership;
       } catch (error) {
         await ownership.release();
@@ -120,16 +150,10 @@ export class ProxySession {
   ): Promise<ProxySession> {
     const ownership = await store.acquireOwnership(id);
     try {
-      let turn = 0;
-      let open = false;
-      const log = await SessionLog.open(store, id, {
-        observe: (event) => {
-          if (event.type === 'turn/start') {
-            turn = dataOf(event, 'turn/start').turn;
-            open = true;
-          } else if (event.type === 'turn/end') open = false;
-        },
-      });
+      // Restored from the newest fold checkpoint a proxy wrote, and the events after it.
+      const turns = new TurnObserver();
+      const log = await SessionLog.open(store, id, { observer: turns });
+      const { turn, open } = turns;
       const session = new ProxySession(id, protocol, onError);
       session.log = log;
       session.ownership = ownership;

@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dataOf } from '../../src/log/event-data.js';
 import { verifyLog } from '../../src/log/verify.js';
 import { startProxy } from '../../src/proxy/index.js';
+import { TurnObserver } from '../../src/proxy/proxy-session.js';
+import { hasCheckpoints } from '../../src/store/log-store.js';
+import { SessionLog } from '../../src/store/session-log.js';
 import { answerJson } from './proxy-answers.js';
 import { type ProxyHarness, startProxyHarness } from './proxy-harness.js';
 
@@ -55,5 +58,40 @@ describe('a named session continued by another proxy', () => {
       '15 assistant/message: answer 3',
     ]);
     expect((await verifyLog(harness.store.read('resume-me'))).ok).toBe(true);
+  });
+
+  it('continues from a fold checkpoint with the turn numbering in it, equal to the whole walk, and one without it is reported', async () => {
+    harness.upstream.enqueue(...[1, 2, 3].map((index) => answerJson('openai', { text: `answer ${index}` }, index)));
+    const history: object[] = [{ role: 'user', content: 'first' }];
+    history.push(await chat(harness.proxy.url, history));
+    history.push({ role: 'user', content: 'second' });
+    history.push(await chat(harness.proxy.url, history));
+    await harness.proxy.close();
+    const store = harness.store;
+    if (!hasCheckpoints(store)) throw new Error('the proxy test store keeps checkpoints');
+
+    // A plain writer's checkpoint first (no proxy state), then one with it, as the proxy's log writes them.
+    const plain = await SessionLog.open(store, 'resume-me');
+    await plain.writeCheckpoint();
+    const walked = new TurnObserver();
+    await SessionLog.open(store, 'resume-me', { checkpoints: false, observe: (event) => walked.observe(event) });
+    const restored = new TurnObserver();
+    const log = await SessionLog.open(store, 'resume-me', { observer: restored });
+    expect(log.checkpointReport.restoredFrom).toBeUndefined();
+    expect(log.checkpointReport.ignored.map((finding) => finding.status)).toEqual(['incompatible']);
+    await log.writeCheckpoint();
+    const again = new TurnObserver();
+    const fromCheckpoint = await SessionLog.open(store, 'resume-me', { observer: again });
+    expect(fromCheckpoint.checkpointReport).toEqual({ restoredFrom: log.nextSeq, ignored: [] });
+    expect(again.save()).toEqual(walked.save());
+    expect(walked.save()).toEqual({ turn: 2, open: false });
+
+    const second = await startProxy({ store, upstreams: { openai: harness.upstream.baseUrl }, port: 0 });
+    history.push({ role: 'user', content: 'third' });
+    history.push(await chat(second.url, history));
+    await second.close();
+    const events = await harness.events('resume-me');
+    const calls = events.filter((event) => event.type === 'model/request').map((event) => dataOf(event, 'model/request'));
+    expect(calls.map((call) => call.turn)).toEqual([1, 2, 3]);
   });
 });
