@@ -28,7 +28,18 @@ const BODY = Symbol('shadowlog.canonicalEventJson');
 type WithBody = LogEvent & { readonly [BODY]?: string };
 
 function remember(event: LogEvent, body: string): void {
-  if (Object.isExtensible(event)) Object.defineProperty(event, BODY, { value: body });
+  if (Object.isExtensible(event)) Object.defineProperty(event, BODY, { value: flat(body) });
+}
+
+/**
+ * `text`, made one flat string now. V8 keeps a string built by concatenation as a tree of its
+ * pieces until something reads it by index, and the store binds each body soon after: flattened
+ * here, while its pieces are young, they die young, and the collector copies one string per kept
+ * body instead of its tree. Reading one character is what flattens it; the text is unchanged.
+ */
+function flat(text: string): string {
+  if (text.length > 0) text.charCodeAt(text.length - 1);
+  return text;
 }
 
 /**
