@@ -12,7 +12,7 @@ import { EventTypeRegistry } from '../log/event-types.js';
 import { type ForeignSource, foreignEventDraft } from '../log/foreign-event.js';
 import { isIsoUtc } from '../log/iso-time.js';
 import { prepareAppend } from '../log/seal.js';
-import { encodeRequestSurface } from '../log/surface-change.js';
+import { encodeGrownSurface, encodeRequestSurface, type SurfaceChange } from '../log/surface-change.js';
 import { SurfaceFold } from '../log/surface-fold.js';
 import { knownModelLimits } from '../providers/model-limits.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
@@ -239,10 +239,22 @@ export class SessionBuilder {
         provider,
         model,
         provenance: 'imported',
-        ...encodeRequestSurface(this.fold.lastRequestSurface, this.surfaceSeqs()),
+        ...this.requestSurface(),
         ...(window === undefined ? {} : { contextWindow: window }),
       },
     };
+  }
+
+  /**
+   * The surface the request saw, encoded against the previous request. While the surface has only
+   * grown since that request (the common case) this costs what was appended, not the surface's
+   * length, so that importing a session stays linear in its length.
+   */
+  private requestSurface(): { surfaceSeqs: number[] } | { surfaceChange: SurfaceChange } {
+    const previous = this.fold.lastRequestSurface;
+    const appended = this.fold.appendedSinceLastRequest;
+    const grown = previous === undefined || appended === undefined ? undefined : encodeGrownSurface(previous, appended);
+    return grown ?? encodeRequestSurface(previous, this.surfaceSeqs());
   }
 
   /** User input: after a model call it opens the next turn; before any, it opens the first. */

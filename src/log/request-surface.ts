@@ -37,6 +37,11 @@ export class RequestSurfaces {
   /** The list this object made and may grow in place (never a list read from an event). */
   private owned: number[] | undefined;
 
+  /** The seqs appended to the surface since the latest request, when it has only grown since; else undefined. */
+  get appendedSinceLatest(): readonly number[] | undefined {
+    return this.appended;
+  }
+
   decode(data: ModelRequestData, seq: number): readonly number[] {
     return requestSurfaceOf(this.latest, data, seq);
   }

@@ -49,6 +49,23 @@ export function encodeRequestSurface(
   return changeLength < '{"surfaceSeqs":}'.length + jsonLengthOf(seqs) ? change : { surfaceSeqs: [...seqs] };
 }
 
+/**
+ * What encodeRequestSurface returns for a surface that is `previous`'s list with `appended` added
+ * at its end, in time proportional to `appended`, not to the surface: the change of one splice
+ * (none when nothing was appended). Undefined when the plain list might be the shorter; encode
+ * the whole list with encodeRequestSurface then (the change is then about as long as the list).
+ */
+export function encodeGrownSurface(
+  previous: RequestSurfaceList,
+  appended: readonly number[],
+): { surfaceChange: SurfaceChange } | undefined {
+  const length = previous.seqs.length + appended.length;
+  const splices: SurfaceSplice[] = appended.length === 0 ? [] : [[previous.seqs.length, 0, ...(appended as SessionSeq[])]];
+  const change = { surfaceChange: { base: previous.seq as SessionSeq, length, splices } };
+  // The same test encodeRequestSurface makes first; past it, that function compares exact lengths.
+  return JSON.stringify(change).length < '{"surfaceSeqs":}'.length + 2 * length + 1 ? change : undefined;
+}
+
 /** The length of the JSON of a list of non-negative integers, without writing it. */
 function jsonLengthOf(seqs: readonly number[]): number {
   let length = 2 + Math.max(0, seqs.length - 1);

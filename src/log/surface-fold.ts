@@ -94,6 +94,16 @@ export class SurfaceFold {
   }
 
   /**
+   * The seqs of the nodes appended to the surface since the latest model/request applied, in
+   * order, when the surface has only grown since (it is then that request's list followed by
+   * these); undefined after a replacement, or before any model/request. A writer encodes its next
+   * request from this in time proportional to the change (encodeGrownSurface), not to the surface.
+   */
+  get appendedSinceLastRequest(): readonly number[] | undefined {
+    return this.requests.appendedSinceLatest;
+  }
+
+  /**
    * The seqs a model/request not yet applied rendered, decoded against the latest one applied
    * (replay reads a call before applying it). Throws InvalidEventError when they cannot be decoded.
    */
