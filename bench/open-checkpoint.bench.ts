@@ -7,11 +7,21 @@
 // log (what opening it cost before). On SQLite, and on PostgreSQL when a server answers.
 
 import { join } from 'node:path';
-import type { LogEvent } from '../src/log/event.js';
 import type { LogStore } from '../src/store/log-store.js';
 import { openPostgresStore } from '../src/store/postgres/index.js';
 import { DEFAULT_CHECKPOINT_EVERY, SessionLog } from '../src/store/session-log.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
+import {
+  type Built,
+  buildCompactedSession,
+  FULL,
+  medianOf,
+  OPEN_COLUMNS,
+  openRow,
+  QUICK,
+  SESSION,
+  type Sizes,
+} from './compacted-sessions.js';
 import { benchServerUrl, createBenchSchema, probeServer } from './postgres-server.js';
 import {
   type BenchContext,
@@ -22,33 +32,7 @@ import {
   elapsedMs,
   formatCount,
   formatMs,
-  formatRatio,
-  median,
 } from './support.js';
-import { SealedSessionStream } from './synthetic-session.js';
-
-const FULL = { small: 10_000, large: 1_000_000, repeats: 7 };
-const QUICK = { small: 10_000, large: 100_000, repeats: 3 };
-/** A compaction every this many events, keeping this many nodes at the tail: a surface of a few hundred nodes. */
-const SESSION = { replaceEvery: 1000, keepRecentNodes: 200 };
-const BUILD_BATCH = 10_000;
-
-interface Built {
-  readonly sessionId: string;
-  readonly events: number;
-  readonly surfaceNodes: number;
-  readonly buildMs: number;
-}
-
-async function build(store: LogStore, sessionId: string, events: number): Promise<Built> {
-  const stream = new SealedSessionStream(SESSION);
-  const start = clock();
-  for (let done = 0; done < events; done += BUILD_BATCH) {
-    const batch: LogEvent[] = stream.take(Math.min(BUILD_BATCH, events - done));
-    await store.append(sessionId, batch, { expectedSeq: done });
-  }
-  return { sessionId, events, surfaceNodes: stream.fold.size, buildMs: elapsedMs(start) };
-}
 
 /** One timed open; checks that it read what it should. */
 async function timeOpen(store: LogStore, built: Built, checkpoints: boolean, expectFrom: number | undefined): Promise<number> {
@@ -66,12 +50,6 @@ async function timeOpen(store: LogStore, built: Built, checkpoints: boolean, exp
   return ms;
 }
 
-async function medianOf(repeats: number, run: () => Promise<number>): Promise<number> {
-  const times: number[] = [];
-  for (let index = 0; index < repeats; index++) times.push(await run());
-  return median(times);
-}
-
 interface StoreFigures {
   readonly store: string;
   readonly small: Built;
@@ -86,14 +64,12 @@ interface StoreFigures {
   readonly checkpointWriteMs: number;
 }
 
-type Sizes = typeof FULL;
-
 /** Builds both sessions in `store` and times the opens; `name` labels the progress lines. */
 async function measure(store: LogStore, name: string, sizes: Sizes, context: BenchContext): Promise<StoreFigures> {
   context.progress(`open-checkpoint (${name}): building a ${formatCount(sizes.small)}-event session`);
-  const small = await build(store, 'short', sizes.small);
+  const small = await buildCompactedSession(store, 'short', sizes.small);
   context.progress(`open-checkpoint (${name}): building a ${formatCount(sizes.large)}-event session`);
-  const large = await build(store, 'long', sizes.large);
+  const large = await buildCompactedSession(store, 'long', sizes.large);
 
   context.progress(`open-checkpoint (${name}): timing the baseline (the short session, whole log)`);
   const baselineMs = await medianOf(sizes.repeats, () => timeOpen(store, small, false, undefined));
@@ -134,16 +110,10 @@ async function measure(store: LogStore, name: string, sizes: Sizes, context: Ben
 
 function tableOf(figures: StoreFigures) {
   const { small, large, baselineMs } = figures;
-  const row = (label: string, built: Built, ms: number) => [
-    label,
-    formatCount(built.events),
-    formatCount(built.surfaceNodes),
-    formatMs(ms),
-    formatRatio(ms / baselineMs),
-  ];
+  const row = (label: string, built: Built, ms: number) => openRow(label, built, ms, baselineMs);
   return {
     title: `Opening a session (SessionLog.open), ${figures.store}; target: the long one from a checkpoint ≤ 2× the short one`,
-    columns: ['how', 'events', 'surface nodes', 'time (median)', 'vs short, whole log'],
+    columns: OPEN_COLUMNS,
     rows: [
       row('short session, whole log (baseline)', small, baselineMs),
       row('short session, checkpoint at its head', small, figures.shortFromHeadMs),

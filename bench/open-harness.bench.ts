@@ -10,7 +10,6 @@
 
 import { join } from 'node:path';
 import { createCompaction } from '../src/compaction/compaction-capability.js';
-import type { LogEvent } from '../src/log/event.js';
 import { ScriptedModel } from '../src/providers/scripted-model.js';
 import { createHarness, type Harness } from '../src/spine/harness.js';
 import { SessionObserver } from '../src/spine/session-observer.js';
@@ -18,42 +17,17 @@ import type { StoredCheckpoint } from '../src/store/log-store.js';
 import { DEFAULT_CHECKPOINT_EVERY, SessionLog } from '../src/store/session-log.js';
 import { openSqliteStore, type SqliteLogStore } from '../src/store/sqlite/index.js';
 import {
-  type BenchContext,
-  type Benchmark,
-  type BenchReport,
-  clock,
-  createTempDirectory,
-  elapsedMs,
-  formatCount,
-  formatMs,
-  formatRatio,
-  median,
-} from './support.js';
-import { SealedSessionStream } from './synthetic-session.js';
-
-const FULL = { small: 10_000, large: 1_000_000, repeats: 7 };
-const QUICK = { small: 10_000, large: 100_000, repeats: 3 };
-/** As open-checkpoint: a compaction every this many events, keeping this many nodes, so both surfaces are a few hundred nodes. */
-const SESSION = { replaceEvery: 1000, keepRecentNodes: 200 };
-const BUILD_BATCH = 10_000;
-
-interface Built {
-  readonly sessionId: string;
-  readonly events: number;
-  readonly surfaceNodes: number;
-  readonly toolCalls: number;
-}
-
-async function build(store: SqliteLogStore, sessionId: string, events: number): Promise<Built> {
-  const stream = new SealedSessionStream(SESSION);
-  let toolCalls = 0;
-  for (let done = 0; done < events; done += BUILD_BATCH) {
-    const batch: LogEvent[] = stream.take(Math.min(BUILD_BATCH, events - done));
-    for (const event of batch) if (event.type === 'assistant/message') toolCalls += (event.data.toolCalls as unknown[]).length;
-    await store.append(sessionId, batch, { expectedSeq: done });
-  }
-  return { sessionId, events, surfaceNodes: stream.fold.size, toolCalls };
-}
+  type Built,
+  buildCompactedSession,
+  FULL,
+  medianOf,
+  OPEN_COLUMNS,
+  openRow,
+  QUICK,
+  SESSION,
+  type Sizes,
+} from './compacted-sessions.js';
+import { type BenchContext, type Benchmark, type BenchReport, clock, createTempDirectory, elapsedMs, formatCount } from './support.js';
 
 function harnessOver(store: SqliteLogStore): Harness {
   const model = new ScriptedModel({ limits: { contextWindow: 200_000, defaultMaxOutputTokens: 8_192 }, replies: [] });
@@ -77,12 +51,6 @@ async function timeContinue(harness: Harness, built: Built, expectFrom: number |
   return ms;
 }
 
-async function medianOf(repeats: number, run: () => Promise<number>): Promise<number> {
-  const times: number[] = [];
-  for (let index = 0; index < repeats; index++) times.push(await run());
-  return median(times);
-}
-
 async function newest(store: SqliteLogStore, sessionId: string): Promise<number> {
   const [entry] = await store.listCheckpoints(sessionId);
   if (entry === undefined) throw new Error('open-harness: the continue wrote no checkpoint');
@@ -101,11 +69,11 @@ interface Figures {
   readonly checkpointLength: number;
 }
 
-async function measure(store: SqliteLogStore, sizes: typeof FULL, context: BenchContext): Promise<Figures> {
+async function measure(store: SqliteLogStore, sizes: Sizes, context: BenchContext): Promise<Figures> {
   context.progress(`open-harness: building a ${formatCount(sizes.small)}-event session`);
-  const small = await build(store, 'short', sizes.small);
+  const small = await buildCompactedSession(store, 'short', sizes.small);
   context.progress(`open-harness: building a ${formatCount(sizes.large)}-event session`);
-  const large = await build(store, 'long', sizes.large);
+  const large = await buildCompactedSession(store, 'long', sizes.large);
   const harness = harnessOver(store);
 
   context.progress('open-harness: timing the baseline (the short session, whole log)');
@@ -155,19 +123,13 @@ async function run(context: BenchContext): Promise<BenchReport> {
     directory.cleanup();
   }
   const { small, large, baselineMs } = figures;
-  const row = (label: string, built: Built, ms: number) => [
-    label,
-    formatCount(built.events),
-    formatCount(built.surfaceNodes),
-    formatMs(ms),
-    formatRatio(ms / baselineMs),
-  ];
+  const row = (label: string, built: Built, ms: number) => openRow(label, built, ms, baselineMs);
   return {
     tables: [
       {
         title:
           'Continuing a session through the harness (harness.openSession, compaction mounted), SQLite; target: the long one ≤ 2× the short one',
-        columns: ['how', 'events', 'surface nodes', 'time (median)', 'vs short, whole log'],
+        columns: OPEN_COLUMNS,
         rows: [
           row('short session, whole log (baseline)', small, baselineMs),
           row('short session, checkpoint at its head', small, figures.shortFromHeadMs),
