@@ -45,6 +45,13 @@ export interface SessionLogOptions {
   readonly checkpoints?: boolean;
   /** Events between two checkpoints written after appends (default 10,000; 0 writes none automatically). */
   readonly checkpointEvery?: number;
+  /**
+   * Told when a checkpoint written after an append fails (the append itself has landed, and the
+   * next one is tried an interval later). Default: a process warning with the code
+   * SHADOWLOG_CHECKPOINT_WRITE_FAILED, so that the failure is seen, not only kept in
+   * `checkpointWriteError`.
+   */
+  readonly onCheckpointWriteError?: (error: unknown, context: { readonly sessionId: string; readonly seq: number }) => void;
 }
 
 /**
@@ -64,6 +71,14 @@ export interface CheckpointedObserver {
    * fresh state: leave none of the refused state behind).
    */
   restore(saved: JsonValue): void;
+}
+
+function warnCheckpointWriteFailed(error: unknown, context: { readonly sessionId: string; readonly seq: number }): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  process.emitWarning(
+    `shadowlog: the fold checkpoint of session ${context.sessionId} at seq ${context.seq} could not be written (${reason}); the log is complete without it, opening reads from an older checkpoint, and the next is tried an interval later`,
+    { code: 'SHADOWLOG_CHECKPOINT_WRITE_FAILED' },
+  );
 }
 
 /** Events between two checkpoints a writer leaves, unless told otherwise. */
@@ -96,7 +111,10 @@ export class SessionLog {
             };
     this.sha256 = options.sha256 ?? nodeSha256;
     this.checkpointEvery = options.checkpoints === false ? 0 : checkEvery(options.checkpointEvery);
+    this.onCheckpointWriteError = options.onCheckpointWriteError ?? warnCheckpointWriteFailed;
   }
+
+  private readonly onCheckpointWriteError: NonNullable<SessionLogOptions['onCheckpointWriteError']>;
 
   /** How this log was opened: the checkpoint it started from, if any, and the ones it ignored and why. */
   get checkpointReport(): CheckpointReport {
@@ -212,6 +230,7 @@ export class SessionLog {
       // Tried again checkpointEvery events later; the log itself is complete without it.
       this.writeError = error;
       this.lastCheckpointSeq = this.fold.nextSeq;
+      this.onCheckpointWriteError(error, { sessionId: this.sessionId, seq: this.fold.nextSeq });
     }
   }
 

@@ -39,14 +39,35 @@ function withoutCheckpoints(inner: MemoryLogStore): LogStore {
 describe('SessionLog with fold checkpoints', () => {
   it('lands an append whose checkpoint cannot be written, keeps the error, and writes the next one an interval later', async () => {
     const store = new FullCheckpointStore();
-    const log = await SessionLog.create(store, 's1', { checkpointEvery: 3 });
+    const told: { message: string; sessionId: string; seq: number }[] = [];
+    const log = await SessionLog.create(store, 's1', {
+      checkpointEvery: 3,
+      onCheckpointWriteError: (error, context) => told.push({ message: (error as Error).message, ...context }),
+    });
     await log.append([message, message]);
     expect(log.nextSeq).toBe(3);
     expect((log.checkpointWriteError as Error).message).toBe('no room for a checkpoint');
+    expect(told).toEqual([{ message: 'no room for a checkpoint', sessionId: 's1', seq: 3 }]);
     expect(await store.listCheckpoints('s1')).toEqual([]);
     for (let index = 0; index < 3; index++) await log.append([message]);
     expect(log.checkpointWriteError).toBeUndefined();
     expect((await store.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([6]);
+  });
+
+  it('by default says that a checkpoint could not be written, as a process warning with its code', async () => {
+    const warnings: Error[] = [];
+    const listen = (warning: Error) => warnings.push(warning);
+    process.on('warning', listen);
+    try {
+      const log = await SessionLog.create(new FullCheckpointStore(), 's1', { checkpointEvery: 3 });
+      await log.append([message, message]);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listen);
+    }
+    const ours = warnings.filter((warning) => (warning as Error & { code?: string }).code === 'SHADOWLOG_CHECKPOINT_WRITE_FAILED');
+    expect(ours).toHaveLength(1);
+    expect(ours[0]?.message).toContain('session s1 at seq 3 could not be written (no room for a checkpoint)');
   });
 
   it('reads a store without checkpoints from seq 0, and refuses an explicit checkpoint there with a typed error', async () => {
