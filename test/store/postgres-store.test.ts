@@ -114,6 +114,23 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
     async function raw<R extends Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<R[]> {
       return (await pg.admin.query<R>(sql, values)).rows;
     }
+    /** The schema migrated to `version` only, holding `events` of session s1 as a shadowlog of that version wrote them. */
+    async function schemaAtVersion(version: number): Promise<void> {
+      const client = await pg.admin.connect();
+      try {
+        expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, version))).toBe(version);
+      } finally {
+        client.release();
+      }
+      for (const event of events) {
+        await raw(`INSERT INTO "${schema}".events VALUES ('s1', $1, $2, $3, $4)`, [
+          event.seq,
+          event.type,
+          event.hash,
+          canonicalJson(event),
+        ]);
+      }
+    }
 
     beforeEach(() => {
       fresh();
@@ -199,21 +216,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
     });
 
     it('migrates a version 1 schema to the current version, keeping its events, and its followers are then woken by appends', async () => {
-      const client = await pg.admin.connect();
-      try {
-        expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, 1))).toBe(1);
-      } finally {
-        client.release();
-      }
       // Version 1 as an older shadowlog left it: events written, no followers table, no notifying trigger.
-      for (const event of events) {
-        await raw(`INSERT INTO "${schema}".events VALUES ('s1', $1, $2, $3, $4)`, [
-          event.seq,
-          event.type,
-          event.hash,
-          canonicalJson(event),
-        ]);
-      }
+      await schemaAtVersion(1);
       expect(await raw('SELECT to_regclass($1) AS found', [`"${schema}".followers`])).toEqual([{ found: null }]);
       const store = await open();
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
@@ -246,21 +250,7 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
     });
 
     it('migrates a version 3 schema to version 4, keeping its events; a reader of version 3 finds no checkpoints', async () => {
-      const client = await pg.admin.connect();
-      try {
-        expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, 3))).toBe(3);
-      } finally {
-        client.release();
-      }
-      await raw(
-        `INSERT INTO "${schema}".events SELECT 's1', seq, type, hash, body FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS e (seq, type, hash, body)`,
-        [
-          events.map((event) => event.seq),
-          events.map((event) => event.type),
-          events.map((event) => event.hash),
-          events.map((event) => canonicalJson(event)),
-        ],
-      );
+      await schemaAtVersion(3);
       const reader = await openPostgresStore(pg.url, { schema, readOnly: true });
       opened.push(reader);
       expect(await readAll(reader, 's1')).toEqual(events);
@@ -278,20 +268,7 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
     });
 
     it('migrates a version 2 schema to version 3, keeping its events: seqs are then checked once per statement', async () => {
-      const client = await pg.admin.connect();
-      try {
-        expect(await migrate(client, schema, 'test', MIGRATIONS.slice(0, 2))).toBe(2);
-      } finally {
-        client.release();
-      }
-      for (const event of events) {
-        await raw(`INSERT INTO "${schema}".events VALUES ('s1', $1, $2, $3, $4)`, [
-          event.seq,
-          event.type,
-          event.hash,
-          canonicalJson(event),
-        ]);
-      }
+      await schemaAtVersion(2);
       const triggersOf = async () =>
         (
           await raw<{ tgname: string; row_level: boolean }>(
