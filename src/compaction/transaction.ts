@@ -13,6 +13,7 @@ import type { SessionLog } from '../store/session-log.js';
 import { COMPACTION_END, COMPACTION_START, type CompactionErrorCause, type CompactionTrigger } from './event-types.js';
 import type { Selection } from './select-range.js';
 import type { CompactionSessionState } from './session-state.js';
+import { messageOf } from './strategies/replacement-plan.js';
 import { type CompactionStrategy, type ResolvedStrategyName, StrategyFailure, type StrategyInput } from './strategies/strategy.js';
 import { createSummaryStrategy } from './strategies/summary-strategy.js';
 import type { Summarizer } from './summarizer.js';
@@ -215,8 +216,4 @@ export { rangeProblem } from './select-range-problem.js';
 
 function failed(reason: CompactionFailure, message: string): CompactionOutcome {
   return { status: 'failed', reason, message, orphaned: false };
-}
-
-function messageOf(error: unknown): string {
-  return ShadowlogError.isInstance(error) || error instanceof Error ? error.message : String(error);
 }
