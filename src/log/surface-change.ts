@@ -30,6 +30,9 @@ export interface RequestSurfaceList {
   readonly seqs: readonly number[];
 }
 
+/** The characters of `{"surfaceSeqs":…}` around the list's own JSON. */
+const PLAIN_LIST_WRAPPER = '{"surfaceSeqs":}'.length;
+
 /**
  * The shorter encoding of `seqs` for a model/request written after `previous` (the session's
  * previous model/request, if any): the change from it, or the plain list when that is no shorter
@@ -44,9 +47,8 @@ export function encodeRequestSurface(
   const splices = spliceList(previous.seqs, seqs);
   const change = { surfaceChange: { base: previous.seq as SessionSeq, length: seqs.length, splices } };
   const changeLength = JSON.stringify(change).length;
-  // The plain list's JSON has at least 2 characters per seq: a shorter change needs no count of it.
-  if (changeLength < '{"surfaceSeqs":}'.length + 2 * seqs.length + 1) return change;
-  return changeLength < '{"surfaceSeqs":}'.length + jsonLengthOf(seqs) ? change : { surfaceSeqs: [...seqs] };
+  if (shorterThanAnyList(changeLength, seqs.length)) return change;
+  return changeLength < PLAIN_LIST_WRAPPER + jsonLengthOf(seqs) ? change : { surfaceSeqs: [...seqs] };
 }
 
 /**
@@ -63,7 +65,15 @@ export function encodeGrownSurface(
   const splices: SurfaceSplice[] = appended.length === 0 ? [] : [[previous.seqs.length, 0, ...(appended as SessionSeq[])]];
   const change = { surfaceChange: { base: previous.seq as SessionSeq, length, splices } };
   // The same test encodeRequestSurface makes first; past it, that function compares exact lengths.
-  return JSON.stringify(change).length < '{"surfaceSeqs":}'.length + 2 * length + 1 ? change : undefined;
+  return shorterThanAnyList(JSON.stringify(change).length, length) ? change : undefined;
+}
+
+/**
+ * Whether a change of JSON length `changeLength` is shorter than the plain list of any `count`
+ * seqs, whose JSON has at least 2 characters per seq: then the list's exact length is not needed.
+ */
+function shorterThanAnyList(changeLength: number, count: number): boolean {
+  return changeLength < PLAIN_LIST_WRAPPER + 2 * count + 1;
 }
 
 /** The length of the JSON of a list of non-negative integers, without writing it. */

@@ -6,30 +6,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidEventError, SeqOutOfRangeError, SessionNotFoundError } from '../../src/log/errors.js';
 import type { EventDraft, LogEvent } from '../../src/log/event.js';
-import { EventTypeRegistry } from '../../src/log/event-types.js';
 import { encodeFoldCheckpoint } from '../../src/log/fold-checkpoint.js';
 import { prepareAppend } from '../../src/log/seal.js';
 import { SurfaceFold } from '../../src/log/surface-fold.js';
 import type { CheckpointStore, LogStore, ReadRange } from '../../src/store/log-store.js';
 import { nodeSha256 } from '../../src/store/node-sha256.js';
 import { SessionLog } from '../../src/store/session-log.js';
-import { COMPACTION_TYPES, createTestRegistry } from '../support/log-drafts.js';
+import { createTestRegistry, meteringRegistry } from '../support/log-drafts.js';
 import { buildRandomLog } from '../support/random-log.js';
 
 export interface CheckpointHarness {
   readonly store: LogStore & CheckpointStore;
   cleanup(): Promise<void>;
-}
-
-/** Compaction's types with summary and prune as metering events: a registry that folds them otherwise than createTestRegistry. */
-function meteringRegistry(): EventTypeRegistry {
-  return new EventTypeRegistry(
-    COMPACTION_TYPES.map((type) =>
-      type === 'compaction/summary' || type === 'compaction/prune'
-        ? { type, shadowedSeqs: (data: Record<string, unknown>) => data.shadowedSeqs as number[] }
-        : { type },
-    ),
-  );
 }
 
 /** A random log sealed in its batches, under the clock `time`. */

@@ -6,29 +6,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FoldStateError, SurfaceOpError } from '../../src/log/errors.js';
 import type { EventDraft, LogEvent } from '../../src/log/event.js';
-import { EventTypeRegistry } from '../../src/log/event-types.js';
+import type { EventTypeRegistry } from '../../src/log/event-types.js';
 import { decodeFoldState, encodeFoldCheckpoint, readCheckpointHeader } from '../../src/log/fold-checkpoint.js';
 import { prepareAppend } from '../../src/log/seal.js';
 import type { SessionSeq } from '../../src/log/seq.js';
 import { SurfaceFold } from '../../src/log/surface-fold.js';
 import type { ReplaceOp } from '../../src/log/surface-op.js';
 import { FIXED_TIME, fixedNow } from '../support/events.js';
-import { COMPACTION_TYPES, createTestRegistry, replaceOp } from '../support/log-drafts.js';
+import { createTestRegistry, meteringRegistry, replaceOp } from '../support/log-drafts.js';
 import { buildRandomLog } from '../support/random-log.js';
 
 const RUNS = 150;
 const seeds = fc.noShrink(fc.integer({ min: 0, max: 2 ** 31 - 1 }));
-
-/** Compaction's types with summary and prune as metering events, as the compaction capability registers them. */
-function meteringRegistry(): EventTypeRegistry {
-  return new EventTypeRegistry(
-    COMPACTION_TYPES.map((type) =>
-      type === 'compaction/summary' || type === 'compaction/prune'
-        ? { type, shadowedSeqs: (data: Record<string, unknown>) => data.shadowedSeqs as number[] }
-        : { type },
-    ),
-  );
-}
 
 function sealAll(list: readonly EventDraft[], registry: () => EventTypeRegistry): LogEvent[] {
   return [...prepareAppend(new SurfaceFold({ registry: registry() }), list, fixedNow).events];

@@ -30,14 +30,20 @@ async function chat(base: string, messages: object[]): Promise<{ role: string; c
   return ((await response.json()) as { choices: [{ message: { role: string; content: string } }] }).choices[0].message;
 }
 
+/** Queues three answers, has the first proxy serve two turns of `resume-me`, closes it; gives the history so far. */
+async function twoTurnsThenClose(): Promise<object[]> {
+  harness.upstream.enqueue(...[1, 2, 3].map((index) => answerJson('openai', { text: `answer ${index}` }, index)));
+  const history: object[] = [{ role: 'user', content: 'first' }];
+  history.push(await chat(harness.proxy.url, history));
+  history.push({ role: 'user', content: 'second' });
+  history.push(await chat(harness.proxy.url, history));
+  await harness.proxy.close();
+  return history;
+}
+
 describe('a named session continued by another proxy', () => {
   it('extends the stored surface in a new lifecycle and goes on counting turns', async () => {
-    harness.upstream.enqueue(...[1, 2, 3].map((index) => answerJson('openai', { text: `answer ${index}` }, index)));
-    const history: object[] = [{ role: 'user', content: 'first' }];
-    history.push(await chat(harness.proxy.url, history));
-    history.push({ role: 'user', content: 'second' });
-    history.push(await chat(harness.proxy.url, history));
-    await harness.proxy.close();
+    const history = await twoTurnsThenClose();
 
     const second = await startProxy({ store: harness.store, upstreams: { openai: harness.upstream.baseUrl }, port: 0 });
     history.push({ role: 'user', content: 'third' });
@@ -61,12 +67,7 @@ describe('a named session continued by another proxy', () => {
   });
 
   it('continues from a fold checkpoint with the turn numbering in it, equal to the whole walk, and one without it is reported', async () => {
-    harness.upstream.enqueue(...[1, 2, 3].map((index) => answerJson('openai', { text: `answer ${index}` }, index)));
-    const history: object[] = [{ role: 'user', content: 'first' }];
-    history.push(await chat(harness.proxy.url, history));
-    history.push({ role: 'user', content: 'second' });
-    history.push(await chat(harness.proxy.url, history));
-    await harness.proxy.close();
+    const history = await twoTurnsThenClose();
     const store = harness.store;
     if (!hasCheckpoints(store)) throw new Error('the proxy test store keeps checkpoints');
 

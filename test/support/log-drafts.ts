@@ -15,6 +15,20 @@ export function createTestRegistry(): EventTypeRegistry {
   return new EventTypeRegistry(COMPACTION_TYPES.map((type) => ({ type })));
 }
 
+/**
+ * Compaction's types with summary and prune as metering events, as the compaction capability
+ * registers them: a registry that folds them otherwise than createTestRegistry.
+ */
+export function meteringRegistry(): EventTypeRegistry {
+  return new EventTypeRegistry(
+    COMPACTION_TYPES.map((type) =>
+      type === 'compaction/summary' || type === 'compaction/prune'
+        ? { type, shadowedSeqs: (data: Record<string, unknown>) => data.shadowedSeqs as number[] }
+        : { type },
+    ),
+  );
+}
+
 /** A replace SurfaceOp; the cast lets tests build seqs from plain numbers. */
 export function replaceOp(startSeq: number, endSeq: number): SurfaceOp {
   return { op: 'replace', startSeq, endSeq } as ReplaceOp;

@@ -128,42 +128,41 @@ async function askSubModel(
 
 /** Sub-calls made this turn before this call: the ask calls whose sub-session exists (a refused ask wrote none). */
 async function asksBefore(events: readonly LogEvent[], sessionId: string, callId: string, store: LogStore): Promise<number> {
-  let turnStart = events.length - 1;
-  while (turnStart > 0 && (events[turnStart] as LogEvent).type !== 'turn/start') turnStart--;
   let before = 0;
-  for (const event of events.slice(turnStart)) {
-    if (event.type !== 'assistant/message') continue;
-    for (const call of (event.data as unknown as AssistantMessageData).toolCalls) {
-      if (call.callId === callId) return before;
-      const action = (call.arguments as { action?: unknown } | null)?.action;
-      if (
-        call.name === RECALL_TOOL_NAME &&
-        action === 'ask' &&
-        (await store.head(askSessionId({ sessionId, callId: call.callId }))) !== undefined
-      )
-        before++;
-    }
+  for (const call of callsThisTurn(events)) {
+    if (call.callId === callId) return before;
+    const action = (call.arguments as { action?: unknown } | null)?.action;
+    if (
+      call.name === RECALL_TOOL_NAME &&
+      action === 'ask' &&
+      (await store.head(askSessionId({ sessionId, callId: call.callId }))) !== undefined
+    )
+      before++;
   }
   return before;
 }
 
-/** Refuses the call when the recall calls before it this turn (in log order) have used the allowance. */
-function checkCallsThisTurn(events: readonly LogEvent[], callId: string, config: RecallConfig): void {
+/** The tool calls of this turn's assistant messages, in log order: from the last turn/start (or the log's first event). */
+function* callsThisTurn(events: readonly LogEvent[]): Generator<AssistantMessageData['toolCalls'][number]> {
   let turnStart = events.length - 1;
   while (turnStart > 0 && (events[turnStart] as LogEvent).type !== 'turn/start') turnStart--;
-  let before = 0;
   for (const event of events.slice(turnStart)) {
-    if (event.type !== 'assistant/message') continue;
-    for (const call of (event.data as unknown as AssistantMessageData).toolCalls) {
-      if (call.callId === callId) {
-        if (before >= config.maxCallsPerTurn)
-          throw new RecallError(
-            `recall allows ${config.maxCallsPerTurn} calls per turn and this turn has made ${before} already; answer with what you have, or recall again next turn`,
-          );
-        return;
-      }
-      if (call.name === RECALL_TOOL_NAME) before++;
+    if (event.type === 'assistant/message') yield* (event.data as unknown as AssistantMessageData).toolCalls;
+  }
+}
+
+/** Refuses the call when the recall calls before it this turn (in log order) have used the allowance. */
+function checkCallsThisTurn(events: readonly LogEvent[], callId: string, config: RecallConfig): void {
+  let before = 0;
+  for (const call of callsThisTurn(events)) {
+    if (call.callId === callId) {
+      if (before >= config.maxCallsPerTurn)
+        throw new RecallError(
+          `recall allows ${config.maxCallsPerTurn} calls per turn and this turn has made ${before} already; answer with what you have, or recall again next turn`,
+        );
+      return;
     }
+    if (call.name === RECALL_TOOL_NAME) before++;
   }
 }
 

@@ -13,9 +13,8 @@ import type { LanguageModel, ToolDefinition } from '../../providers/language-mod
 import type { NativeCompactor } from '../../providers/native-compaction.js';
 import { renderSurface } from '../../spine/render-surface.js';
 import type { SessionLog } from '../../store/session-log.js';
-import type { Selection } from '../select-range.js';
 import { rangeProblem } from '../select-range-problem.js';
-import { messageOf, replacementPlan } from './replacement-plan.js';
+import { messageOf, replacementPlan, tokensOf } from './replacement-plan.js';
 import { NativeCompactionUnavailableError } from './resolve-strategy.js';
 import type { CompactionStrategy, StrategyInput, StrategyPlan } from './strategy.js';
 import { StrategyFailure } from './strategy.js';
@@ -58,10 +57,6 @@ export function createNativeStrategy(model: LanguageModel, options: NativeStrate
       return nativePlan(input, model, compactor);
     },
   };
-}
-
-function tokensOf(selection: Selection): number {
-  return selection.prices.reduce((sum, price) => sum + price, 0);
 }
 
 async function nativePlan(input: StrategyInput, model: LanguageModel, compactor: NativeCompactor): Promise<StrategyPlan> {

@@ -8,6 +8,7 @@ import { recallHandleOf } from '../recall/recall-index.js';
 import { RECALL_TOOL_NAME } from '../recall/recall-tool.js';
 import { neutralizeWrapper } from '../render-summary.js';
 import { rangeProblem } from '../select-range-problem.js';
+import { tokensOf } from './replacement-plan.js';
 import type { CompactionStrategy } from './strategy.js';
 import { selectWholeRange, summarizeSelection, summaryPlan } from './summary-strategy.js';
 
@@ -43,7 +44,7 @@ export function createRecallStrategy(): CompactionStrategy {
         count: selection.seqs.length,
         startSeq: selection.startSeq,
         endSeq: selection.endSeq,
-        tokens: selection.prices.reduce((sum, price) => sum + price, 0),
+        tokens: tokensOf(selection),
         outline: summary.text,
       });
       return summaryPlan(input, summary, text, { strategy: 'recall' });

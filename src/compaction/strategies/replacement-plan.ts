@@ -6,6 +6,7 @@
 import { ShadowlogError } from '../../log/errors.js';
 import type { EventDraft, JsonObject } from '../../log/event.js';
 import { COMPACTION_SUMMARY, type CompactionSummaryData } from '../event-types.js';
+import type { Selection } from '../select-range.js';
 import { StrategyFailure, type StrategyInput, type StrategyPlan } from './strategy.js';
 
 /** The fields of compaction/summary that every replacement records the same way. */
@@ -34,7 +35,7 @@ export interface ReplacementPlanOptions {
 
 export function replacementPlan(input: StrategyInput, options: ReplacementPlanOptions): StrategyPlan {
   const { selection } = input;
-  const shadowedTokenCount = selection.prices.reduce((sum, price) => sum + price, 0);
+  const shadowedTokenCount = tokensOf(selection);
   const { summaryTokens } = options;
   if (summaryTokens >= shadowedTokenCount) {
     throw new StrategyFailure(
@@ -69,6 +70,11 @@ export function replacementPlan(input: StrategyInput, options: ReplacementPlanOp
       return drafts;
     },
   };
+}
+
+/** What the selected range costs by the session's meter: the sum of its nodes' prices. */
+export function tokensOf(selection: Selection): number {
+  return selection.prices.reduce((sum, price) => sum + price, 0);
 }
 
 /** An error's message, for a failure that names its cause. */

@@ -6,7 +6,6 @@
 // error result naming it, and a refused ask writes no sub-session.
 
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   COMPACTION_EVENT_TYPES,
   createCompaction,
@@ -20,39 +19,14 @@ import { verifyLog } from '../../../src/log/verify.js';
 import { type ScriptedCall, ScriptedModel, type ScriptedReply } from '../../../src/providers/scripted-model.js';
 import { createHarness } from '../../../src/spine/harness.js';
 import { replay } from '../../../src/spine/replay.js';
-import { defineTool } from '../../../src/spine/tool.js';
 import { MemoryLogStore } from '../../../src/store/memory/memory-store.js';
-
-const readFile = defineTool({
-  name: 'read_file',
-  description: 'Read file N',
-  input: z.object({ file: z.number() }),
-  execute: ({ file }) =>
-    Array.from({ length: 40 }, (_, line) =>
-      line === 20 ? `secret${file} = value-${file * 11}` : `file ${file} line ${line}: filler text`,
-    ).join('\n'),
-});
+import { agent, readFile } from '../support/recall-agent.js';
 
 const textOfMessage = (call: ScriptedCall, role: string) =>
   call.messages
     .filter((message) => message.role === role)
     .flatMap((message) => message.content.map((block) => (block.type === 'text' ? block.text : '')))
     .join('\n');
-
-/** "read N" reads file N; "recall [calls]" makes those recall calls, one per step; then it answers. */
-function agent(call: ScriptedCall): ScriptedReply {
-  const lastUser = call.messages.findLastIndex((message) => message.role === 'user');
-  const prompt = call.messages[lastUser]?.content.map((block) => (block.type === 'text' ? block.text : '')).join('') ?? '';
-  const done = call.messages.slice(lastUser + 1).filter((message) => message.role === 'tool').length;
-  const read = /^read (\d+)$/.exec(prompt);
-  if (read !== null) return done === 0 ? { toolCalls: [{ name: 'read_file', arguments: { file: Number(read[1]) } }] } : { text: 'Read.' };
-  if (prompt.startsWith('recall ')) {
-    const calls = JSON.parse(prompt.slice('recall '.length)) as object[];
-    const next = calls[done];
-    return next === undefined ? { text: 'Recalled.' } : { toolCalls: [{ name: 'recall', arguments: next as never }] };
-  }
-  return { text: 'Nothing to do.' };
-}
 
 /** The sub-model: finds the value the question names in the excerpt it was sent, or says it is not there. */
 function subModel(call: ScriptedCall): ScriptedReply {

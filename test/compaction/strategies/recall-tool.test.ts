@@ -5,41 +5,15 @@
 // and result, the log verifies and every model call replays.
 
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { COMPACTION_EVENT_TYPES, createCompaction, createRecallTool, parseRecallConfig } from '../../../src/compaction/index.js';
 import type { LogEvent, ToolResultData } from '../../../src/log/event.js';
 import { EventTypeRegistry } from '../../../src/log/event-types.js';
 import { verifyLog } from '../../../src/log/verify.js';
-import { type ScriptedCall, ScriptedModel, type ScriptedReply } from '../../../src/providers/scripted-model.js';
+import { ScriptedModel } from '../../../src/providers/scripted-model.js';
 import { createHarness } from '../../../src/spine/harness.js';
 import { replay } from '../../../src/spine/replay.js';
-import { defineTool } from '../../../src/spine/tool.js';
 import { MemoryLogStore } from '../../../src/store/memory/memory-store.js';
-
-const readFile = defineTool({
-  name: 'read_file',
-  description: 'Read file N',
-  input: z.object({ file: z.number() }),
-  execute: ({ file }) =>
-    Array.from({ length: 40 }, (_, line) =>
-      line === 20 ? `secret${file} = value-${file * 11}` : `file ${file} line ${line}: filler text`,
-    ).join('\n'),
-});
-
-/** "read N" reads file N; "recall [calls]" makes those recall calls, one per step; then it answers. */
-function agent(call: ScriptedCall): ScriptedReply {
-  const lastUser = call.messages.findLastIndex((message) => message.role === 'user');
-  const prompt = call.messages[lastUser]?.content.map((block) => (block.type === 'text' ? block.text : '')).join('') ?? '';
-  const done = call.messages.slice(lastUser + 1).filter((message) => message.role === 'tool').length;
-  const read = /^read (\d+)$/.exec(prompt);
-  if (read !== null) return done === 0 ? { toolCalls: [{ name: 'read_file', arguments: { file: Number(read[1]) } }] } : { text: 'Read.' };
-  if (prompt.startsWith('recall ')) {
-    const calls = JSON.parse(prompt.slice('recall '.length)) as object[];
-    const next = calls[done];
-    return next === undefined ? { text: 'Recalled.' } : { toolCalls: [{ name: 'recall', arguments: next as never }] };
-  }
-  return { text: 'Nothing to do.' };
-}
+import { agent, readFile } from '../support/recall-agent.js';
 
 async function compactedSession(recallConfig: object = {}) {
   const store = new MemoryLogStore();
