@@ -15,7 +15,6 @@
 //   npm run bench -- pi-session
 //   npx tsx bench/pi-session.bench.ts [--quick]
 
-import { spawn } from 'node:child_process';
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +32,7 @@ import {
   formatRatio,
   median,
   runIfMain,
+  runJsonChild,
 } from './support.js';
 
 const CHILD = fileURLToPath(new URL('./pi-session-child.ts', import.meta.url));
@@ -76,39 +76,11 @@ const QUICK: Sizes = {
   piColdLimitMs: 60_000,
 };
 
-/** The child's last line, parsed; undefined when it was stopped after `limitMs`. */
-function runChild<T>(args: readonly string[], limitMs?: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let stopped = false;
-    const timer =
-      limitMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            stopped = true;
-            child.kill('SIGKILL');
-          }, limitMs);
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (stopped) {
-        resolve(undefined as T);
-        return;
-      }
-      const last = output.trim().split('\n').at(-1);
-      if (code !== 0 || last === undefined || last === '')
-        reject(new Error(`pi-session benchmark: the child (${args[0]}) exited with code ${code}`));
-      else resolve(JSON.parse(last) as T);
-    });
-  });
-}
-
 /** The session's lines repeated `scale` times after its header; each copy's tool call ids get a suffix of their own. */
+/** The child's last line, parsed; undefined when it was stopped after `limitMs`. */
+const runChild = <T>(args: readonly string[], limitMs?: number) =>
+  runJsonChild<T>(`pi-session benchmark: the child (${args[0]})`, ['--import', 'tsx', CHILD, ...args], limitMs);
+
 function writeScaled(path: string, scale: number): number {
   const [header, ...lines] = readFileSync(SOURCE, 'utf8')
     .split('\n')

@@ -13,7 +13,6 @@
 //   npm run bench -- spine-step
 //   npx tsx bench/spine-step.bench.ts [--quick]
 
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canonicalJson } from '../src/log/canonical-json.js';
@@ -42,11 +41,11 @@ import {
   formatRatio,
   median,
   runIfMain,
+  runJsonChild,
 } from './support.js';
 import { buildSurfaceSession, openStepRig, type StepRig } from './surface-session.js';
 
 const CHILD = fileURLToPath(new URL('./spine-step-child.ts', import.meta.url));
-const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SESSION_ID = 'bench-step';
 
 interface Sizes {
@@ -251,21 +250,8 @@ async function timeParts(sizes: Sizes): Promise<Array<{ part: string; ms: number
 }
 
 function runChild(sizes: Sizes): Promise<AllocationResult> {
-  return new Promise((resolve, reject) => {
-    const args = ['--import', 'tsx', '--expose-gc', '--max-semi-space-size=512', CHILD, String(sizes.nodes), String(sizes.allocationSteps)];
-    const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = output.trim().split('\n').at(-1);
-      if (code !== 0 || last === undefined || last === '') reject(new Error(`spine-step benchmark: the child exited with code ${code}`));
-      else resolve(JSON.parse(last) as AllocationResult);
-    });
-  });
+  const args = ['--import', 'tsx', '--expose-gc', '--max-semi-space-size=512', CHILD, String(sizes.nodes), String(sizes.allocationSteps)];
+  return runJsonChild('spine-step benchmark: the child', args);
 }
 
 function sum(values: readonly number[]): number {

@@ -4,7 +4,6 @@
 // (a compaction every 100 events keeps it bounded). Each build and each open runs in a child
 // process of its own (sqlite-open-child.ts), so that memory figures start clean.
 
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildResult, OpenResult } from './sqlite-open-child.js';
@@ -18,10 +17,10 @@ import {
   formatMs,
   formatRate,
   formatRatio,
+  runJsonChild,
 } from './support.js';
 
 const CHILD = fileURLToPath(new URL('./sqlite-open-child.ts', import.meta.url));
-const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** In the live-heap runs, a full collection before sampling every this many pages (of 1,000 events). */
 const GC_EVERY_PAGES = 10;
 
@@ -29,28 +28,8 @@ const FULL = { small: 100_000, large: 1_000_000 };
 const QUICK = { small: 10_000, large: 100_000 };
 
 /** Runs one measurement in a fresh Node process and returns the JSON it prints. */
-function runChild<T>(args: readonly string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', CHILD, ...args], {
-      cwd: PROJECT_ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = output.trim().split('\n').at(-1);
-      if (code !== 0 || last === undefined || last === '') {
-        reject(new Error(`sqlite-open benchmark: child ${args.join(' ')} exited with code ${code}`));
-        return;
-      }
-      resolve(JSON.parse(last) as T);
-    });
-  });
-}
+const runChild = <T>(args: readonly string[]) =>
+  runJsonChild<T>(`sqlite-open benchmark: child ${args.join(' ')}`, ['--import', 'tsx', '--expose-gc', CHILD, ...args]);
 
 interface SizeResult {
   readonly build: BuildResult;

@@ -2,6 +2,7 @@
 // formatting and the table printer. Figures are ratios against a baseline measured in the
 // same run; absolute times are printed too, but are not comparable across machines.
 
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,4 +140,41 @@ export async function runIfMain(moduleUrl: string, benchmark: Benchmark): Promis
   for (const table of report.tables) console.log(`\n${renderTable(table)}`);
   console.log(`\n${report.notes.map((note) => `note: ${note}`).join('\n')}`);
   console.log(`(${benchmark.name} took ${formatMs(Date.now() - started)})`);
+}
+
+const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/**
+ * Runs one measurement in a fresh Node process (`node ...nodeArgs`, from the project's root) and
+ * resolves to the JSON of the last line it prints; rejects, naming `label`, when it fails or
+ * prints nothing. With `limitMs`, a child still running then is killed and resolves to undefined.
+ */
+export function runJsonChild<T>(label: string, nodeArgs: readonly string[], limitMs?: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, nodeArgs, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stopped = false;
+    const timer =
+      limitMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            stopped = true;
+            child.kill('SIGKILL');
+          }, limitMs);
+    let output = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      output += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (stopped) {
+        resolve(undefined as T);
+        return;
+      }
+      const last = output.trim().split('\n').at(-1);
+      if (code !== 0 || last === undefined || last === '') reject(new Error(`${label} exited with code ${code}`));
+      else resolve(JSON.parse(last) as T);
+    });
+  });
 }
