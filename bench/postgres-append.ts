@@ -319,7 +319,7 @@ export function appendTable(result: AppendCase): Table {
   return {
     title: single
       ? `PostgreSQL single-event appends (${formatCount(result.operations)} appends per variant, one transaction each)`
-      : `PostgreSQL batch appends (${formatCount(result.operations)} batches of ${formatCount(result.batchSize)} events per variant, one statement each)`,
+      : `PostgreSQL batch appends (${formatCount(result.operations)} batches of ${formatCount(result.batchSize)} events per variant, one transaction each)`,
     columns: ['variant', 'time', single ? 'per append' : 'per batch', 'Node CPU', 'backend CPU', 'events/s', 'throughput vs bare'],
     rows: result.variants.map(({ label, ms, cpuMs, serverCpuMs }, index) => [
       label,

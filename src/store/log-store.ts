@@ -59,6 +59,13 @@ export interface LogStore {
    */
   appendAll(sessionId: string, batches: AsyncIterable<readonly LogEvent[]>, options: AppendOptions): Promise<number>;
 
+  /**
+   * True when appendAll sends each batch to the database as soon as it has it, and reads the
+   * next one from the source while the database writes it (a store on a server). SessionLog
+   * then seals a long append in parts and streams them, so that sealing and writing overlap.
+   */
+  readonly overlapsAppendAll?: boolean;
+
   /** Reads events in seq order, a page at a time. Throws SessionNotFoundError for an unknown session. */
   read(sessionId: string, range?: ReadRange): AsyncIterable<readonly LogEvent[]>;
 

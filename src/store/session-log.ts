@@ -81,6 +81,9 @@ function warnCheckpointWriteFailed(error: unknown, context: { readonly sessionId
   );
 }
 
+/** Drafts sealed per part when an append is streamed (appendStreamed); only appends of at least two parts are. */
+const STREAMED_PART = 250;
+
 /** Events between two checkpoints a writer leaves, unless told otherwise. */
 export const DEFAULT_CHECKPOINT_EVERY = 10_000;
 
@@ -281,6 +284,9 @@ export class SessionLog {
   private async appendNow(drafts: readonly EventDraft[]): Promise<readonly LogEvent[]> {
     const held = this.held;
     const expectedSeq = held[0]?.events[0]?.seq ?? this.fold.nextSeq;
+    if (this.store.overlapsAppendAll === true && drafts.length >= 2 * STREAMED_PART) {
+      return this.appendStreamed(held, drafts, expectedSeq);
+    }
     // Refused drafts leave the held events held: they are still the fold's, and still to be written.
     const prepared = prepareAppend(this.fold, drafts, this.now, this.sha256.hex);
     this.held = [];
@@ -292,11 +298,55 @@ export class SessionLog {
       for (let index = held.length - 1; index >= 0; index--) (held[index] as PreparedAppend).rollback();
       throw error;
     }
+    await this.afterAppend(events);
+    return prepared.events;
+  }
+
+  /**
+   * appendNow on a store whose appendAll overlaps (PostgreSQL): the drafts are sealed a part at
+   * a time and streamed, so that the server writes one part while the next is sealed. Still one
+   * transaction, all or nothing; a refused draft rolls back the parts already sent and, as in
+   * appendNow, leaves the held events held.
+   */
+  private async appendStreamed(held: PreparedAppend[], drafts: readonly EventDraft[], expectedSeq: number): Promise<readonly LogEvent[]> {
+    const parts: PreparedAppend[] = [];
+    let refused = false;
+    const { fold, now } = this;
+    const hex = this.sha256.hex;
+    async function* batches(): AsyncGenerator<readonly LogEvent[]> {
+      for (const batch of held) yield batch.events;
+      for (let start = 0; start < drafts.length; start += STREAMED_PART) {
+        let part: PreparedAppend;
+        try {
+          part = prepareAppend(fold, drafts.slice(start, start + STREAMED_PART), now, hex);
+        } catch (error) {
+          refused = true;
+          throw error;
+        }
+        parts.push(part);
+        yield part.events;
+      }
+    }
+    this.held = [];
+    try {
+      await this.store.appendAll(this.sessionId, batches(), { expectedSeq });
+    } catch (error) {
+      for (let index = parts.length - 1; index >= 0; index--) (parts[index] as PreparedAppend).rollback();
+      if (refused) this.held = held;
+      else for (let index = held.length - 1; index >= 0; index--) (held[index] as PreparedAppend).rollback();
+      throw error;
+    }
+    const appended = parts.flatMap((part) => part.events);
+    await this.afterAppend(held.length === 0 ? appended : [...held.flatMap((batch) => batch.events), ...appended]);
+    return appended;
+  }
+
+  /** What follows every append that landed: the observers, and a checkpoint when one is due. */
+  private async afterAppend(events: readonly LogEvent[]): Promise<void> {
     if (this.observe !== undefined) for (const event of events) this.observe(event);
     // Checked here, so that an append with no checkpoint due pays nothing for them.
     if (this.checkpointEvery !== 0 && this.fold.nextSeq - this.lastCheckpointSeq >= this.checkpointEvery)
       await this.checkpointAfterAppend();
-    return prepared.events;
   }
 
   /** Applies events that other writers stored since this log was read. */

@@ -4,6 +4,7 @@
 // SHADOWLOG_TEST_POSTGRES_URL; see test/support/postgres.ts.
 
 import { hostname } from 'node:os';
+import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import { ConfigError } from '../../src/log/errors.js';
@@ -140,11 +141,11 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await pg.dropSchemas();
     });
 
-    it('creates its tables in the schema it is given, at schema version 4, and names it in its location', async () => {
+    it('creates its tables in the schema it is given, at schema version 5, and names it in its location', async () => {
       const store = await open();
       expect(store.location).toBe(`${pg.url.replace(/:[^/@:]*@/, '@')}?schema=${schema}`);
-      expect(SCHEMA_VERSION).toBe(4);
-      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '4' }]);
+      expect(SCHEMA_VERSION).toBe(5);
+      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '5' }]);
       const tables = await raw<{ table_name: string }>(
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
         [schema],
@@ -177,8 +178,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await raw(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
       const error = await openPostgresStore(pg.url, { schema }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PostgresSchemaVersionError);
-      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 4 });
-      expect((error as Error).message).toMatch(/schema version 99.*up to 4.*upgrade shadowlog/);
+      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 5 });
+      expect((error as Error).message).toMatch(/schema version 99.*up to 5.*upgrade shadowlog/);
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(99);
     });
 
@@ -203,16 +204,16 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const next = [...MIGRATIONS, later].map(recorded);
       const client = await pg.admin.connect();
       try {
-        expect(await migrate(client, schema, 'test', next)).toBe(5);
-        expect(applied).toEqual([4]);
-        expect(await migrate(client, schema, 'test', next)).toBe(5);
-        expect(applied).toEqual([4]);
+        expect(await migrate(client, schema, 'test', next)).toBe(6);
+        expect(applied).toEqual([5]);
+        expect(await migrate(client, schema, 'test', next)).toBe(6);
+        expect(applied).toEqual([5]);
       } finally {
         client.release();
       }
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(5);
-      // This library knows up to version 4, so the migrated schema is now too new for it.
-      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 5 });
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(6);
+      // This library knows up to version 5, so the migrated schema is now too new for it.
+      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 6 });
     });
 
     it('migrates a version 1 schema to the current version, keeping its events, and its followers are then woken by appends', async () => {
@@ -249,7 +250,7 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       expect(seen).toEqual(more.map((event) => event.seq));
     });
 
-    it('migrates a version 3 schema to version 4, keeping its events; a reader of version 3 finds no checkpoints', async () => {
+    it('migrates a version 3 schema to the current version, keeping its events; a reader of version 3 finds no checkpoints', async () => {
       await schemaAtVersion(3);
       const reader = await openPostgresStore(pg.url, { schema, readOnly: true });
       opened.push(reader);
@@ -258,13 +259,59 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       expect(await reader.readCheckpoint('s1', 2)).toBeUndefined();
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(3);
       const writer = await open();
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(4);
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
       expect(await readAll(writer, 's1')).toEqual(events);
       await writer.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' });
       expect((await writer.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([2]);
       await expect(reader.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' })).rejects.toMatchObject({
         code: 'STORE_READ_ONLY',
       });
+    });
+
+    it('migrates a version 4 schema to version 5, whose session id check admits exactly the ids the old one did', async () => {
+      const checkOf = async () =>
+        raw<{ definition: string; validated: boolean }>(
+          "SELECT pg_get_constraintdef(oid) AS definition, convalidated AS validated FROM pg_constraint WHERE conrelid = $1::regclass AND conname = 'events_session_id_check'",
+          [`"${schema}".events`],
+        );
+      await schemaAtVersion(4);
+      expect((await checkOf())[0]?.definition).toContain('{0,127}');
+      const store = await open();
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
+      // The table had rows, which passed the old check: the new one is not validated by a scan.
+      const [check] = await checkOf();
+      expect(check?.definition).not.toContain('{0,127}');
+      expect(check?.validated).toBe(false);
+      expect(await readAll(store, 's1')).toEqual(events);
+      // The two expressions agree on the edge cases and on random strings over the id alphabet and beyond it.
+      const edges = ['a', 'A', '0', 'a'.repeat(128), 'a'.repeat(129), '', '.a', '_a', '-a', 'a.b_c-d', 'a b', 'a\n', 'ä', 'a$', 'a/b'];
+      const random = fc.sample(fc.string({ unit: fc.constantFrom('a', 'Z', '9', '.', '_', '-', ' ', 'é', '\n'), maxLength: 140 }), 300);
+      const lengths = [127, 128, 129].map((length) => `x${'-'.repeat(length - 1)}`);
+      const ids = [...edges, ...random, ...lengths];
+      const verdicts = await raw<{ id: string; old: boolean; current: boolean }>(
+        `SELECT id, id ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' AS old, (id ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$' AND length(id) <= 128) AS current
+         FROM unnest($1::text[]) AS id`,
+        [ids],
+      );
+      expect(verdicts).toHaveLength(ids.length);
+      for (const verdict of verdicts)
+        expect({ id: verdict.id, admitted: verdict.current }).toEqual({ id: verdict.id, admitted: verdict.old });
+      expect(verdicts.some((verdict) => verdict.old)).toBe(true);
+      expect(verdicts.some((verdict) => !verdict.old)).toBe(true);
+      // And the database refuses a bad id itself, as before.
+      await expect(
+        pg.admin.query(`INSERT INTO "${schema}".events VALUES ($1, 0, 'session/start', $2, '{}')`, ['-bad', '0'.repeat(64)]),
+      ).rejects.toMatchObject({ code: '23514', constraint: 'events_session_id_check' });
+    });
+
+    it('validates the session id check at once on a new schema, whose table is empty', async () => {
+      await (await open()).close();
+      expect(
+        await raw(
+          "SELECT convalidated AS validated FROM pg_constraint WHERE conrelid = $1::regclass AND conname = 'events_session_id_check'",
+          [`"${schema}".events`],
+        ),
+      ).toEqual([{ validated: true }]);
     });
 
     it('migrates a version 2 schema to version 3, keeping its events: seqs are then checked once per statement', async () => {
@@ -428,6 +475,11 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const paused = pausedBatches(events);
       const importing = store.appendAll('s1', paused.source, { expectedSeq: 0 }).catch((caught: unknown) => caught);
       await paused.firstBatchTaken;
+      // The first batch's insert may still be running (appendAll reads on while it does): the
+      // connection is cut once it waits, idle inside the transaction, for the next batch.
+      const idleInTransaction = () =>
+        raw("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'", [applicationName]);
+      while ((await idleInTransaction()).length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       const killed = await raw<{ killed: boolean }>(
         "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'",
         [applicationName],

@@ -74,6 +74,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
 export class PostgresLogStore implements LogStore, CheckpointStore {
   readonly location: string;
+  /** appendAll keeps one insert in flight while the source makes the next batch. */
+  readonly overlapsAppendAll = true;
   private readonly sql: Statements;
   private readonly owners: OwnershipLocks;
   /** How to end each watch still open; called when the store closes. */
@@ -156,12 +158,22 @@ export class PostgresLogStore implements LogStore, CheckpointStore {
         try {
           const actual = await this.headOn(client, sessionId);
           if (actual !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, actual);
+          // One insert in flight: the server writes a batch while the source makes the next.
+          // Each is awaited in order, so the first that fails is the one reported (those sent
+          // after it fail only because the transaction is aborted).
+          let inFlight: Promise<unknown> | undefined;
           for await (const batch of batches) {
             checkAppendBatch(sessionId, batch, nextSeq);
-            if (batch.length > 0) await client.query(insertQuery(this.sql, sessionId, batch));
+            if (batch.length > 0) {
+              const sent = client.query(insertQuery(this.sql, sessionId, batch));
+              sent.catch(() => {});
+              if (inFlight !== undefined) await inFlight;
+              inFlight = sent;
+            }
             nextSeq += batch.length;
             last = batch.at(-1) ?? last;
           }
+          if (inFlight !== undefined) await inFlight;
           committing = true;
           await client.query('COMMIT');
           return nextSeq - expectedSeq;
