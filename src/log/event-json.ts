@@ -27,8 +27,14 @@ const BODY = Symbol('shadowlog.canonicalEventJson');
 
 type WithBody = LogEvent & { readonly [BODY]?: string };
 
+/** The descriptor remember passes, one object reused (its value set for the call and cleared after). */
+const BODY_DESCRIPTOR: PropertyDescriptor = { value: undefined };
+
 function remember(event: LogEvent, body: string): void {
-  if (Object.isExtensible(event)) Object.defineProperty(event, BODY, { value: flat(body) });
+  if (!Object.isExtensible(event)) return;
+  BODY_DESCRIPTOR.value = flat(body);
+  Object.defineProperty(event, BODY, BODY_DESCRIPTOR);
+  BODY_DESCRIPTOR.value = undefined;
 }
 
 /**

@@ -60,18 +60,30 @@ export function prepareAppend(
 /** The latest time sealDraft found valid. */
 let lastCheckedTime: unknown;
 
-const DRAFT_KEYS = new Set(['type', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable', 'time']);
+const DRAFT_KEYS = ['type', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable', 'time'] as const;
+
+function isDraftKey(key: string): boolean {
+  switch (key) {
+    case 'type':
+    case 'data':
+    case 'surfaceOp':
+    case 'sourceEventSeqs':
+    case 'ignorable':
+    case 'time':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The canonical JSON of the surfaceOp nearly every surface event has. */
+const APPEND_JSON = '"append"';
 
 export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, now: () => string, hasher: Hasher = sha256Hex): LogEvent {
   if (!isPlainObject(draft)) throw new InvalidEventError('event', 'an object', describeValue(draft), seq);
   for (const key of Object.keys(draft)) {
-    if (!DRAFT_KEYS.has(key))
-      throw new InvalidEventError(
-        key,
-        `not present: a draft has only ${[...DRAFT_KEYS].join(', ')} (the log assigns seq and hash)`,
-        'it',
-        seq,
-      );
+    if (!isDraftKey(key))
+      throw new InvalidEventError(key, `not present: a draft has only ${DRAFT_KEYS.join(', ')} (the log assigns seq and hash)`, 'it', seq);
   }
   checkType(draft.type, seq);
   if (!isPlainObject(draft.data)) throw new InvalidEventError('data', 'an object', describeValue(draft.data), seq);
@@ -99,7 +111,10 @@ export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, 
   };
   let surfaceOp: string | undefined;
   let sourceEventSeqs: string | undefined;
-  if (draft.surfaceOp !== undefined) {
+  if (draft.surfaceOp === 'append') {
+    surfaceOp = APPEND_JSON;
+    unsealed.surfaceOp = 'append';
+  } else if (draft.surfaceOp !== undefined) {
     const written = canonicalJsonAndCopy(draft.surfaceOp, 1);
     surfaceOp = written.json;
     unsealed.surfaceOp = written.copy as UnsealedEvent['surfaceOp'] & {};

@@ -46,6 +46,17 @@ export interface SurfaceFoldOptions {
 
 const NO_SEQS: readonly SessionSeq[] = Object.freeze([]);
 
+/** The undo of an application that changed nothing to undo. */
+const NOTHING_TO_UNDO = (): void => {};
+
+/** One undo that runs `second`, then `first` (the reverse of the order they were done in). */
+function bothUndone(second: () => void, first: () => void): () => void {
+  return () => {
+    second();
+    first();
+  };
+}
+
 export class SurfaceFold {
   readonly registry: EventTypeRegistry;
   private first: LinkedNode | undefined;
@@ -195,17 +206,13 @@ export class SurfaceFold {
         this.meters.checkRange(seq, type, metered, this);
         undo = this.meters.record(seq, type, metered);
       } else {
-        undo = undoRequest ?? (() => {});
+        undo = undoRequest ?? NOTHING_TO_UNDO;
       }
     } else {
       const op = parseSurfaceOp(event.surfaceOp, seq);
       const replace = isReplaceOp(op);
       const undoNode = replace ? this.applyReplace(event, type, op.startSeq, op.endSeq) : this.applyAppend(event, type);
-      const undoNote = this.requests.noteSurfaceChange(replace ? undefined : seq);
-      undo = () => {
-        undoNote();
-        undoNode();
-      };
+      undo = bothUndone(this.requests.noteSurfaceChange(replace ? undefined : seq), undoNode);
       this.surfaceBits = ensureCapacity(this.surfaceBits, seq);
       this.surfaceBits[seq >>> 3] = (this.surfaceBits[seq >>> 3] as number) | (1 << (seq & 7));
     }
