@@ -33,8 +33,11 @@ const BODY_DESCRIPTOR: PropertyDescriptor = { value: undefined };
 function remember(event: LogEvent, body: string): void {
   if (!Object.isExtensible(event)) return;
   BODY_DESCRIPTOR.value = flat(body);
-  Object.defineProperty(event, BODY, BODY_DESCRIPTOR);
-  BODY_DESCRIPTOR.value = undefined;
+  try {
+    Object.defineProperty(event, BODY, BODY_DESCRIPTOR);
+  } finally {
+    BODY_DESCRIPTOR.value = undefined;
+  }
 }
 
 /**

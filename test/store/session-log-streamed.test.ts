@@ -6,7 +6,7 @@
 // PostgreSQL server when SHADOWLOG_TEST_POSTGRES_URL is set.
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { ShadowlogError } from '../../src/log/errors.js';
+import { SurfaceOpError } from '../../src/log/errors.js';
 import type { EventDraft, LogEvent } from '../../src/log/event.js';
 import type { AppendOptions } from '../../src/store/log-store.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
@@ -83,7 +83,8 @@ describe('SessionLog on a store that overlaps appendAll', () => {
     const nextSeq = log.fold.nextSeq;
     const batch = [...messages(600), REFUSED, ...messages(10, 600)];
     const error = await log.append(batch).catch((caught: unknown) => caught);
-    expect(ShadowlogError.isInstance(error)).toBe(true);
+    expect(error).toBeInstanceOf(SurfaceOpError);
+    expect(error).toMatchObject({ rule: 'tool-call-unknown', seq: 603 });
     expect((error as Error).message).toMatch(/no-such-call/);
     // The held batch and two parts were sent before the refusal; none of it was stored.
     expect(store.streams).toEqual([[1, 250, 250]]);
@@ -130,7 +131,9 @@ describe.skipIf(server === undefined)('SessionLog on the PostgreSQL store, which
       const log = await SessionLog.create(store, 's1', { now: fixedNow, harnessVersion: 'test' });
       await log.append([drafts.system()]);
       const refusal = await log.append([...messages(800), REFUSED]).catch((caught: unknown) => caught);
-      expect(ShadowlogError.isInstance(refusal)).toBe(true);
+      // The fold's own error, not one the store wrapped it in.
+      expect(refusal).toBeInstanceOf(SurfaceOpError);
+      expect(refusal).toMatchObject({ code: 'INVALID_SURFACE_OP', rule: 'tool-call-unknown', seq: 802 });
       expect((await store.head('s1'))?.nextSeq).toBe(2);
       const written = await log.append(messages(1100));
       const stored: LogEvent[] = [];

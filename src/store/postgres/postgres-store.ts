@@ -149,6 +149,8 @@ export class PostgresLogStore implements LogStore, CheckpointStore {
     this.assertWritable('appending events');
     const owner = this.owners.connectionFor(sessionId);
     let nextSeq = expectedSeq;
+    /** The first seq of the batch whose insert is being awaited: the seq a conflict is reported at. */
+    let awaitedSeq: number | undefined;
     let last: LogEvent | undefined;
     let committing = false;
     try {
@@ -159,21 +161,28 @@ export class PostgresLogStore implements LogStore, CheckpointStore {
           const actual = await this.headOn(client, sessionId);
           if (actual !== expectedSeq) throw new ConcurrencyError(sessionId, expectedSeq, actual);
           // One insert in flight: the server writes a batch while the source makes the next.
-          // Each is awaited in order, so the first that fails is the one reported (those sent
-          // after it fail only because the transaction is aborted).
-          let inFlight: Promise<unknown> | undefined;
+          // Inserts are awaited in order, so of the inserts the first that fails is the one
+          // reported (those sent after it fail only because the transaction is aborted); a
+          // source that throws while an insert is in flight is reported instead of that insert.
+          let inFlight: { readonly sent: Promise<unknown>; readonly firstSeq: number } | undefined;
+          const settle = async () => {
+            if (inFlight === undefined) return;
+            awaitedSeq = inFlight.firstSeq;
+            await inFlight.sent;
+            awaitedSeq = undefined;
+          };
           for await (const batch of batches) {
             checkAppendBatch(sessionId, batch, nextSeq);
             if (batch.length > 0) {
               const sent = client.query(insertQuery(this.sql, sessionId, batch));
               sent.catch(() => {});
-              if (inFlight !== undefined) await inFlight;
-              inFlight = sent;
+              await settle();
+              inFlight = { sent, firstSeq: nextSeq };
             }
             nextSeq += batch.length;
             last = batch.at(-1) ?? last;
           }
-          if (inFlight !== undefined) await inFlight;
+          await settle();
           committing = true;
           await client.query('COMMIT');
           return nextSeq - expectedSeq;
@@ -186,7 +195,7 @@ export class PostgresLogStore implements LogStore, CheckpointStore {
       });
     } catch (error) {
       const attempt = { firstSeq: expectedSeq, count: nextSeq - expectedSeq, last, committing };
-      throw await this.appendError(sessionId, nextSeq, error, attempt, owner);
+      throw await this.appendError(sessionId, awaitedSeq ?? nextSeq, error, attempt, owner);
     }
   }
 
