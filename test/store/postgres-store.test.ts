@@ -678,6 +678,12 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
             /^expected a PostgreSQL URL like postgres:\/\/user:password@host:5432\/database, found ".*"; fix the URL$/,
           );
         }
+        // From JavaScript, which the types do not stop: a typed error, not a TypeError from inside.
+        for (const notText of [undefined, 42, { host: 'localhost' }]) {
+          const error = await failure(notText as unknown as string);
+          expect(error.problem).toBe('bad-url');
+          expect(error.message).toMatch(/^expected a PostgreSQL URL like .+, found .+; fix the URL$/);
+        }
       });
     });
   });

@@ -4,6 +4,7 @@
 
 import { type ClientConfig, DatabaseError } from 'pg';
 import { ConfigError, ShadowlogError } from '../../log/errors.js';
+import { describeValue } from '../../log/seq.js';
 import { type ConnectionProblem, PostgresConnectionError, PostgresStoreError } from './errors.js';
 import { assertSchemaName, DEFAULT_SCHEMA } from './schema.js';
 
@@ -80,6 +81,14 @@ export function resolveTarget(url: string, options: PostgresStoreOptions = {}): 
 }
 
 function parseUrl(url: string): URL {
+  // A JavaScript caller can pass anything; only a string can be a URL (and have a password to hide).
+  if (typeof url !== 'string') {
+    throw new PostgresConnectionError(
+      'unknown',
+      'bad-url',
+      `expected a PostgreSQL URL like ${EXAMPLE_URL}, found ${describeValue(url)}; fix the URL`,
+    );
+  }
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
