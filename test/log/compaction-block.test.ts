@@ -27,7 +27,9 @@ describe('the compaction block', () => {
       /text \(a readable summary\) or data \(an opaque one\)/,
     );
     expect(() => validateCoreData('assistant/message', message({ ...opaque, items: ['x'] }), 3, 2)).toThrow(/an object/);
-    expect(() => validateCoreData('assistant/message', message({ ...readable, provider: '' }), 3, 2)).toThrow();
+    expect(() => validateCoreData('assistant/message', message({ ...readable, provider: '' }), 3, 2)).toThrow(
+      expect.objectContaining({ code: 'INVALID_EVENT', field: 'data.content[0].provider', seq: 3 }),
+    );
   });
 
   it('shows a reader who compacted, the summary or the size of what is opaque, and the messages it keeps', () => {
