@@ -28,7 +28,7 @@ const BODY = Symbol('shadowlog.canonicalEventJson');
 type WithBody = LogEvent & { readonly [BODY]?: string };
 
 /** The descriptor remember passes, one object reused (its value set for the call and cleared after). */
-const BODY_DESCRIPTOR: PropertyDescriptor = { value: undefined };
+const BODY_DESCRIPTOR: PropertyDescriptor = { value: undefined, writable: true };
 
 function remember(event: LogEvent, body: string): void {
   if (!Object.isExtensible(event)) return;
@@ -101,4 +101,13 @@ function envelopeTail(event: UnsealedEvent, parts: EventJsonParts): string {
   if (parts.sourceEventSeqs !== undefined) tail += `,"sourceEventSeqs":${parts.sourceEventSeqs}`;
   if (parts.surfaceOp !== undefined) tail += `,"surfaceOp":${parts.surfaceOp}`;
   return `${tail},"time":${JSON.stringify(event.time)},"type":${JSON.stringify(event.type)}}`;
+}
+
+/**
+ * Lets go of the body remembered for `event`, once the store has written it: the event itself
+ * may be kept for long (the fold keeps every surface event), and its body would double what it
+ * costs to keep. canonicalEventJson computes it again if it is asked for later.
+ */
+export function forgetCanonicalBody(event: LogEvent): void {
+  if ((event as WithBody)[BODY] !== undefined) (event as { [BODY]?: string | undefined })[BODY] = undefined;
 }

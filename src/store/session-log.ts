@@ -8,6 +8,7 @@ import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } fr
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Sha256 } from '../log/hash.js';
 import type { JsonValue } from '../log/json-value.js';
+import { forgetCanonicalBody } from '../log/event-json.js';
 import { type PreparedAppend, prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
@@ -343,6 +344,7 @@ export class SessionLog {
 
   /** What follows every append that landed: the observers, and a checkpoint when one is due. */
   private async afterAppend(events: readonly LogEvent[]): Promise<void> {
+    for (const event of events) forgetCanonicalBody(event);
     if (this.observe !== undefined) for (const event of events) this.observe(event);
     // Checked here, so that an append with no checkpoint due pays nothing for them.
     if (this.checkpointEvery !== 0 && this.fold.nextSeq - this.lastCheckpointSeq >= this.checkpointEvery)

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, MAX_JSON_DEPTH } from '../../src/log/canonical-json.js';
 import { InvalidEventError } from '../../src/log/errors.js';
 import type { EventDraft, LogEvent } from '../../src/log/event.js';
-import { canonicalEventJson, rehashEvent } from '../../src/log/event-json.js';
+import { canonicalEventJson, forgetCanonicalBody, rehashEvent } from '../../src/log/event-json.js';
 import { computeEventHash, envelopeJson, GENESIS_HASH, type Hasher } from '../../src/log/hash.js';
 import { prepareAppend, sealDraft } from '../../src/log/seal.js';
 import type { SessionSeq } from '../../src/log/seq.js';
@@ -86,6 +86,11 @@ describe('the canonical JSON of a sealed event, written once', () => {
         expect(texts[0]).toBe(prevHash + envelopeJson(withoutHash(event)));
         expect(event.hash).toBe(computeEventHash(prevHash, withoutHash(event)));
         expect(canonicalEventJson(event)).toBe(canonicalJson(event));
+        // Once the store has it, the body is let go of, and written again when asked for.
+        forgetCanonicalBody(event);
+        forgetCanonicalBody(event);
+        expect(canonicalEventJson(event)).toBe(canonicalJson(event));
+        expect(Object.keys(event)).toEqual(Object.keys(structuredClone(event)));
       }),
       { numRuns: 1000 },
     );
