@@ -6,14 +6,13 @@
 // lifecycle fails `busy` until a new lifecycle (or an operator's unlock) makes it stale.
 
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyError, ShadowlogError } from '../log/errors.js';
+import { ConcurrencyError, messageOf, ShadowlogError } from '../log/errors.js';
 import type { LogEvent, SurfaceType } from '../log/event.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import type { SessionLog } from '../store/session-log.js';
 import { COMPACTION_END, COMPACTION_START, type CompactionErrorCause, type CompactionTrigger } from './event-types.js';
 import type { Selection } from './select-range.js';
 import type { CompactionSessionState } from './session-state.js';
-import { messageOf } from './strategies/replacement-plan.js';
 import { type CompactionStrategy, type ResolvedStrategyName, StrategyFailure, type StrategyInput } from './strategies/strategy.js';
 import { createSummaryStrategy } from './strategies/summary-strategy.js';
 import type { Summarizer } from './summarizer.js';

@@ -2,6 +2,8 @@
 // session after a failed append fails as well; the failure the caller must see is the first
 // one, with the cleanup's attached to it, never replaced by it and never swallowed.
 
+import { messageOf } from './errors.js';
+
 const CLEANUP_FAILURES = Symbol.for('shadowlog.cleanupFailures');
 
 type WithCleanupFailures = { [CLEANUP_FAILURES]?: unknown[] };
@@ -46,7 +48,7 @@ export async function runCleanupAfter(error: unknown, cleanup: () => Promise<voi
  */
 export function attachCleanupFailure(error: unknown, cleanupError: unknown): unknown {
   if ((typeof error !== 'object' && typeof error !== 'function') || error === null || !Object.isExtensible(error)) {
-    return new AggregateError([error, cleanupError], `${describe(error)}; cleaning up after it failed too: ${describe(cleanupError)}`);
+    return new AggregateError([error, cleanupError], `${messageOf(error)}; cleaning up after it failed too: ${messageOf(cleanupError)}`);
   }
   const target = error as WithCleanupFailures & { cause?: unknown };
   const failures = target[CLEANUP_FAILURES] ?? [];
@@ -64,8 +66,4 @@ export function attachCleanupFailure(error: unknown, cleanupError: unknown): unk
 export function cleanupFailuresOf(error: unknown): readonly unknown[] {
   if ((typeof error !== 'object' && typeof error !== 'function') || error === null) return [];
   return (error as WithCleanupFailures)[CLEANUP_FAILURES] ?? [];
-}
-
-function describe(value: unknown): string {
-  return value instanceof Error ? value.message : String(value);
 }

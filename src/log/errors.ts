@@ -42,6 +42,11 @@ export class ShadowlogError extends Error {
   }
 }
 
+/** A caught value's message, for a failure that names its cause: an error's message, or the value as a string. */
+export function messageOf(error: unknown): string {
+  return ShadowlogError.isInstance(error) || error instanceof Error ? error.message : String(error);
+}
+
 /** A session id that could not safely name a session, a database row or a file. */
 export class InvalidSessionIdError extends ShadowlogError {
   readonly sessionId: string;

@@ -2,7 +2,7 @@
 // It reports problems instead of throwing, and names the first bad seq.
 
 import { parseEnvelope } from './envelope.js';
-import { ShadowlogError } from './errors.js';
+import { messageOf, ShadowlogError } from './errors.js';
 import type { LogEvent } from './event.js';
 import { computeEventHash, GENESIS_HASH, type Hasher } from './hash.js';
 import { sha256Hex } from './sha256.js';
@@ -112,8 +112,4 @@ export async function verifyLog(
     null,
   );
   return { ok: problems.length === 0, firstBadSeq, events: count, problems };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

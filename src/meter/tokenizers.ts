@@ -3,7 +3,7 @@
 // Each is imported on first use, so the CLI and the library do not pay for loading a
 // vocabulary (a few hundred milliseconds, tens of megabytes) unless it is asked for.
 
-import { ShadowlogError } from '../log/errors.js';
+import { messageOf, ShadowlogError } from '../log/errors.js';
 import type { TokenEstimator } from './token-estimator.js';
 
 export type TokenizerName = 'o200k_base' | 'cl100k_base' | 'llama3';
@@ -15,7 +15,7 @@ export class TokenizerUnavailableError extends ShadowlogError {
   readonly tokenizer: TokenizerName;
   readonly packageName: string;
   constructor(tokenizer: TokenizerName, packageName: string, cause: unknown) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = messageOf(cause);
     super(
       'TOKENIZER_UNAVAILABLE',
       `the ${tokenizer} tokenizer needs the package ${packageName}, which could not be loaded (${reason}); install it, or choose the script-aware estimator`,

@@ -5,7 +5,7 @@
 // when a request is routed and when its answer arrives, before the client sees its end.
 
 import { hostname } from 'node:os';
-import { FoldStateError, ShadowlogError } from '../log/errors.js';
+import { FoldStateError, messageOf, ShadowlogError } from '../log/errors.js';
 import type { EventDraft, JsonObject, JsonValue, LogEvent, RawAnswer, TurnEndReason } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import { prepareAppend } from '../log/seal.js';
@@ -394,7 +394,7 @@ export class ProxySessionUnavailableError extends ShadowlogError {
   constructor(sessionId: string, cause: unknown) {
     super(
       'PROXY_SESSION_UNAVAILABLE',
-      `session ${sessionId} could not be started in the store (${cause instanceof Error ? cause.message : String(cause)}), so this call was forwarded and not recorded`,
+      `session ${sessionId} could not be started in the store (${messageOf(cause)}), so this call was forwarded and not recorded`,
       { cause },
     );
     this.sessionId = sessionId;

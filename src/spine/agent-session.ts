@@ -3,7 +3,7 @@
 
 import { constants } from 'node:buffer';
 import { runCleanupAfter } from '../log/cleanup.js';
-import type { ShadowlogError } from '../log/errors.js';
+import { messageOf, type ShadowlogError } from '../log/errors.js';
 import type { ContentBlock, EventDraft, JsonObject, LogEvent, RawAnswer, ToolCall, TurnEndReason } from '../log/event.js';
 import { encodeRequestSurface } from '../log/surface-change.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
@@ -384,7 +384,7 @@ export class AgentSession {
     try {
       output = await tool.execute(parsed.value, { sessionId: this.sessionId, callId: call.callId, signal });
     } catch (error) {
-      return errorResultDraft(call.callId, `${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return errorResultDraft(call.callId, `${call.name} failed: ${messageOf(error)}`);
     }
     if (typeof output !== 'string' && !Array.isArray(output)) {
       return errorResultDraft(call.callId, `${call.name} returned ${describeOutput(output)}, not text or an array of content blocks`);

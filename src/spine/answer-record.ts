@@ -2,7 +2,7 @@
 // otherwise as it arrived, in a model/unrecorded-answer event with the reason, so that nothing
 // a model said is missing from the record.
 
-import { InvalidEventError, type ShadowlogError, SurfaceOpError } from '../log/errors.js';
+import { InvalidEventError, messageOf, type ShadowlogError, SurfaceOpError } from '../log/errors.js';
 import type { EventDraft, RawAnswer, ToolCall, Usage } from '../log/event.js';
 import type { ModelResult, ModelUsage, ModelWarning } from '../providers/language-model.js';
 import type { ProviderError } from '../providers/provider-error.js';
@@ -102,7 +102,7 @@ export function rawAnswerOf(result: ModelResult, raw: RawAnswer | undefined): Ra
       (typeof value === 'number' && !Number.isFinite(value)) || typeof value === 'bigint' ? String(value) : value,
     );
   } catch (error) {
-    text = JSON.stringify({ unserializable: error instanceof Error ? error.message : String(error) });
+    text = JSON.stringify({ unserializable: messageOf(error) });
   }
   return { format: 'result', text };
 }

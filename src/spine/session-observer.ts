@@ -5,7 +5,7 @@
 // what observing every event would have built. When a capability observes without saving its
 // state, there is nothing to save it with: the harness observes the whole log instead.
 
-import { FoldStateError, ShadowlogError } from '../log/errors.js';
+import { FoldStateError, messageOf, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import type { JsonValue } from '../log/json-value.js';
 import type { CheckpointedObserver } from '../store/session-log.js';
@@ -81,7 +81,7 @@ export class SessionObserver {
       // What the ones before took is dropped: the log is then observed from a fresh state.
       for (const capability of this.observing) capability.release?.(this.sessionId);
       if (ShadowlogError.isInstance(error)) throw error;
-      throw new FoldStateError(`a capability refused its saved state: ${error instanceof Error ? error.message : String(error)}`);
+      throw new FoldStateError(`a capability refused its saved state: ${messageOf(error)}`);
     }
     this.callIds.replaceWith(ids);
     this.lastTurn = lastTurn;

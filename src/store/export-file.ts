@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { SessionNotFoundError } from '../log/errors.js';
+import { messageOf, SessionNotFoundError } from '../log/errors.js';
 import { assertSessionId } from '../log/session-id.js';
 import { FileError, outputFileError, systemCodeOf } from './file-errors.js';
 import { type ExportSummary, writeExport } from './jsonl.js';
@@ -133,8 +133,4 @@ async function cleanUp(
     cause: error,
     ...(typed.systemCode === undefined ? {} : { systemCode: typed.systemCode }),
   });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,7 +6,7 @@
 // says which and why. `verify` compares each one with the fold of the log itself.
 
 import { parseEnvelope } from '../log/envelope.js';
-import { ShadowlogError } from '../log/errors.js';
+import { messageOf, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import {
@@ -190,10 +190,6 @@ function typesDisagreement(state: FoldState, registry: EventTypeRegistry): strin
 
 function short(hash: string): string {
   return `${hash.slice(0, 12)}…`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -3,7 +3,7 @@
 // seq the fold expects, so a concurrent writer is caught by the store (ConcurrencyError).
 
 import { parseEnvelope } from '../log/envelope.js';
-import { ConfigError, SessionExistsError, SessionNotFoundError } from '../log/errors.js';
+import { ConfigError, messageOf, SessionExistsError, SessionNotFoundError } from '../log/errors.js';
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Sha256 } from '../log/hash.js';
@@ -75,7 +75,7 @@ export interface CheckpointedObserver {
 }
 
 function warnCheckpointWriteFailed(error: unknown, context: { readonly sessionId: string; readonly seq: number }): void {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   process.emitWarning(
     `shadowlog: the fold checkpoint of session ${context.sessionId} at seq ${context.seq} could not be written (${reason}); the log is complete without it, opening reads from an older checkpoint, and the next is tried an interval later`,
     { code: 'SHADOWLOG_CHECKPOINT_WRITE_FAILED' },

@@ -6,7 +6,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, ShadowlogError } from '../log/errors.js';
+import { ConfigError, messageOf, ShadowlogError } from '../log/errors.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { RendererResolver } from '../spine/replay.js';
 import { followSession } from '../store/follow.js';
@@ -56,7 +56,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const server = createServer((request, response) => {
     handle(request, response, options, streams, () => port).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      response.end(error instanceof Error ? error.message : String(error));
+      response.end(messageOf(error));
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,11 +1,13 @@
 // isInstance per error class: a subclass's check accepts that class and its subclasses only, and
-// holds for errors from a second copy of the module, where instanceof fails.
+// holds for errors from a second copy of the module, where instanceof fails; and messageOf, the
+// message of a caught value.
 
 import { describe, expect, it } from 'vitest';
 import {
   ConcurrencyError,
   CorruptLogError,
   HashChainError,
+  messageOf,
   SessionExistsError,
   SessionNotFoundError,
   ShadowlogError,
@@ -51,5 +53,14 @@ describe('isInstance', () => {
     expect(ShadowlogError.isInstance(foreign)).toBe(true);
     expect(SessionNotFoundError.isInstance(foreign)).toBe(false);
     expect(second.ConcurrencyError.isInstance(concurrency)).toBe(true);
+  });
+});
+
+describe('messageOf', () => {
+  it("gives an error's message, and any other value as a string", () => {
+    expect(messageOf(new Error('plain'))).toBe('plain');
+    expect(messageOf(new ShadowlogError('SOME_CODE', 'a typed failure'))).toBe('a typed failure');
+    expect(messageOf('not an error')).toBe('not an error');
+    expect(messageOf({ code: 'X' })).toBe('[object Object]');
   });
 });

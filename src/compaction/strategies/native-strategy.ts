@@ -7,6 +7,7 @@
 
 import { canonicalJson } from '../../log/canonical-json.js';
 import type { CompactionBlock } from '../../log/content-block.js';
+import { messageOf } from '../../log/errors.js';
 import type { JsonObject } from '../../log/event.js';
 import { sha256Hex } from '../../log/sha256.js';
 import type { LanguageModel, ToolDefinition } from '../../providers/language-model.js';
@@ -14,7 +15,7 @@ import type { NativeCompactor } from '../../providers/native-compaction.js';
 import { renderSurface } from '../../spine/render-surface.js';
 import type { SessionLog } from '../../store/session-log.js';
 import { rangeProblem } from '../select-range-problem.js';
-import { messageOf, replacementPlan, tokensOf } from './replacement-plan.js';
+import { replacementPlan, tokensOf } from './replacement-plan.js';
 import { NativeCompactionUnavailableError } from './resolve-strategy.js';
 import type { CompactionStrategy, StrategyInput, StrategyPlan } from './strategy.js';
 import { StrategyFailure } from './strategy.js';

@@ -3,7 +3,6 @@
 // replacing node, listing every shadowed seq and the summary event. Refused when the node is
 // not smaller than what it replaces.
 
-import { ShadowlogError } from '../../log/errors.js';
 import type { EventDraft, JsonObject } from '../../log/event.js';
 import { COMPACTION_SUMMARY, type CompactionSummaryData } from '../event-types.js';
 import type { Selection } from '../select-range.js';
@@ -75,9 +74,4 @@ export function replacementPlan(input: StrategyInput, options: ReplacementPlanOp
 /** What the selected range costs by the session's meter: the sum of its nodes' prices. */
 export function tokensOf(selection: Selection): number {
   return selection.prices.reduce((sum, price) => sum + price, 0);
-}
-
-/** An error's message, for a failure that names its cause. */
-export function messageOf(error: unknown): string {
-  return ShadowlogError.isInstance(error) || error instanceof Error ? error.message : String(error);
 }

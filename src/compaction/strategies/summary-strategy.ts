@@ -1,3 +1,4 @@
+import { messageOf } from '../../log/errors.js';
 import type { SurfaceNode } from '../../log/surface-fold.js';
 import type { ModelMessage } from '../../providers/language-model.js';
 import { renderSurface } from '../../spine/render-surface.js';
@@ -9,7 +10,7 @@ import { selectRange } from '../select-range.js';
 import { rangeProblem } from '../select-range-problem.js';
 import type { SummaryResult } from '../summarizer.js';
 import { isSummarySections } from '../summary-sections.js';
-import { messageOf, replacementPlan } from './replacement-plan.js';
+import { replacementPlan } from './replacement-plan.js';
 import { type CompactionStrategy, StrategyFailure, type StrategyInput, type StrategyPlan } from './strategy.js';
 
 /** The summarizer's answer for the selected range, checked: not empty, not cut at its limit. */

@@ -3,7 +3,7 @@
 // waited too long for another connection's lock.
 
 import Database from 'better-sqlite3';
-import { ShadowlogError } from '../../log/errors.js';
+import { messageOf, ShadowlogError } from '../../log/errors.js';
 
 /** A SQLite failure that is none of the log's own refusals: a damaged, full or unwritable file. */
 export class StoreError extends ShadowlogError {
@@ -19,7 +19,7 @@ export class StoreError extends ShadowlogError {
   /** Wraps what SQLite or the file system threw while the store was doing `action`. */
   static from(location: string, action: string, error: unknown): StoreError {
     const sqliteCode = error instanceof Database.SqliteError ? error.code : undefined;
-    const found = error instanceof Error ? error.message : String(error);
+    const found = messageOf(error);
     const options = sqliteCode === undefined ? { cause: error } : { cause: error, sqliteCode };
     return new StoreError(
       location,
