@@ -5,10 +5,10 @@
 import { parseEnvelope } from '../log/envelope.js';
 import { ConfigError, messageOf, SessionExistsError, SessionNotFoundError } from '../log/errors.js';
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
+import { forgetCanonicalBody } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Sha256 } from '../log/hash.js';
 import type { JsonValue } from '../log/json-value.js';
-import { forgetCanonicalBody } from '../log/event-json.js';
 import { type PreparedAppend, prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
