@@ -3,7 +3,7 @@
 // seq the fold expects, so a concurrent writer is caught by the store (ConcurrencyError).
 
 import { parseEnvelope } from '../log/envelope.js';
-import { ConfigError, messageOf, SessionExistsError, SessionNotFoundError } from '../log/errors.js';
+import { ConfigError, CorruptLogError, messageOf, SessionExistsError, SessionNotFoundError } from '../log/errors.js';
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import { forgetCanonicalBody } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
@@ -329,8 +329,9 @@ export class SessionLog {
       }
     }
     this.held = [];
+    let written: number;
     try {
-      await this.store.appendAll(this.sessionId, batches(), { expectedSeq });
+      written = await this.store.appendAll(this.sessionId, batches(), { expectedSeq });
     } catch (error) {
       for (let index = parts.length - 1; index >= 0; index--) (parts[index] as PreparedAppend).rollback();
       if (refused) this.held = held;
@@ -338,7 +339,17 @@ export class SessionLog {
       throw error;
     }
     const appended = parts.flatMap((part) => part.events);
-    await this.afterAppend(held.length === 0 ? appended : [...held.flatMap((batch) => batch.events), ...appended]);
+    const events = held.length === 0 ? appended : [...held.flatMap((batch) => batch.events), ...appended];
+    // What landed is observed like any append, whatever follows.
+    await this.afterAppend(events);
+    if (appended.length !== drafts.length || written !== events.length) {
+      // A store that ends a stream early and says it is done: the drafts it never took must not
+      // be dropped without a word. The fold holds what was sealed, which is what the store
+      // took, and the observers have seen it.
+      throw new CorruptLogError(
+        `${this.store.location} appended ${written} events of session ${this.sessionId} from a stream of ${drafts.length + events.length - appended.length} and reported success: the store stopped reading its batches early, and ${drafts.length - appended.length} drafts were not appended`,
+      );
+    }
     return appended;
   }
 

@@ -22,6 +22,8 @@ class StreamingMemoryStore extends MemoryLogStore {
   appends = 0;
   /** Fails the appendAll once it has read this many batches. */
   failAfterBatches: number | undefined;
+  /** Stops reading the source after this many batches and reports success: a broken store. */
+  stopAfterBatches: number | undefined;
 
   override async append(sessionId: string, events: readonly LogEvent[], options: AppendOptions): Promise<void> {
     this.appends++;
@@ -32,11 +34,13 @@ class StreamingMemoryStore extends MemoryLogStore {
     const seen: number[] = [];
     this.streams.push(seen);
     const failAfter = this.failAfterBatches;
+    const stopAfter = this.stopAfterBatches;
     async function* recorded() {
       for await (const batch of batches) {
         seen.push(batch.length);
         if (seen.length === failAfter) throw new Error('the disk is full');
         yield batch;
+        if (seen.length === stopAfter) return;
       }
     }
     return super.appendAll(sessionId, recorded(), options);
@@ -113,6 +117,26 @@ describe('SessionLog on a store that overlaps appendAll', () => {
     const written = await log.append(messages(700));
     expect(written[0]?.seq).toBe(nextSeq);
     expect((await store.head('s1'))?.nextSeq).toBe(nextSeq + 700);
+  });
+
+  it('says so, instead of dropping drafts without a word, when the store stops reading the stream early', async () => {
+    const store = new StreamingMemoryStore();
+    const observed: number[] = [];
+    const log = await SessionLog.create(store, 's1', {
+      now: fixedNow,
+      harnessVersion: 'test',
+      observe: (event) => observed.push(event.seq),
+    });
+    await log.append([drafts.system()]);
+    store.stopAfterBatches = 2;
+    await expect(log.append(messages(700))).rejects.toMatchObject({
+      code: 'CORRUPT_LOG',
+      message: expect.stringMatching(/appended 500 events .* from a stream of 700 .*200 drafts were not appended/),
+    });
+    // What the store took is what the fold holds.
+    expect((await store.head('s1'))?.nextSeq).toBe(502);
+    expect(log.fold.nextSeq).toBe(502);
+    expect(observed).toEqual(Array.from({ length: 502 }, (_, seq) => seq));
   });
 });
 
