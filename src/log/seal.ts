@@ -60,21 +60,7 @@ export function prepareAppend(
 /** The latest time sealDraft found valid. */
 let lastCheckedTime: unknown;
 
-const DRAFT_KEYS = ['type', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable', 'time'] as const;
-
-function isDraftKey(key: string): boolean {
-  switch (key) {
-    case 'type':
-    case 'data':
-    case 'surfaceOp':
-    case 'sourceEventSeqs':
-    case 'ignorable':
-    case 'time':
-      return true;
-    default:
-      return false;
-  }
-}
+const DRAFT_KEYS: readonly string[] = ['type', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable', 'time'];
 
 /** The canonical JSON of the surfaceOp nearly every surface event has. */
 const APPEND_JSON = '"append"';
@@ -82,7 +68,7 @@ const APPEND_JSON = '"append"';
 export function sealDraft(draft: EventDraft, seq: SessionSeq, prevHash: string, now: () => string, hasher: Hasher = sha256Hex): LogEvent {
   if (!isPlainObject(draft)) throw new InvalidEventError('event', 'an object', describeValue(draft), seq);
   for (const key of Object.keys(draft)) {
-    if (!isDraftKey(key))
+    if (!DRAFT_KEYS.includes(key))
       throw new InvalidEventError(key, `not present: a draft has only ${DRAFT_KEYS.join(', ')} (the log assigns seq and hash)`, 'it', seq);
   }
   checkType(draft.type, seq);
