@@ -49,6 +49,9 @@ export interface SqliteStoreOptions extends LockWaitOptions {
 
 const OPTION_KEYS = ['readOnly', 'lockTimeoutMs', 'lockNoticeMs', 'onLockWait'];
 
+/** Events per multi-row INSERT of a batch (measured: 10 was 5–7 % faster than one a statement; 50 and 200 less so). */
+const INSERT_ROWS = 10;
+
 /**
  * Opens the SQLite store at `path`: for writing (the default), creating the file and its
  * directory if needed; or, with `readOnly: true`, an existing store for reading only.
@@ -67,6 +70,10 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   >;
   private readonly headStatement: Database.Statement<[string], HeadRow>;
   private readonly insertStatement: Database.Statement<[string, number, string, string, string]>;
+  /** Inserts INSERT_ROWS events in one statement: a long batch crosses into SQLite a tenth as often. */
+  private readonly insertRowsStatement: Database.Statement<unknown[]>;
+  /** The parameters of insertRowsStatement, one array reused. */
+  private readonly rowParameters: unknown[] = new Array(INSERT_ROWS * 5);
   private readonly pageStatement: Database.Statement<[string, number, number, number], string>;
   private readonly eventStatement: Database.Statement<[string, number], string>;
   private readonly sessionsStatement: Database.Statement<[], SessionRow>;
@@ -89,6 +96,9 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   ) {
     this.headStatement = db.prepare<[string], HeadRow>('SELECT seq, hash FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1').raw();
     this.insertStatement = db.prepare('INSERT INTO events (session_id, seq, type, hash, body) VALUES (?, ?, ?, ?, ?)');
+    this.insertRowsStatement = db.prepare(
+      `INSERT INTO events (session_id, seq, type, hash, body) VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?)').join(', ')}`,
+    );
     this.pageStatement = db
       .prepare<[string, number, number, number], string>(
         'SELECT body FROM events WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?',
@@ -325,7 +335,26 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   }
 
   private insertAll(sessionId: string, events: readonly LogEvent[], bodies: readonly string[]): void {
-    for (let index = 0; index < events.length; index++) {
+    const parameters = this.rowParameters;
+    let index = 0;
+    try {
+      for (; index + INSERT_ROWS <= events.length; index += INSERT_ROWS) {
+        for (let row = 0; row < INSERT_ROWS; row++) {
+          const event = events[index + row] as LogEvent;
+          const at = row * 5;
+          parameters[at] = sessionId;
+          parameters[at + 1] = event.seq;
+          parameters[at + 2] = event.type;
+          parameters[at + 3] = event.hash;
+          parameters[at + 4] = bodies[index + row];
+        }
+        this.insertRowsStatement.run(parameters);
+      }
+    } finally {
+      // The bodies are not kept past the append.
+      parameters.fill(undefined);
+    }
+    for (; index < events.length; index++) {
       const event = events[index] as LogEvent;
       this.insertStatement.run(sessionId, event.seq, event.type, event.hash, bodies[index] as string);
     }
