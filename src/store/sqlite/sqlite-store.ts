@@ -35,6 +35,7 @@ import { openReadOnlyDatabase, openWritableDatabase } from './open-database.js';
 import { describeOwner, OwnerTable } from './ownership.js';
 import { NOT_NEXT_SEQ_MESSAGE } from './schema.js';
 import { Staging } from './staging.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 export interface SqliteStoreOptions extends LockWaitOptions {
   /**
@@ -79,12 +80,14 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   private readonly sessionsStatement: Database.Statement<[], SessionRow>;
   private readonly owners: OwnerTable;
   private readonly checkpointTable: CheckpointTable;
-  private readonly writeCheckpointTransaction: Database.Transaction<(sessionId: string, checkpoint: StoredCheckpoint) => void>;
+  private readonly writeCheckpointTransaction: Database.Transaction<(sessionId: string, checkpoint: StoredCheckpoint) => number>;
   private readonly eventsAtTransaction: Database.Transaction<(sessionId: string, seqs: readonly number[]) => LogEvent[]>;
   /** Tokens of the claims made through this store, released when it closes. */
   private readonly claims = new Map<string, string>();
   private readonly commitStagedTransaction: Database.Transaction<(sessionId: string, expectedSeq: number, stream: number) => void>;
   private staging: Staging | undefined;
+  /** Checkpoints the write-ahead log on a thread of its own, so that no append waits for one. */
+  private readonly checkpointer: WalCheckpointer | undefined;
   private closed = false;
 
   private constructor(
@@ -123,6 +126,7 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
       this.expectNextSeq(sessionId, expectedSeq);
       this.staging?.moveInto(sessionId, stream);
     });
+    this.checkpointer = readOnly ? undefined : new WalCheckpointer(db, db.name);
     this.owners = new OwnerTable(db);
     this.checkpointTable = new CheckpointTable(db);
     this.writeCheckpointTransaction = db.transaction((sessionId: string, checkpoint: StoredCheckpoint) => {
@@ -130,6 +134,7 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
       if (head === undefined) throw new SessionNotFoundError(sessionId);
       checkCheckpointWrite(checkpoint, head.nextSeq);
       this.checkpointTable.write(sessionId, checkpoint);
+      return checkpoint.payload.length;
     });
     // One read transaction: every event from the same snapshot, without a statement's own per row.
     this.eventsAtTransaction = db.transaction((sessionId: string, seqs: readonly number[]) =>
@@ -178,17 +183,26 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
     this.assertWritable('appending events');
     checkAppendBatch(sessionId, events, expectedSeq);
     const first = events[0];
+    let bytes = 0;
     try {
       await this.write(() => {
         if (first === undefined) this.expectNextSeq(sessionId, expectedSeq);
-        // The common case, kept as lean as a bare insert: one statement is a transaction of its
-        // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
-        else if (events.length === 1) this.insertStatement.run(sessionId, first.seq, first.type, first.hash, canonicalEventJson(first));
-        else this.appendTransaction.immediate(sessionId, expectedSeq, events, events.map(canonicalEventJson));
+        else if (events.length === 1) {
+          // The common case, kept as lean as a bare insert: one statement is a transaction of its
+          // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
+          const body = canonicalEventJson(first);
+          this.insertStatement.run(sessionId, first.seq, first.type, first.hash, body);
+          bytes = body.length;
+        } else {
+          const bodies = events.map(canonicalEventJson);
+          this.appendTransaction.immediate(sessionId, expectedSeq, events, bodies);
+          for (const body of bodies) bytes += body.length;
+        }
       });
     } catch (error) {
       throw this.appendError(sessionId, expectedSeq, error);
     }
+    this.checkpointer?.written(bytes);
   }
 
   /**
@@ -208,15 +222,21 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
     });
     const stream = this.guard('preparing the staging table', () => staging.open());
     let nextSeq = expectedSeq;
+    let bytes = 0;
     try {
       for await (const batch of batches) {
         checkAppendBatch(sessionId, batch, nextSeq);
         this.assertOpen();
-        this.guard('staging events', () => staging.add(stream, batch, batch.map(canonicalEventJson)));
+        const bodies = batch.map(canonicalEventJson);
+        this.guard('staging events', () => staging.add(stream, batch, bodies));
+        for (const body of bodies) bytes += body.length;
         nextSeq += batch.length;
       }
       if (nextSeq === expectedSeq) await this.attempt('reading the head', () => this.expectNextSeq(sessionId, expectedSeq));
-      else await this.write(() => this.commitStagedTransaction.immediate(sessionId, expectedSeq, stream));
+      else {
+        await this.write(() => this.commitStagedTransaction.immediate(sessionId, expectedSeq, stream));
+        this.checkpointer?.written(bytes);
+      }
       return nextSeq - expectedSeq;
     } catch (error) {
       // Its staged rows are cleared by the next appendAll (or go with the connection): a cleanup
@@ -281,7 +301,8 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   async writeCheckpoint(sessionId: string, checkpoint: StoredCheckpoint): Promise<void> {
     assertSessionId(sessionId);
     this.assertWritable('writing a fold checkpoint');
-    await this.attempt('writing a fold checkpoint', () => this.writeCheckpointTransaction.immediate(sessionId, checkpoint));
+    const bytes = await this.attempt('writing a fold checkpoint', () => this.writeCheckpointTransaction.immediate(sessionId, checkpoint));
+    this.checkpointer?.written(bytes);
   }
 
   async listCheckpoints(sessionId: string): Promise<CheckpointEntry[]> {
@@ -307,6 +328,29 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   }
 
   /**
+   * Resolves once the checkpoint of the write-ahead log that this store's writes started in the
+   * background, if one is starting or running, has finished (for benchmarks and tests: the store
+   * needs no waiting for it; close waits for it too).
+   */
+  idle(): Promise<void> {
+    return this.checkpointer?.idle() ?? Promise.resolve();
+  }
+
+  /**
+   * Why the store stopped checkpointing its write-ahead log in the background, if it did (its
+   * thread could not start, or a checkpoint failed); SQLite's own checkpoints, inside the commits
+   * of appends, took over then.
+   */
+  get backgroundCheckpointError(): Error | undefined {
+    return this.checkpointer?.error;
+  }
+
+  /** How many checkpoints of the write-ahead log the store's thread has finished. */
+  get backgroundCheckpoints(): number {
+    return this.checkpointer?.completed ?? 0;
+  }
+
+  /**
    * Releases the claims made through this store and closes the connection. A call still running
    * on the store (an appendAll reading its stream, a write waiting for the lock) then fails with
    * StoreClosedError, having written nothing.
@@ -315,6 +359,7 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
     if (this.closed) return;
     this.closed = true;
     try {
+      await this.checkpointer?.stop();
       for (const [token, sessionId] of this.claims) {
         await this.attempt('releasing the session', () => this.owners.release(sessionId, token), { evenIfClosed: true });
       }

@@ -1,0 +1,192 @@
+// Checkpoints of the SQLite store's write-ahead log, off the append path. In WAL mode SQLite
+// copies the log back into the database file itself, by default inside the commit that takes the
+// log past 1,000 pages: that append waits for the copy and for an fsync of the database file.
+// Instead, once its checkpoint thread (checkpoint-thread.mjs) is running, the store turns that off
+// on its own connection and asks the thread for a PASSIVE checkpoint (no lock taken: appends and
+// reads go on) each time its appends have written about as much as SQLite's threshold.
+//
+// SQLite starts the log over from its beginning only when a write begins after a checkpoint
+// that copied all of it; a checkpoint running beside a writer that never pauses leaves the last
+// frames behind every time, and the log would grow without end. So once the thread reports a
+// log longer than WAL_LIMIT_BYTES, the store's own connection copies what is left right after a
+// commit (little: what was written while the thread copied the rest), and the next write starts
+// the log over. If the thread cannot start or fails, SQLite's own checkpoints are turned back on
+// and the failure is kept (SqliteLogStore.backgroundCheckpointError): the log stays bounded
+// either way.
+//
+// The store and the thread talk through shared memory, checked at each append: an agent that
+// appends in a tight loop may give its event loop no turn for a long time, and neither side must
+// wait for one.
+
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+
+/** About SQLite's own threshold (1,000 pages of 4 KiB), in bytes of appended bodies. */
+export const CHECKPOINT_AFTER_BYTES = 4 * 1024 * 1024;
+/** A log longer than this, as the thread last saw it, is finished by the store's own connection (see above). */
+export const WAL_LIMIT_BYTES = 8 * CHECKPOINT_AFTER_BYTES;
+/** SQLite's default wal_autocheckpoint, restored when the thread fails. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
+/** How often idle() looks whether the thread is done. */
+const IDLE_POLL_MS = 1;
+
+// The slots of the shared Int32Array; checkpoint-thread.mjs has the same list.
+const REQUESTED = 0;
+const DONE = 1;
+const STATE = 2;
+const LOG_FRAMES = 3;
+const SLOTS = 4;
+const STARTING = 0;
+const READY = 1;
+const FAILED = 2;
+const STOPPING = 3;
+
+export class WalCheckpointer {
+  private thread: Worker | undefined;
+  private slots: Int32Array | undefined;
+  /** True once this connection's own checkpoints are off (the thread is ready). */
+  private handedOver = false;
+  /** Bytes written since the last checkpoint was asked for. */
+  private sinceRequested = 0;
+  /** The DONE count last seen. */
+  private seenDone = 0;
+  /** Set when the thread saw a log past WAL_LIMIT_BYTES: the store's connection finishes it after its next commit. */
+  private finishLog = false;
+  private pageSize = 0;
+  private failure: Error | undefined;
+  /** What the thread said when it failed; its message may come after its state says so. */
+  private failureDetail: string | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly file: string,
+  ) {}
+
+  /** Why the thread stopped checkpointing, if it did; SQLite's own checkpoints took over then. */
+  get error(): Error | undefined {
+    this.poll();
+    return this.failure;
+  }
+
+  /** The checkpoints the thread has finished. */
+  get completed(): number {
+    return this.slots === undefined ? 0 : Atomics.load(this.slots, DONE);
+  }
+
+  /** After each commit of a write, with the bytes it wrote. */
+  written(bytes: number): void {
+    if (this.failure !== undefined || this.stopped) return;
+    this.sinceRequested += bytes;
+    if (this.sinceRequested < CHECKPOINT_AFTER_BYTES) return;
+    const slots = this.slots;
+    if (slots === undefined) {
+      this.start();
+      return;
+    }
+    if (!this.poll()) return;
+    // Only one checkpoint runs at a time: while the thread's does, the next waits.
+    if (Atomics.load(slots, REQUESTED) !== this.seenDone) return;
+    if (this.finishLog) {
+      // No transaction is open on this connection and it is the one that writes: this copies
+      // everything left, and the next write starts the log over.
+      this.finishLog = false;
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+      this.sinceRequested = 0;
+      return;
+    }
+    this.sinceRequested = 0;
+    Atomics.add(slots, REQUESTED, 1);
+    Atomics.notify(slots, REQUESTED);
+  }
+
+  /** Resolves once no checkpoint is starting or running. */
+  async idle(): Promise<void> {
+    const slots = this.slots;
+    if (slots === undefined) return;
+    while (!this.stopped && this.failure === undefined) {
+      const state = Atomics.load(slots, STATE);
+      if (state === READY ? Atomics.load(slots, DONE) === Atomics.load(slots, REQUESTED) : state !== STARTING) break;
+      await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+    }
+    this.poll();
+  }
+
+  /** Waits for a checkpoint in flight and stops the thread; the store's connection is closed after. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    await this.idle();
+    this.stopped = true;
+    const thread = this.thread;
+    const slots = this.slots;
+    if (thread === undefined || slots === undefined) return;
+    Atomics.store(slots, STATE, STOPPING);
+    Atomics.notify(slots, REQUESTED);
+    thread.removeAllListeners('exit');
+    thread.removeAllListeners('error');
+    await thread.terminate();
+  }
+
+  private start(): void {
+    const slots = new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
+    const thread = new Worker(new URL('./checkpoint-thread.mjs', import.meta.url), {
+      workerData: { file: this.file, shared: slots.buffer },
+    });
+    // The thread never keeps the process alive: a checkpoint cut short is safe, and close waits for it.
+    thread.unref();
+    this.thread = thread;
+    this.slots = slots;
+    thread.on('message', (message: { kind: string; message: string }) => {
+      if (message.kind !== 'failed') return;
+      this.failureDetail = message.message;
+      if (this.failure === undefined) this.poll();
+      else this.failure = this.failureError(message.message);
+    });
+    thread.on('error', (error) => this.fail(`it failed: ${error.message}`));
+    thread.on('exit', (code) => {
+      if (!this.stopped) this.fail(`it exited with code ${code}`);
+    });
+  }
+
+  /** Takes in what the thread did since; false while it cannot take a request (starting, failed, stopped). */
+  private poll(): boolean {
+    const slots = this.slots;
+    if (slots === undefined || this.failure !== undefined || this.stopped) return false;
+    const state = Atomics.load(slots, STATE);
+    if (state === FAILED) {
+      this.fail(this.failureDetail ?? 'it could not open the file or a checkpoint failed');
+      return false;
+    }
+    if (state !== READY) return false;
+    if (!this.handedOver) {
+      // From now on the thread checkpoints; the commits of this connection no longer do.
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.pageSize = this.db.pragma('page_size', { simple: true }) as number;
+      this.handedOver = true;
+    }
+    const done = Atomics.load(slots, DONE);
+    if (done !== this.seenDone) {
+      this.seenDone = done;
+      if (Atomics.load(slots, LOG_FRAMES) * this.pageSize > WAL_LIMIT_BYTES) this.finishLog = true;
+    }
+    return true;
+  }
+
+  private failureError(reason: string): Error {
+    return new Error(
+      `the checkpoint thread of the SQLite store at ${this.file} stopped: ${reason}; SQLite checkpoints inside commits again`,
+    );
+  }
+
+  private fail(reason: string): void {
+    if (this.failure !== undefined || this.stopped) return;
+    this.failure = this.failureError(reason);
+    // SQLite's own checkpoints take over again, on the next commit that needs one.
+    if (this.handedOver && this.db.open) this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+    const thread = this.thread;
+    if (thread !== undefined) {
+      thread.removeAllListeners('exit');
+      void thread.terminate();
+    }
+  }
+}
