@@ -14,7 +14,11 @@ import { verifyLog } from '../../src/log/verify.js';
 import { nodeSha256Hex } from '../../src/store/node-sha256.js';
 import { openSqliteStore, type SqliteLogStore } from '../../src/store/sqlite/index.js';
 import { CHECKPOINT_AFTER_BYTES, WAL_LIMIT_BYTES } from '../../src/store/sqlite/wal-checkpointer.js';
+import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { drafts, sealLog } from '../support/events.js';
+
+/** Generous: the child compiles its TypeScript and starts a thread. */
+const CHILD_TIMEOUT_MS = 30_000;
 
 /** The text of each user message. */
 const BODY_BYTES = 64 * 1024;
@@ -34,6 +38,7 @@ async function readAll(store: SqliteLogStore, sessionId: string): Promise<LogEve
 describe('SqliteLogStore WAL checkpoints on a thread', () => {
   let directory: string;
   const opened: SqliteLogStore[] = [];
+  const children: Child[] = [];
 
   async function open(path: string): Promise<SqliteLogStore> {
     const store = await openSqliteStore(path);
@@ -45,6 +50,7 @@ describe('SqliteLogStore WAL checkpoints on a thread', () => {
     directory = await mkdtemp(join(tmpdir(), 'shadowlog-wal-'));
   });
   afterEach(async () => {
+    await killChildren(children);
     for (const store of opened.splice(0).reverse()) await store.close();
     await rm(directory, { recursive: true, force: true });
   });
@@ -80,12 +86,38 @@ describe('SqliteLogStore WAL checkpoints on a thread', () => {
     const store = await open(path);
     const events = bigSession(200);
     await store.append('s1', events.slice(0, 1), { expectedSeq: 0 });
-    for (let at = 1; at < events.length; at += 40) await store.append('s1', events.slice(at, at + 40), { expectedSeq: at });
+    // The first 4 MiB start the thread; once it is ready, the next 4 MiB ask it for a checkpoint.
+    await store.append('s1', events.slice(1, 80), { expectedSeq: 1 });
+    await store.idle();
+    const before = store.backgroundCheckpoints;
+    await store.append('s1', events.slice(80), { expectedSeq: 80 });
     // No idle(): close itself waits for the checkpoint in flight, then stops the thread.
     await store.close();
+    expect(store.backgroundCheckpoints).toBe(before + 1);
     const again = await open(path);
     expect(await readAll(again, 's1')).toEqual(events);
     expect(await verifyLog(again.read('s1'), { hasher: nodeSha256Hex })).toMatchObject({ ok: true, events: events.length });
+  });
+
+  it('keeps the log bounded under many small commits, each of which writes pages, not its bytes', async () => {
+    const path = join(directory, 'log.db');
+    const store = await open(path);
+    // 12,000 one-event commits of about 300 bytes: 3.5 MiB of bodies, and at a page or more of
+    // log each, 50 MiB or more of log without checkpoints.
+    const events = sealLog([drafts.start(), ...Array.from({ length: 12_000 }, (_, index) => drafts.user(`small message ${index}`))]);
+    for (const event of events) await store.append('s1', [event], { expectedSeq: event.seq });
+    await store.idle();
+    expect(store.backgroundCheckpointError).toBeUndefined();
+    expect(store.backgroundCheckpoints).toBeGreaterThanOrEqual(1);
+    expect((await stat(`${path}-wal`)).size).toBeLessThan(WAL_LIMIT_BYTES + 4 * CHECKPOINT_AFTER_BYTES);
+    expect(await readAll(store, 's1')).toEqual(events);
+  });
+
+  it('lets the process exit when a store with a running thread is never closed', async () => {
+    const child = startChild('test/store/fixtures/append-without-close.ts', [join(directory, 'log.db')], CHILD_TIMEOUT_MS);
+    children.push(child);
+    await child.waitFor('appended');
+    expect(await child.exited, child.output().stderr).toEqual({ code: 0, signal: null });
   });
 
   it('hands checkpointing back to SQLite, saying why, when its thread cannot open the file; appends go on', async () => {
@@ -95,13 +127,20 @@ describe('SqliteLogStore WAL checkpoints on a thread', () => {
     await store.append('s1', events.slice(0, 1), { expectedSeq: 0 });
     // The store's connection keeps its open files; a new connection by the old path finds nothing.
     await rename(first, join(directory, 'moved'));
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
     for (let at = 1; at < events.length; at += 16) await store.append('s1', events.slice(at, at + 16), { expectedSeq: at });
     // idle() waits for the thread to be ready or to fail; the error is known from then on.
     await store.idle();
-    expect(store.backgroundCheckpointError?.message).toMatch(
-      /checkpoint thread of the SQLite store at .* stopped: .*SQLite checkpoints inside commits again/,
-    );
+    expect(store.backgroundCheckpointError?.message).toMatch(/the checkpoint thread stopped: .*; SQLite checkpoints inside commits again/);
     expect(store.backgroundCheckpoints).toBe(0);
+    // Told once, as a process warning, as well as kept.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(
+      warnings.filter((warning) => (warning as Error & { code?: string }).code === 'SHADOWLOG_WAL_CHECKPOINT_THREAD_FAILED'),
+    ).toHaveLength(1);
     const autocheckpoint = (store as unknown as { db: Database.Database }).db.pragma('wal_autocheckpoint', { simple: true });
     expect(autocheckpoint).toBe(1000);
     expect(await readAll(store, 's1')).toEqual(events);

@@ -7,6 +7,7 @@
 // turn for a long time, and the thread must not wait for one. Plain JavaScript, so that it runs
 // as it is from the source tree and from dist/ alike; it needs only the driver.
 
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
@@ -20,9 +21,9 @@ const LOG_FRAMES = 3;
 const READY = 1;
 const FAILED = 2;
 
-/** @typedef {{ readonly file: string, readonly shared: SharedArrayBuffer }} CheckpointData */
+/** @typedef {{ readonly file: string, readonly dev: number, readonly ino: number, readonly shared: SharedArrayBuffer }} CheckpointData */
 
-const { file, shared } = /** @type {CheckpointData} */ (workerData);
+const { file, dev, ino, shared } = /** @type {CheckpointData} */ (workerData);
 const slots = new Int32Array(shared);
 
 /** @param {number} state */
@@ -43,6 +44,10 @@ function fail(error) {
 let db;
 try {
   db = new Database(file, { fileMustExist: true });
+  // The store's file, not another moved to its path since: checkpointing that one would leave
+  // the store's log growing.
+  const found = statSync(file);
+  if (found.dev !== dev || found.ino !== ino) throw new Error(`${file} is no longer the store's file (it was moved or replaced)`);
   setState(READY);
 } catch (error) {
   fail(error);

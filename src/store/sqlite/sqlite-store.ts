@@ -339,9 +339,10 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   /**
    * Why the store stopped checkpointing its write-ahead log in the background, if it did (its
    * thread could not start, or a checkpoint failed); SQLite's own checkpoints, inside the commits
-   * of appends, took over then.
+   * of appends, took over then, and the failure was told once as a process warning
+   * (SHADOWLOG_WAL_CHECKPOINT_THREAD_FAILED). No append fails for it.
    */
-  get backgroundCheckpointError(): Error | undefined {
+  get backgroundCheckpointError(): StoreError | undefined {
     return this.checkpointer?.error;
   }
 

@@ -11,24 +11,35 @@
 // log longer than WAL_LIMIT_BYTES, the store's own connection copies what is left right after a
 // commit (little: what was written while the thread copied the rest), and the next write starts
 // the log over. If the thread cannot start or fails, SQLite's own checkpoints are turned back on
-// and the failure is kept (SqliteLogStore.backgroundCheckpointError): the log stays bounded
-// either way.
+// and the failure is kept (SqliteLogStore.backgroundCheckpointError) and told once, as a process
+// warning: no append fails for it. While the thread is behind (a request it has not finished
+// with the log past WAL_LIMIT_BYTES since), SQLite's own checkpoints are on too.
 //
 // The store and the thread talk through shared memory, checked at each append: an agent that
 // appends in a tight loop may give its event loop no turn for a long time, and neither side must
 // wait for one.
 
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { messageOf } from '../../log/errors.js';
+import { StoreError } from './errors.js';
 
-/** About SQLite's own threshold (1,000 pages of 4 KiB), in bytes of appended bodies. */
+/** About SQLite's own threshold (1,000 pages of 4 KiB), in bytes written to the log. */
 export const CHECKPOINT_AFTER_BYTES = 4 * 1024 * 1024;
 /** A log longer than this, as the thread last saw it, is finished by the store's own connection (see above). */
 export const WAL_LIMIT_BYTES = 8 * CHECKPOINT_AFTER_BYTES;
-/** SQLite's default wal_autocheckpoint, restored when the thread fails. */
+/**
+ * What a commit adds to the log beyond its bodies, in pages: at least the leaf it wrote to, often
+ * an inner page or two. A commit of one small event writes a page or more of log, not its bytes.
+ */
+const PAGES_PER_COMMIT = 2;
+/** SQLite's default wal_autocheckpoint, restored when the thread fails or falls behind. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 /** How often idle() looks whether the thread is done. */
 const IDLE_POLL_MS = 1;
+/** How long close waits for a checkpoint in flight before it stops the thread anyway. */
+const STOP_WAIT_MS = 10_000;
 
 // The slots of the shared Int32Array; checkpoint-thread.mjs has the same list.
 const REQUESTED = 0;
@@ -46,14 +57,16 @@ export class WalCheckpointer {
   private slots: Int32Array | undefined;
   /** True once this connection's own checkpoints are off (the thread is ready). */
   private handedOver = false;
-  /** Bytes written since the last checkpoint was asked for. */
+  /** True while SQLite's own checkpoints are back on because the thread is behind. */
+  private behind = false;
+  /** Bytes written to the log (estimated) since the last checkpoint was asked for. */
   private sinceRequested = 0;
   /** The DONE count last seen. */
   private seenDone = 0;
   /** Set when the thread saw a log past WAL_LIMIT_BYTES: the store's connection finishes it after its next commit. */
   private finishLog = false;
-  private pageSize = 0;
-  private failure: Error | undefined;
+  private readonly pageSize: number;
+  private failure: StoreError | undefined;
   /** What the thread said when it failed; its message may come after its state says so. */
   private failureDetail: string | undefined;
   private stopped = false;
@@ -61,11 +74,13 @@ export class WalCheckpointer {
   constructor(
     private readonly db: Database.Database,
     private readonly file: string,
-  ) {}
+  ) {
+    this.pageSize = db.pragma('page_size', { simple: true }) as number;
+  }
 
   /** Why the thread stopped checkpointing, if it did; SQLite's own checkpoints took over then. */
-  get error(): Error | undefined {
-    this.poll();
+  get error(): StoreError | undefined {
+    this.guarded(() => this.poll());
     return this.failure;
   }
 
@@ -74,25 +89,39 @@ export class WalCheckpointer {
     return this.slots === undefined ? 0 : Atomics.load(this.slots, DONE);
   }
 
-  /** After each commit of a write, with the bytes it wrote. */
+  /**
+   * After each commit of a write, with the bytes of what it wrote. Never throws: the write is
+   * committed, and trouble with checkpoints hands them back to SQLite (fail).
+   */
   written(bytes: number): void {
     if (this.failure !== undefined || this.stopped) return;
-    this.sinceRequested += bytes;
+    this.sinceRequested += bytes + PAGES_PER_COMMIT * this.pageSize;
     if (this.sinceRequested < CHECKPOINT_AFTER_BYTES) return;
+    this.guarded(() => this.afterThreshold());
+  }
+
+  private afterThreshold(): void {
     const slots = this.slots;
     if (slots === undefined) {
       this.start();
       return;
     }
     if (!this.poll()) return;
-    // Only one checkpoint runs at a time: while the thread's does, the next waits.
-    if (Atomics.load(slots, REQUESTED) !== this.seenDone) return;
+    if (Atomics.load(slots, REQUESTED) !== this.seenDone) {
+      // Only one checkpoint runs at a time. A thread this far behind (slow, stuck or gone
+      // without a word) gets SQLite's own checkpoints beside it until it reports again.
+      if (!this.behind && this.sinceRequested >= WAL_LIMIT_BYTES) {
+        this.behind = true;
+        this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+      }
+      return;
+    }
     if (this.finishLog) {
       // No transaction is open on this connection and it is the one that writes: this copies
       // everything left, and the next write starts the log over.
       this.finishLog = false;
-      this.db.pragma('wal_checkpoint(PASSIVE)');
       this.sinceRequested = 0;
+      this.db.pragma('wal_checkpoint(PASSIVE)');
       return;
     }
     this.sinceRequested = 0;
@@ -101,26 +130,31 @@ export class WalCheckpointer {
   }
 
   /** Resolves once no checkpoint is starting or running. */
-  async idle(): Promise<void> {
+  async idle(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     const slots = this.slots;
     if (slots === undefined) return;
-    while (!this.stopped && this.failure === undefined) {
+    while (!this.stopped && this.failure === undefined && performance.now() < deadline) {
       const state = Atomics.load(slots, STATE);
       if (state === READY ? Atomics.load(slots, DONE) === Atomics.load(slots, REQUESTED) : state !== STARTING) break;
       await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
     }
-    this.poll();
+    this.guarded(() => this.poll());
   }
 
-  /** Waits for a checkpoint in flight and stops the thread; the store's connection is closed after. */
+  /**
+   * Waits for a checkpoint in flight (at most STOP_WAIT_MS: a checkpoint cut short is safe) and
+   * stops the thread; the store's connection is closed after.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
-    await this.idle();
+    await this.idle(performance.now() + STOP_WAIT_MS);
     this.stopped = true;
     const thread = this.thread;
     const slots = this.slots;
     if (thread === undefined || slots === undefined) return;
     Atomics.store(slots, STATE, STOPPING);
+    // Wakes the thread whichever slot it sleeps on.
+    Atomics.add(slots, REQUESTED, 1);
     Atomics.notify(slots, REQUESTED);
     thread.removeAllListeners('exit');
     thread.removeAllListeners('error');
@@ -129,23 +163,25 @@ export class WalCheckpointer {
 
   private start(): void {
     const slots = new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
+    // The thread checks that the path still names this file, not one moved there since.
+    const { dev, ino } = statSync(this.file);
     const thread = new Worker(new URL('./checkpoint-thread.mjs', import.meta.url), {
-      workerData: { file: this.file, shared: slots.buffer },
+      workerData: { file: this.file, dev, ino, shared: slots.buffer },
     });
-    // The thread never keeps the process alive: a checkpoint cut short is safe, and close waits for it.
-    thread.unref();
     this.thread = thread;
     this.slots = slots;
     thread.on('message', (message: { kind: string; message: string }) => {
       if (message.kind !== 'failed') return;
       this.failureDetail = message.message;
-      if (this.failure === undefined) this.poll();
-      else this.failure = this.failureError(message.message);
+      this.guarded(() => this.poll());
     });
     thread.on('error', (error) => this.fail(`it failed: ${error.message}`));
     thread.on('exit', (code) => {
       if (!this.stopped) this.fail(`it exited with code ${code}`);
     });
+    // After the listeners, which would ref it again: the thread never keeps the process alive
+    // (a checkpoint cut short is safe, and close waits for one in flight).
+    thread.unref();
   }
 
   /** Takes in what the thread did since; false while it cannot take a request (starting, failed, stopped). */
@@ -161,32 +197,55 @@ export class WalCheckpointer {
     if (!this.handedOver) {
       // From now on the thread checkpoints; the commits of this connection no longer do.
       this.db.pragma('wal_autocheckpoint = 0');
-      this.pageSize = this.db.pragma('page_size', { simple: true }) as number;
       this.handedOver = true;
     }
     const done = Atomics.load(slots, DONE);
     if (done !== this.seenDone) {
       this.seenDone = done;
+      if (this.behind) {
+        this.behind = false;
+        this.db.pragma('wal_autocheckpoint = 0');
+      }
+      // -1 when the checkpoint could not run (another connection was checkpointing): no news.
       if (Atomics.load(slots, LOG_FRAMES) * this.pageSize > WAL_LIMIT_BYTES) this.finishLog = true;
     }
     return true;
   }
 
-  private failureError(reason: string): Error {
-    return new Error(
-      `the checkpoint thread of the SQLite store at ${this.file} stopped: ${reason}; SQLite checkpoints inside commits again`,
-    );
+  /** Runs `work`; what it throws hands checkpoints back to SQLite instead of reaching the write that called. */
+  private guarded(work: () => unknown): void {
+    try {
+      work();
+    } catch (error) {
+      this.fail(`the store's connection could not manage checkpoints: ${messageOf(error)}`, error);
+    }
   }
 
-  private fail(reason: string): void {
+  private fail(reason: string, cause?: unknown): void {
     if (this.failure !== undefined || this.stopped) return;
-    this.failure = this.failureError(reason);
-    // SQLite's own checkpoints take over again, on the next commit that needs one.
-    if (this.handedOver && this.db.open) this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+    const detail = this.failureDetail === undefined || reason.includes(this.failureDetail) ? reason : `${reason} (${this.failureDetail})`;
+    this.failure = new StoreError(
+      `sqlite:${this.file}`,
+      `the checkpoint thread stopped: ${detail}; SQLite checkpoints inside commits again, and the log is intact`,
+      cause === undefined ? {} : { cause },
+    );
+    process.emitWarning(`shadowlog: ${this.failure.message}`, { code: 'SHADOWLOG_WAL_CHECKPOINT_THREAD_FAILED' });
+    try {
+      // SQLite's own checkpoints take over again, on the next commit that needs one.
+      if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+    } catch (error) {
+      process.emitWarning(`shadowlog: sqlite:${this.file}: turning SQLite's own checkpoints back on failed: ${messageOf(error)}`, {
+        code: 'SHADOWLOG_WAL_CHECKPOINT_THREAD_FAILED',
+      });
+    }
     const thread = this.thread;
     if (thread !== undefined) {
       thread.removeAllListeners('exit');
-      void thread.terminate();
+      thread.terminate().catch((error: unknown) => {
+        process.emitWarning(`shadowlog: sqlite:${this.file}: stopping the checkpoint thread failed: ${messageOf(error)}`, {
+          code: 'SHADOWLOG_WAL_CHECKPOINT_THREAD_FAILED',
+        });
+      });
     }
   }
 }
