@@ -65,6 +65,12 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
 type HeadRow = [seq: number, hash: string];
 type SessionRow = [id: string, createdAt: string, lastSeq: number, updatedAt: string];
 
+function sumLengths(texts: readonly string[]): number {
+  let sum = 0;
+  for (const text of texts) sum += text.length;
+  return sum;
+}
+
 export class SqliteLogStore implements LogStore, CheckpointStore {
   private readonly appendTransaction: Database.Transaction<
     (sessionId: string, expectedSeq: number, events: readonly LogEvent[], bodies: readonly string[]) => void
@@ -80,7 +86,7 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   private readonly sessionsStatement: Database.Statement<[], SessionRow>;
   private readonly owners: OwnerTable;
   private readonly checkpointTable: CheckpointTable;
-  private readonly writeCheckpointTransaction: Database.Transaction<(sessionId: string, checkpoint: StoredCheckpoint) => number>;
+  private readonly writeCheckpointTransaction: Database.Transaction<(sessionId: string, checkpoint: StoredCheckpoint) => void>;
   private readonly eventsAtTransaction: Database.Transaction<(sessionId: string, seqs: readonly number[]) => LogEvent[]>;
   /** Tokens of the claims made through this store, released when it closes. */
   private readonly claims = new Map<string, string>();
@@ -134,7 +140,6 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
       if (head === undefined) throw new SessionNotFoundError(sessionId);
       checkCheckpointWrite(checkpoint, head.nextSeq);
       this.checkpointTable.write(sessionId, checkpoint);
-      return checkpoint.payload.length;
     });
     // One read transaction: every event from the same snapshot, without a statement's own per row.
     this.eventsAtTransaction = db.transaction((sessionId: string, seqs: readonly number[]) =>
@@ -183,26 +188,20 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
     this.assertWritable('appending events');
     checkAppendBatch(sessionId, events, expectedSeq);
     const first = events[0];
-    let bytes = 0;
     try {
       await this.write(() => {
         if (first === undefined) this.expectNextSeq(sessionId, expectedSeq);
-        else if (events.length === 1) {
-          // The common case, kept as lean as a bare insert: one statement is a transaction of its
-          // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
-          const body = canonicalEventJson(first);
-          this.insertStatement.run(sessionId, first.seq, first.type, first.hash, body);
-          bytes = body.length;
-        } else {
+        // The common case, kept as lean as a bare insert: one statement is a transaction of its
+        // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
+        else if (events.length === 1) this.insertStatement.run(sessionId, first.seq, first.type, first.hash, canonicalEventJson(first));
+        else {
           const bodies = events.map(canonicalEventJson);
-          this.appendTransaction.immediate(sessionId, expectedSeq, events, bodies);
-          for (const body of bodies) bytes += body.length;
+          this.commit(sumLengths(bodies), () => this.appendTransaction.immediate(sessionId, expectedSeq, events, bodies));
         }
       });
     } catch (error) {
       throw this.appendError(sessionId, expectedSeq, error);
     }
-    this.checkpointer?.written(bytes);
   }
 
   /**
@@ -229,14 +228,11 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
         this.assertOpen();
         const bodies = batch.map(canonicalEventJson);
         this.guard('staging events', () => staging.add(stream, batch, bodies));
-        for (const body of bodies) bytes += body.length;
+        bytes += sumLengths(bodies);
         nextSeq += batch.length;
       }
       if (nextSeq === expectedSeq) await this.attempt('reading the head', () => this.expectNextSeq(sessionId, expectedSeq));
-      else {
-        await this.write(() => this.commitStagedTransaction.immediate(sessionId, expectedSeq, stream));
-        this.checkpointer?.written(bytes);
-      }
+      else await this.write(() => this.commit(bytes, () => this.commitStagedTransaction.immediate(sessionId, expectedSeq, stream)));
       return nextSeq - expectedSeq;
     } catch (error) {
       // Its staged rows are cleared by the next appendAll (or go with the connection): a cleanup
@@ -301,8 +297,7 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   async writeCheckpoint(sessionId: string, checkpoint: StoredCheckpoint): Promise<void> {
     assertSessionId(sessionId);
     this.assertWritable('writing a fold checkpoint');
-    const bytes = await this.attempt('writing a fold checkpoint', () => this.writeCheckpointTransaction.immediate(sessionId, checkpoint));
-    this.checkpointer?.written(bytes);
+    await this.attempt('writing a fold checkpoint', () => this.writeCheckpointTransaction.immediate(sessionId, checkpoint));
   }
 
   async listCheckpoints(sessionId: string): Promise<CheckpointEntry[]> {
@@ -368,6 +363,12 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
     } finally {
       this.db.close();
     }
+  }
+
+  /** Runs a write transaction of `bytes` of bodies: a large one commits without SQLite's checkpoint (wal-checkpointer.ts). */
+  private commit(bytes: number, transaction: () => void): void {
+    if (this.checkpointer === undefined) transaction();
+    else this.checkpointer.commit(bytes, transaction);
   }
 
   private headNow(sessionId: string): LogHead | undefined {

@@ -1,23 +1,25 @@
-// Checkpoints of the SQLite store's write-ahead log, off the append path. In WAL mode SQLite
-// copies the log back into the database file itself, by default inside the commit that takes the
-// log past 1,000 pages: that append waits for the copy and for an fsync of the database file.
-// Instead, once its checkpoint thread (checkpoint-thread.mjs) is running, the store turns that off
-// on its own connection and asks the thread for a PASSIVE checkpoint (no lock taken: appends and
-// reads go on) each time its appends have written about as much as SQLite's threshold.
+// Checkpoints of the SQLite store's write-ahead log, off the path of large appends. In WAL mode
+// SQLite copies the log back into the database file itself, inside the commit that takes the log
+// past 1,000 pages: that append waits for the copy and for an fsync of the database file. A
+// commit of LARGE_COMMIT_BYTES or more (a batch) runs without it once the store's checkpoint
+// thread (checkpoint-thread.mjs) is running, and each ~4 MiB such commits write, the store asks
+// the thread for a PASSIVE checkpoint (no lock taken: appends and reads go on). Smaller commits
+// (single events, a turn's few) keep SQLite's own checkpoints: for them a thread would only let
+// the log grow, and each commit into a growing file costs more than the checkpoint it saves.
 //
 // SQLite starts the log over from its beginning only when a write begins after a checkpoint
 // that copied all of it; a checkpoint running beside a writer that never pauses leaves the last
 // frames behind every time, and the log would grow without end. So once the thread reports a
 // log longer than WAL_LIMIT_BYTES, the store's own connection copies what is left right after a
 // commit (little: what was written while the thread copied the rest), and the next write starts
-// the log over. If the thread cannot start or fails, SQLite's own checkpoints are turned back on
-// and the failure is kept (SqliteLogStore.backgroundCheckpointError) and told once, as a process
-// warning: no append fails for it. While the thread is behind (a request it has not finished
-// with the log past WAL_LIMIT_BYTES since), SQLite's own checkpoints are on too.
+// the log over. While the thread is behind (a request unfinished with the log past
+// WAL_LIMIT_BYTES since), large commits keep SQLite's checkpoints too. If the thread cannot start
+// or fails, every commit does, and the failure is kept (SqliteLogStore.backgroundCheckpointError)
+// and told once, as a process warning: no append fails for it.
 //
-// The store and the thread talk through shared memory, checked at each append: an agent that
-// appends in a tight loop may give its event loop no turn for a long time, and neither side must
-// wait for one.
+// The store and the thread talk through shared memory, checked at each large commit: an agent
+// that appends in a tight loop may give its event loop no turn for a long time, and neither side
+// must wait for one.
 
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -27,14 +29,13 @@ import { StoreError } from './errors.js';
 
 /** About SQLite's own threshold (1,000 pages of 4 KiB), in bytes written to the log. */
 export const CHECKPOINT_AFTER_BYTES = 4 * 1024 * 1024;
+/** A commit with at least this many bytes of bodies leaves its checkpoint to the thread. */
+export const LARGE_COMMIT_BYTES = 256 * 1024;
 /** A log longer than this, as the thread last saw it, is finished by the store's own connection (see above). */
 export const WAL_LIMIT_BYTES = 8 * CHECKPOINT_AFTER_BYTES;
-/**
- * What a commit adds to the log beyond its bodies, in pages: at least the leaf it wrote to, often
- * an inner page or two. A commit of one small event writes a page or more of log, not its bytes.
- */
+/** What a commit adds to the log beyond its bodies, in pages: the leaf it ended on, often an inner page or two. */
 const PAGES_PER_COMMIT = 2;
-/** SQLite's default wal_autocheckpoint, restored when the thread fails or falls behind. */
+/** SQLite's default wal_autocheckpoint, which every commit but a large one the thread takes keeps. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 /** How often idle() looks whether the thread is done. */
 const IDLE_POLL_MS = 1;
@@ -55,9 +56,7 @@ const STOPPING = 3;
 export class WalCheckpointer {
   private thread: Worker | undefined;
   private slots: Int32Array | undefined;
-  /** True once this connection's own checkpoints are off (the thread is ready). */
-  private handedOver = false;
-  /** True while SQLite's own checkpoints are back on because the thread is behind. */
+  /** True while the thread is behind: large commits keep SQLite's own checkpoints. */
   private behind = false;
   /** Bytes written to the log (estimated) since the last checkpoint was asked for. */
   private sinceRequested = 0;
@@ -90,14 +89,29 @@ export class WalCheckpointer {
   }
 
   /**
-   * After each commit of a write, with the bytes of what it wrote. Never throws: the write is
-   * committed, and trouble with checkpoints hands them back to SQLite (fail).
+   * Runs `transaction`, a write of `bytes` of bodies that commits when it returns. A large one
+   * commits without SQLite's checkpoint while the thread can take it, and may then ask the thread
+   * for one. What goes wrong with checkpoints never fails the write: it hands them back to SQLite.
    */
-  written(bytes: number): void {
-    if (this.failure !== undefined || this.stopped) return;
+  commit(bytes: number, transaction: () => void): void {
+    if (bytes < LARGE_COMMIT_BYTES || this.failure !== undefined || this.stopped) {
+      transaction();
+      return;
+    }
+    let takenOver = false;
+    this.guarded(() => {
+      if (this.poll() && !this.behind) {
+        this.db.pragma('wal_autocheckpoint = 0');
+        takenOver = true;
+      }
+    });
+    try {
+      transaction();
+    } finally {
+      if (takenOver) this.guarded(() => this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`));
+    }
     this.sinceRequested += bytes + PAGES_PER_COMMIT * this.pageSize;
-    if (this.sinceRequested < CHECKPOINT_AFTER_BYTES) return;
-    this.guarded(() => this.afterThreshold());
+    if (this.sinceRequested >= CHECKPOINT_AFTER_BYTES) this.guarded(() => this.afterThreshold());
   }
 
   private afterThreshold(): void {
@@ -109,11 +123,8 @@ export class WalCheckpointer {
     if (!this.poll()) return;
     if (Atomics.load(slots, REQUESTED) !== this.seenDone) {
       // Only one checkpoint runs at a time. A thread this far behind (slow, stuck or gone
-      // without a word) gets SQLite's own checkpoints beside it until it reports again.
-      if (!this.behind && this.sinceRequested >= WAL_LIMIT_BYTES) {
-        this.behind = true;
-        this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
-      }
+      // without a word) leaves large commits to SQLite's own checkpoints until it reports again.
+      if (this.sinceRequested >= WAL_LIMIT_BYTES) this.behind = true;
       return;
     }
     if (this.finishLog) {
@@ -194,18 +205,10 @@ export class WalCheckpointer {
       return false;
     }
     if (state !== READY) return false;
-    if (!this.handedOver) {
-      // From now on the thread checkpoints; the commits of this connection no longer do.
-      this.db.pragma('wal_autocheckpoint = 0');
-      this.handedOver = true;
-    }
     const done = Atomics.load(slots, DONE);
     if (done !== this.seenDone) {
       this.seenDone = done;
-      if (this.behind) {
-        this.behind = false;
-        this.db.pragma('wal_autocheckpoint = 0');
-      }
+      this.behind = false;
       // -1 when the checkpoint could not run (another connection was checkpointing): no news.
       if (Atomics.load(slots, LOG_FRAMES) * this.pageSize > WAL_LIMIT_BYTES) this.finishLog = true;
     }
@@ -226,12 +229,12 @@ export class WalCheckpointer {
     const detail = this.failureDetail === undefined || reason.includes(this.failureDetail) ? reason : `${reason} (${this.failureDetail})`;
     this.failure = new StoreError(
       `sqlite:${this.file}`,
-      `the checkpoint thread stopped: ${detail}; SQLite checkpoints inside commits again, and the log is intact`,
+      `the checkpoint thread stopped: ${detail}; SQLite checkpoints inside every commit again, and the log is intact`,
       cause === undefined ? {} : { cause },
     );
     process.emitWarning(`shadowlog: ${this.failure.message}`, { code: 'SHADOWLOG_WAL_CHECKPOINT_THREAD_FAILED' });
     try {
-      // SQLite's own checkpoints take over again, on the next commit that needs one.
+      // A failure between turning SQLite's checkpoints off for a commit and back on must not leave them off.
       if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
     } catch (error) {
       process.emitWarning(`shadowlog: sqlite:${this.file}: turning SQLite's own checkpoints back on failed: ${messageOf(error)}`, {
