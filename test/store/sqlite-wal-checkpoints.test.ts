@@ -134,7 +134,9 @@ describe('SqliteLogStore WAL checkpoints on a thread', () => {
     for (let at = 1; at < events.length; at += 16) await store.append('s1', events.slice(at, at + 16), { expectedSeq: at });
     // idle() waits for the thread to be ready or to fail; the error is known from then on.
     await store.idle();
-    expect(store.backgroundCheckpointError?.message).toMatch(/the checkpoint thread stopped: .*; SQLite checkpoints inside every commit again/);
+    expect(store.backgroundCheckpointError?.message).toMatch(
+      /the checkpoint thread stopped: .*; SQLite checkpoints inside every commit again/,
+    );
     expect(store.backgroundCheckpoints).toBe(0);
     // Told once, as a process warning, as well as kept.
     await new Promise((resolve) => setImmediate(resolve));
