@@ -112,7 +112,8 @@ describe('SqliteLogStore WAL checkpoints on a thread', () => {
     expect(store.backgroundCheckpointError).toBeUndefined();
     expect((await stat(`${path}-wal`)).size).toBeLessThan(2 * CHECKPOINT_AFTER_BYTES);
     expect(await readAll(store, 's1')).toEqual(events);
-  });
+    // 9,000 fsynced commits: a few seconds alone, several times that on a loaded machine.
+  }, 120_000);
 
   it('lets the process exit when a store with a running thread is never closed', async () => {
     const child = startChild('test/store/fixtures/append-without-close.ts', [join(directory, 'log.db')], CHILD_TIMEOUT_MS);
