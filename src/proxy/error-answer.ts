@@ -18,7 +18,13 @@ export function sendError(
   }
   const body =
     protocol?.errorBody(status, message, options.code) ??
-    JSON.stringify({ error: { message, type: 'proxy_error', ...(options.code === undefined ? {} : { code: options.code }) } });
+    JSON.stringify({
+      error: {
+        message,
+        type: status < 500 ? 'invalid_request_error' : 'proxy_error',
+        ...(options.code === undefined ? {} : { code: options.code }),
+      },
+    });
   response.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

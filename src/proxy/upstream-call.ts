@@ -7,6 +7,7 @@
 import type { Agent as HttpAgent, IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { messageOf } from '../log/errors.js';
 import { AnswerCopy } from './answer-copy.js';
 import { failure, outcomeOf, tooLarge } from './answer-outcome.js';
@@ -80,13 +81,20 @@ export function forwardCall(
       const code = timedOut ? 'PROXY_UPSTREAM_TIMEOUT' : malformed ? 'PROXY_UPSTREAM_MALFORMED' : 'PROXY_UPSTREAM_UNREACHABLE';
       settle(failure(code, message, undefined, undefined, !malformed));
     });
+    const malformedHead = (problem: string) => {
+      const message = `shadowlog proxy: the upstream at ${url.origin} sent an answer that cannot be passed on: ${problem}`;
+      sendError(response, protocol, 502, message);
+      settle(failure('PROXY_UPSTREAM_MALFORMED', message, undefined));
+    };
+    upstream.on('upgrade', (_answer: IncomingMessage, socket: Duplex) => {
+      socket.destroy();
+      malformedHead(UNASKED_UPGRADE);
+    });
     upstream.on('response', (answer) => {
       const head = upstreamHead(answer);
       if (!head.ok) {
         answer.destroy();
-        const message = `shadowlog proxy: the upstream at ${url.origin} sent an answer that cannot be passed on: ${head.problem}`;
-        sendError(response, protocol, 502, message);
-        return settle(failure('PROXY_UPSTREAM_MALFORMED', message, undefined));
+        return malformedHead(head.problem);
       }
       streamed = String(answer.headers['content-type'] ?? '').includes('text/event-stream');
       if (!writeHead(response, head, answer)) {
@@ -153,6 +161,10 @@ export function passThrough(context: UpstreamCallContext, request: IncomingMessa
         );
       fail(502, `shadowlog proxy: the upstream at ${url.origin} could not be reached: ${error.message}`);
     });
+    upstream.on('upgrade', (_answer: IncomingMessage, socket: Duplex) => {
+      socket.destroy();
+      fail(502, `shadowlog proxy: the upstream at ${url.origin} sent an answer that cannot be passed on: ${UNASKED_UPGRADE}`);
+    });
     upstream.on('response', (answer) => {
       const head = upstreamHead(answer);
       if (!head.ok) {
@@ -206,6 +218,9 @@ function writeHead(
     return false;
   }
 }
+
+// The proxy passes no Upgrade header on, so a 101 is an answer to a question nobody asked; without a listener Node would leave the call waiting forever.
+const UNASKED_UPGRADE = 'a 101 Switching Protocols, though the proxy asked for no upgrade';
 
 /** An error of Node's HTTP parser: the upstream's bytes are not HTTP. */
 function isParseError(error: NodeJS.ErrnoException): boolean {

@@ -30,10 +30,11 @@ export function redactedTarget(target: string): string {
 
 /** A URL as the proxy may print it: the password (and credential query parameters) replaced by [redacted]. */
 export function redactedUrl(value: string): string {
-  if (!URL.canParse(value)) return redactedTarget(value);
-  const url = new URL(value);
-  const userinfo = url.password !== '' ? `${url.username}:${REDACTED}@` : url.username !== '' ? `${url.username}@` : '';
-  return `${url.protocol}//${userinfo}${url.host}${redactedTarget(`${url.pathname}${url.search}${url.hash}`)}`;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  // Shown as given unless there is a password to take out; in what is no http URL (a scheme left
+  // out, a space), anything shaped like user:password@ is taken out.
+  if (url === undefined || url.password === '') return redactedTarget(value.replace(/[^\s/@]*:[^\s/@]*@/g, `${REDACTED}@`));
+  return `${url.protocol}//${url.username}:${REDACTED}@${url.host}${redactedTarget(`${url.pathname}${url.search}${url.hash}`)}`;
 }
 
 function decodedName(name: string): string {

@@ -307,6 +307,8 @@ describe('hostile upstreams', () => {
     ['status 000', 'HTTP/1.1 000 OK\r\ncontent-length: 2\r\n\r\n{}'],
     ['a control byte in a header value', 'HTTP/1.1 200 OK\r\nx-trace: a\x01b\r\ncontent-length: 2\r\n\r\n{}'],
     ['a header name with a space', 'HTTP/1.1 200 OK\r\nx trace: ab\r\ncontent-length: 2\r\n\r\n{}'],
+    ['two content-lengths', 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}'],
+    ['a 101 upgrade nobody asked for', 'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\nxyz'],
   ];
 
   it.each(malformed)('%s: the client gets a 502, the log a model/error, and the proxy goes on', async (_name, raw) => {
@@ -330,8 +332,9 @@ describe('hostile upstreams', () => {
     upstream.enqueue(
       { raw: 'HTTP/1.1 200 O\x7fK\r\ncontent-length: 2\r\n\r\n{}' },
       { raw: 'HTTP/1.1 099 OK\r\ncontent-length: 2\r\n\r\n{}' },
+      { raw: 'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n' },
     );
-    for (let index = 0; index < 2; index++) {
+    for (let index = 0; index < 3; index++) {
       const answer = await rawExchange(port, `GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
       expect(answer.status).toBe(502);
     }
