@@ -61,7 +61,7 @@ export async function proxyCommand(context: CommandContext, options: ProxyComman
     const { stats } = proxy;
     const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
     context.print(
-      `stopped: ${stats.forwarded} calls forwarded and ${stats.recorded} recorded in ${count(summary.sessions.length, 'session', 'sessions')}${summary.sessions.length === 0 ? '' : ` (${summary.sessions.join(', ')})`}; ${stats.passedThrough} other requests passed through unrecorded${stats.refused === 0 ? '' : `; ${count(stats.refused, 'request', 'requests')} refused, nothing forwarded`}${stats.clientAborts === 0 ? '' : `; ${count(stats.clientAborts, 'upload', 'uploads')} abandoned by ${stats.clientAborts === 1 ? 'its client' : 'their clients'}`}${stats.recordErrors === 0 ? '' : `; ${stats.recordErrors} could not be recorded`}`,
+      `stopped: ${count(stats.forwarded, 'call', 'calls')} forwarded and ${stats.recorded} recorded in ${count(summary.sessions.length, 'session', 'sessions')}${summary.sessions.length === 0 ? '' : ` (${summary.sessions.join(', ')})`}; ${stats.passedThrough} other requests passed through unrecorded${stats.refused === 0 ? '' : `; ${count(stats.refused, 'request', 'requests')} refused, nothing forwarded`}${stats.clientAborts === 0 ? '' : `; ${count(stats.clientAborts, 'upload', 'uploads')} abandoned by ${stats.clientAborts === 1 ? 'its client' : 'their clients'}`}${stats.recordErrors === 0 ? '' : `; ${stats.recordErrors} could not be recorded`}`,
     );
   }
   // Exit 1 says calls went unrecorded; a refused request or an abandoned upload is the client's doing.
