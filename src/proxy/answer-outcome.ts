@@ -1,6 +1,7 @@
 // A complete upstream answer as the call's outcome: a 2xx body read by the protocol's parser
 // (JSON, or the event stream), anything else classified as the provider adapters classify an
-// HTTP error. What arrived is kept as it arrived, for the record.
+// HTTP error. What arrived is kept as it arrived, for the record; an answer that decodes to more
+// than the proxy keeps (a gzip bomb) is recorded as too large, with none of it.
 
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { RawAnswer } from '../log/event.js';
@@ -16,11 +17,15 @@ export interface UpstreamAnswer {
   readonly body: Buffer;
 }
 
-export async function outcomeOf(protocol: ProxyProtocol, answer: UpstreamAnswer): Promise<CallOutcome> {
+/** `maxBytes`: the most the answer may decode to; more is recorded as PROXY_ANSWER_TOO_LARGE. */
+export async function outcomeOf(protocol: ProxyProtocol, answer: UpstreamAnswer, maxBytes: number): Promise<CallOutcome> {
   let text: string;
+  const encoding = header(answer.headers, 'content-encoding');
   try {
-    text = decoded(answer.body, header(answer.headers, 'content-encoding')).toString('utf8');
+    text = decoded(answer.body, encoding, maxBytes).toString('utf8');
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      return tooLarge(`its ${encoding} body of ${answer.body.length} bytes decodes to more than ${maxBytes} bytes`, answer.status);
     return failure(
       'PROXY_UNDECODABLE_ANSWER',
       `the answer's ${header(answer.headers, 'content-encoding')} body could not be decoded: ${String(error)}`,
@@ -78,7 +83,16 @@ export function failure(
   };
 }
 
-function decoded(body: Buffer, encoding: string | undefined): Buffer {
+/** The answer was larger than the proxy keeps: the client had all of it, the record keeps none. */
+export function tooLarge(what: string, status: number): CallOutcome {
+  return failure(
+    'PROXY_ANSWER_TOO_LARGE',
+    `the answer is larger than the proxy keeps (--max-answer-bytes): ${what}; the client received it as the upstream sent it, and the record keeps none of it`,
+    status,
+  );
+}
+
+function decoded(body: Buffer, encoding: string | undefined, maxOutputLength: number): Buffer {
   switch (encoding?.trim().toLowerCase()) {
     case undefined:
     case '':
@@ -86,11 +100,11 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
       return body;
     case 'gzip':
     case 'x-gzip':
-      return gunzipSync(body);
+      return gunzipSync(body, { maxOutputLength });
     case 'deflate':
-      return inflateSync(body);
+      return inflateSync(body, { maxOutputLength });
     case 'br':
-      return brotliDecompressSync(body);
+      return brotliDecompressSync(body, { maxOutputLength });
     default:
       throw new Error(`unknown content-encoding ${JSON.stringify(encoding)}`);
   }

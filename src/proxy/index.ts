@@ -6,6 +6,8 @@ export { PROTOCOLS, type ProxyProtocol, type UpstreamName } from './protocols.js
 export type { ProxyMessage, ProxyRequest, ProxyToolCall } from './proxy-message.js';
 export { messageKey } from './proxy-message.js';
 export {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_REQUEST_BYTES,
   DEFAULT_PROXY_PORT,
   isLoopbackHost,
   ProxyListenError,
@@ -17,3 +19,4 @@ export {
 export { UnreadableRequestError } from './request-notes.js';
 export { newProxySessionId } from './session-router.js';
 export { keptLength, matchSurface, type SurfaceMatch } from './surface-match.js';
+export { CREDENTIAL_QUERY_PARAMETERS, redactedUrl } from './url-redaction.js';

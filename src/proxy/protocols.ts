@@ -26,16 +26,29 @@ export interface ProxyProtocol {
   readRequest(body: unknown): ProxyRequest;
   readAnswer(body: unknown, text: string): ModelResult;
   readStream(events: AsyncIterable<ServerSentEvent>): Promise<ModelResult>;
-  /** A JSON error body in the API's own shape. */
-  errorBody(status: number, message: string): string;
+  /** A JSON error body in the API's own shape; `code` is the proxy's own (a refusal's), where the API has a place for one. */
+  errorBody(status: number, message: string, code?: string): string;
 }
 
 const SERVICE = 'upstream (through shadowlog proxy)';
 
-function openAIError(status: number, message: string): string {
-  const type = status === 504 ? 'timeout' : 'proxy_error';
-  return JSON.stringify({ error: { message, type, param: null, code: status === 504 ? 'upstream_timeout' : 'upstream_unavailable' } });
+function openAIError(status: number, message: string, code?: string): string {
+  const type = status === 504 ? 'timeout' : status < 500 ? 'invalid_request_error' : 'proxy_error';
+  return JSON.stringify({
+    error: { message, type, param: null, code: code ?? (status === 504 ? 'upstream_timeout' : 'upstream_unavailable') },
+  });
 }
+
+// Anthropic's error types by status (it has no field for a code of ours: the message names it).
+const ANTHROPIC_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'invalid_request_error',
+  413: 'request_too_large',
+  421: 'invalid_request_error',
+  504: 'timeout_error',
+};
 
 export const PROTOCOLS: readonly ProxyProtocol[] = [
   {
@@ -63,9 +76,8 @@ export const PROTOCOLS: readonly ProxyProtocol[] = [
     readRequest: readAnthropicRequest,
     readAnswer: (body, text) => parseAnthropicResponse(SERVICE, body, text),
     readStream: (events) => readAnthropicStream(SERVICE, events, undefined),
-    // Anthropic's envelope; 529 is its "overloaded", 504 a timeout, anything else an api_error.
-    errorBody: (status, message) =>
-      JSON.stringify({ type: 'error', error: { type: status === 504 ? 'timeout_error' : 'api_error', message } }),
+    // Anthropic's envelope: a 504 a timeout, a refusal its 4xx type, anything else an api_error.
+    errorBody: (status, message) => JSON.stringify({ type: 'error', error: { type: ANTHROPIC_TYPES[status] ?? 'api_error', message } }),
   },
 ];
 

@@ -4,38 +4,56 @@
 // it arrives; a copy of it is read once it is complete, and the call is written to its session
 // (proxy-session.ts) after the client has its bytes. Other paths are passed through, unrecorded.
 
-import { createServer, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createServer, Agent as HttpAgent, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ShadowlogError } from '../log/errors.js';
+import { ConfigError, messageOf, ShadowlogError } from '../log/errors.js';
 import { isSessionId } from '../log/session-id.js';
 import type { LogStore } from '../store/log-store.js';
 import { nodeSha256HexOfBytes } from '../store/node-sha256.js';
-import { failure, outcomeOf, type UpstreamAnswer } from './answer-outcome.js';
-import { passedOn, recordedHeaders, SESSION_HEADER } from './headers.js';
+import { failure } from './answer-outcome.js';
+import { addressingRefusal, isLoopbackHost, remoteNames } from './client-checks.js';
+import { sendError } from './error-answer.js';
+import { recordedHeaders, SESSION_HEADER } from './headers.js';
 import { type ProxyProtocol, protocolOf, type UpstreamName } from './protocols.js';
 import { badOption, badUpstream } from './proxy-errors.js';
+import { ProxyRefusalError, ProxyRequestTooLargeError, ProxySessionHeaderError } from './proxy-refusals.js';
 import type { CallOutcome, ReceivedCall } from './proxy-session.js';
 import { RecordingQueue } from './recording-queue.js';
+import { ProxyClientAbortedError, readBody } from './request-body.js';
 import { UnreadableRequestError } from './request-notes.js';
+import { checkTarget, upstreamUrl } from './request-target.js';
 import { SessionRouter } from './session-router.js';
+import { forwardCall, passThrough, type UpstreamCallContext } from './upstream-call.js';
+import { redactedTarget, redactedUrl } from './url-redaction.js';
+
+export { isLoopbackHost } from './client-checks.js';
 
 export interface ProxyOptions {
   readonly store: LogStore;
-  /** Base URLs (scheme, host, port, and a path prefix if any) the client's path is appended to. */
+  /** Base URLs (scheme, host, port, and a path prefix if any) the client's path is appended to; userinfo goes as Basic auth, and is never shown. */
   readonly upstreams: { readonly openai?: string; readonly anthropic?: string };
   /** Default 8787; 0 picks a free port. */
   readonly port?: number;
-  /** Default 127.0.0.1. Any address that is not loopback is announced through onWarning. */
+  /** Default 127.0.0.1. An address that is not loopback needs allowRemote. */
   readonly host?: string;
+  /** Listen on an address that is not loopback: anyone who can reach it can send calls through the proxy and have them recorded. */
+  readonly allowRemote?: boolean;
+  /** More names the proxy answers to in the Host and Origin headers, beside the loopback ones (and, with allowRemote, the address it listens on and the machine's name). */
+  readonly allowedHosts?: readonly string[];
   /** More request headers to keep out of the log (authorization, x-api-key, api-key, cookie are always kept out). */
   readonly redactHeaders?: readonly string[];
   /** How long the upstream may stay silent (before its headers, or between chunks); default 10 minutes. */
   readonly upstreamTimeoutMs?: number;
   /** A body larger than this is forwarded and stored, but not parsed (recorded as unparsed); default 32 MiB. */
   readonly maxParseBytes?: number;
+  /** A recorded call's request body larger than this is refused (413), not forwarded; default 64 MiB. */
+  readonly maxRequestBytes?: number;
+  /** The most of an answer the proxy keeps for the record, as received and as decoded; a larger one is recorded as PROXY_ANSWER_TOO_LARGE. Default 32 MiB. */
+  readonly maxAnswerBytes?: number;
   /** Calls forwarded and not yet written; more wait (back-pressure). Default 256. */
   readonly queueCapacity?: number;
+  /** What the operator should know: a remote address, refused requests, a session recorded as a sibling. */
   readonly onWarning?: (message: string) => void;
   /** A call that could not be written (the store failed): the proxy goes on, and says so here. */
   readonly onRecordError?: (error: unknown, sessionId: string) => void;
@@ -49,6 +67,10 @@ export interface ProxyStats {
   passedThrough: number;
   upstreamFailures: number;
   recordErrors: number;
+  /** Requests refused before anything was forwarded or written (a target, Host or Origin refused, a foreign session, a body over the cap). */
+  refused: number;
+  /** Clients that closed their connection before their request body was complete (nothing forwarded). */
+  clientAborts: number;
   /** The most calls forwarded and not yet written at once. */
   queuePeak: number;
   /** Calls that had to wait for a place in the queue (back-pressure), and those waiting now. */
@@ -75,11 +97,13 @@ export interface ProxyServer {
 export const DEFAULT_PROXY_PORT = 8787;
 const DEFAULT_TIMEOUT_MS = 600_000;
 const DEFAULT_MAX_PARSE_BYTES = 32 * 1024 * 1024;
+// Twice the 32 MB Anthropic's Messages API accepts: a body the provider would take is never refused here.
+export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+// A model's answer is text and tool calls, rarely a megabyte; an image in it a few.
+export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const DEFAULT_QUEUE = 256;
-
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
+// Refusals told one line each up to this many; then counted only (a flood would bury everything else).
+const REFUSALS_TOLD = 100;
 
 export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
   const upstreams = checkedUpstreams(options.upstreams);
@@ -87,14 +111,27 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
   const port = options.port ?? DEFAULT_PROXY_PORT;
   const timeoutMs = positive('upstreamTimeoutMs', options.upstreamTimeoutMs ?? DEFAULT_TIMEOUT_MS);
   const maxParseBytes = positive('maxParseBytes', options.maxParseBytes ?? DEFAULT_MAX_PARSE_BYTES);
+  const maxRequestBytes = positive('maxRequestBytes', options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
+  const maxAnswerBytes = positive('maxAnswerBytes', options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
   const queue = new RecordingQueue(positive('queueCapacity', options.queueCapacity ?? DEFAULT_QUEUE));
   const redact = options.redactHeaders ?? [];
+  const exposed = !isLoopbackHost(host);
+  if (exposed && options.allowRemote !== true) {
+    throw new ConfigError(
+      'host',
+      `--host ${host} is not a loopback address: anyone who can reach it could send calls through the proxy and write sessions in the store. Use 127.0.0.1 (the default), or add --allow-remote to mean it`,
+    );
+  }
+  const names = remoteNames(host, options.allowRemote === true, options.allowedHosts ?? []);
+  const warn = options.onWarning ?? (() => {});
   const stats: ProxyStats = {
     forwarded: 0,
     recorded: 0,
     passedThrough: 0,
     upstreamFailures: 0,
     recordErrors: 0,
+    refused: 0,
+    clientAborts: 0,
     queuePeak: 0,
     queueWaits: 0,
     queueWaiting: 0,
@@ -103,52 +140,85 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
     stats.recordErrors++;
     options.onRecordError?.(error, sessionId);
   };
-  const router = new SessionRouter(options.store, onRecordError, options.newSessionId);
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const router = new SessionRouter(options.store, onRecordError, options.newSessionId, (named, sibling, owner) =>
+    warn(
+      `session ${named} is owned by another writer (${owner}): its calls are forwarded and recorded in session ${sibling}, with a note saying why`,
+    ),
+  );
+  const context: UpstreamCallContext = {
+    agents: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+    timeoutMs,
+    maxAnswerBytes,
+  };
   const inFlight = new Set<Promise<void>>();
 
   const server = createServer({ noDelay: true }, (request, response) => {
     const work = handle(request, response).catch((error: unknown) => {
       // A bug or a store that refused a new session: the client still gets an answer in its API's shape.
-      if (!response.headersSent)
-        sendError(response, protocolOf(request.method ?? '', request.url ?? ''), 502, `shadowlog proxy: ${String(error)}`);
-      else response.destroy();
+      try {
+        sendError(response, protocolOf(request.method ?? '', request.url ?? ''), 502, `shadowlog proxy: ${messageOf(error)}`);
+      } catch {
+        response.destroy();
+      }
       onRecordError(error, '');
     });
     inFlight.add(work);
     work.finally(() => inFlight.delete(work));
   });
 
+  /** Answers a refused request: counted, told (up to REFUSALS_TOLD lines), nothing forwarded or written. */
+  function refuse(response: ServerResponse, protocol: ProxyProtocol | undefined, refusal: ProxyRefusalError, close = false): void {
+    stats.refused++;
+    if (stats.refused <= REFUSALS_TOLD) warn(`refused a request (HTTP ${refusal.status}): ${refusal.code}: ${refusal.message}`);
+    if (stats.refused === REFUSALS_TOLD) warn(`${REFUSALS_TOLD} requests refused; further refusals are counted, not told`);
+    sendError(response, protocol, refusal.status, `shadowlog proxy: ${refusal.code}: ${refusal.message}`, { code: refusal.code, close });
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const method = request.method ?? 'GET';
-    const url = request.url ?? '/';
-    const protocol = protocolOf(method, url);
+    const target = request.url ?? '/';
+    const protocol = protocolOf(method, target);
+    let url: URL | undefined;
     const upstreamName: UpstreamName =
-      protocol?.upstream ?? (url.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai');
+      protocol?.upstream ??
+      (target.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai');
     const base = upstreams[upstreamName];
+    try {
+      checkTarget(target);
+      const refusal = addressingRefusal(request.headers, names);
+      if (refusal !== undefined) throw refusal;
+      if (base !== undefined) url = upstreamUrl(base, target);
+    } catch (error) {
+      if (!ProxyRefusalError.isInstance(error)) throw error;
+      return refuse(response, protocol, error, !request.complete);
+    }
     if (protocol === undefined) {
       stats.passedThrough++;
-      if (base === undefined) return sendError(response, undefined, 502, `shadowlog proxy: no ${upstreamName} upstream is configured`);
-      return passThrough(request, response, target(base, url));
+      if (url === undefined) return sendError(response, undefined, 502, `shadowlog proxy: no ${upstreamName} upstream is configured`);
+      return passThrough(context, request, response, url);
     }
-    const body = await readBody(request);
-    const digest = nodeSha256HexOfBytes(body);
     const named = headerValue(request.headers[SESSION_HEADER]);
-    if (named !== undefined && !isSessionId(named)) {
-      // Refused before anything is forwarded or written: the client named a session no store can hold.
-      return sendError(
-        response,
-        protocol,
-        400,
-        `shadowlog proxy: the ${SESSION_HEADER} header must match [A-Za-z0-9][A-Za-z0-9._-]{0,127}, found ${JSON.stringify(String(named).slice(0, 80))}`,
-      );
+    // Refused before anything is forwarded or written: the client named a session no store can hold.
+    if (named !== undefined && !isSessionId(named))
+      return refuse(response, protocol, new ProxySessionHeaderError(SESSION_HEADER, named), true);
+    let body: Buffer;
+    try {
+      body = await readBody(request, maxRequestBytes);
+    } catch (error) {
+      // The client's own business: counted, and the proxy goes on quietly.
+      if (ProxyClientAbortedError.isInstance(error)) {
+        stats.clientAborts++;
+        return;
+      }
+      if (ProxyRequestTooLargeError.isInstance(error)) return refuse(response, protocol, error, true);
+      throw error;
     }
     const { headers, redacted } = recordedHeaders(request.headers, redact);
     const call: ReceivedCall = {
       protocol,
-      path: url,
+      path: redactedTarget(target),
       body,
-      digest,
+      digest: nodeSha256HexOfBytes(body),
       request: readRequest(protocol, body, maxParseBytes),
       headers,
       redactedHeaders: redacted,
@@ -159,156 +229,44 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
       routed = await router.route(call, named);
     } catch (error) {
       giveBack();
+      if (ProxyRefusalError.isInstance(error)) return refuse(response, protocol, error);
       throw error;
     }
+    let finished = false;
     const finish = (outcome: CallOutcome) => {
+      if (finished) return;
+      finished = true;
       if (outcome.kind === 'failure') stats.upstreamFailures++;
-      routed.session.finish(call, outcome);
       routed.session
-        .settled()
+        .finish(call, outcome)
         .then(() => {
           stats.recorded++;
         })
         .finally(giveBack);
     };
     stats.forwarded++;
-    if (base === undefined) {
-      const message = `shadowlog proxy: no ${protocol.upstream} upstream is configured (start the proxy with --upstream-${protocol.upstream} URL)`;
-      sendError(response, protocol, 502, message);
-      return finish(failure('PROXY_NO_UPSTREAM', message, undefined));
+    try {
+      if (url === undefined) {
+        const message = `shadowlog proxy: no ${protocol.upstream} upstream is configured (start the proxy with --upstream-${protocol.upstream} URL)`;
+        sendError(response, protocol, 502, message);
+        return finish(failure('PROXY_NO_UPSTREAM', message, undefined));
+      }
+      await forwardCall(context, request, response, protocol, url, body, finish);
+    } finally {
+      // A call routed to a session always gets an outcome: the session writes its calls in order, and waits for it.
+      if (!finished) finish(failure('PROXY_INTERNAL', 'the proxy failed while forwarding this call', undefined));
     }
-    await forward(request, response, protocol, target(base, url), body, finish);
   }
 
-  function forward(
-    request: IncomingMessage,
-    response: ServerResponse,
-    protocol: ProxyProtocol,
-    url: URL,
-    body: Buffer,
-    finish: (outcome: CallOutcome) => void,
-  ): Promise<void> {
-    return new Promise<void>((resolve) => {
-      let done = false;
-      const chunks: Buffer[] = [];
-      const settle = (outcome: CallOutcome | Promise<CallOutcome>) => {
-        if (done) return;
-        done = true;
-        Promise.resolve(outcome)
-          .then(finish)
-          .catch((error: unknown) => finish(failure('PROXY_INTERNAL', `the proxy could not read the answer: ${String(error)}`, undefined)))
-          .finally(resolve);
-      };
-      const partial = (): { format: 'sse' | 'json'; text: string } | undefined =>
-        chunks.length === 0 ? undefined : { format: streamedHeaders ? 'sse' : 'json', text: Buffer.concat(chunks).toString('utf8') };
-      let streamedHeaders = false;
-      const upstream = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
-        method: request.method,
-        headers: passedOn(request.rawHeaders, [SESSION_HEADER, 'host']),
-        agent: url.protocol === 'https:' ? agents.https : agents.http,
-      });
-      upstream.setTimeout(timeoutMs, () => upstream.destroy(new UpstreamTimeout(timeoutMs)));
-      // After the headers went out the client gets what the upstream sent, cut where it was cut.
-      const cut = (timedOut: boolean, why: string) => {
-        response.destroy();
-        settle(
-          failure(
-            timedOut ? 'PROXY_UPSTREAM_TIMEOUT' : 'PROXY_STREAM_CUT',
-            timedOut ? `the upstream went silent for ${timeoutMs} ms in the middle of its answer` : `the upstream's answer was cut: ${why}`,
-            response.statusCode,
-            partial(),
-            true,
-          ),
-        );
-      };
-      upstream.on('error', (error: Error) => {
-        if (done) return;
-        const timedOut = error instanceof UpstreamTimeout;
-        if (response.headersSent) return cut(timedOut, error.message);
-        const status = timedOut ? 504 : 502;
-        const message = timedOut
-          ? `shadowlog proxy: the upstream at ${url.origin} sent nothing for ${timeoutMs} ms`
-          : `shadowlog proxy: the upstream at ${url.origin} could not be reached: ${error.message}`;
-        sendError(response, protocol, status, message);
-        settle(failure(timedOut ? 'PROXY_UPSTREAM_TIMEOUT' : 'PROXY_UPSTREAM_UNREACHABLE', message, undefined, undefined, true));
-      });
-      upstream.on('response', (answer) => {
-        const status = answer.statusCode ?? 502;
-        streamedHeaders = String(answer.headers['content-type'] ?? '').includes('text/event-stream');
-        response.writeHead(status, answer.statusMessage, passedOn(answer.rawHeaders));
-        if (streamedHeaders) response.flushHeaders();
-        answer.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          if (!response.write(chunk)) {
-            answer.pause();
-            response.once('drain', () => answer.resume());
-          }
-        });
-        answer.on('end', () => {
-          response.end();
-          settle(outcomeOf(protocol, { status, headers: answer.headers, body: Buffer.concat(chunks) } satisfies UpstreamAnswer));
-        });
-        let answerError: Error | undefined;
-        answer.on('error', (error) => {
-          answerError = error;
-        });
-        answer.on('close', () => {
-          if (answer.complete || done) return;
-          cut(answerError instanceof UpstreamTimeout, answerError?.message ?? 'the connection closed before the answer was complete');
-        });
-      });
-      response.on('close', () => {
-        if (done || response.writableFinished) return;
-        upstream.destroy();
-        settle(
-          failure(
-            'PROXY_CLIENT_CLOSED',
-            'the client closed the connection before the answer was complete',
-            response.headersSent ? response.statusCode : undefined,
-            partial(),
-          ),
-        );
-      });
-      upstream.end(body);
-    });
-  }
-
-  function passThrough(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const upstream = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
-        method: request.method,
-        headers: passedOn(request.rawHeaders, [SESSION_HEADER, 'host']),
-        agent: url.protocol === 'https:' ? agents.https : agents.http,
-      });
-      upstream.setTimeout(timeoutMs, () => upstream.destroy(new UpstreamTimeout(timeoutMs)));
-      upstream.on('error', (error) => {
-        if (!response.headersSent)
-          sendError(response, undefined, error instanceof UpstreamTimeout ? 504 : 502, `shadowlog proxy: ${error.message}`);
-        else response.destroy();
-        resolve();
-      });
-      upstream.on('response', (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, passedOn(answer.rawHeaders));
-        answer.pipe(response);
-        answer.on('end', resolve);
-        answer.on('error', () => {
-          response.destroy();
-          resolve();
-        });
-      });
-      request.pipe(upstream);
-    });
-  }
-
-  const exposed = !isLoopbackHost(host);
   if (exposed) {
-    options.onWarning?.(
+    warn(
       `WARNING: the proxy is to listen on ${host}, which is not a loopback address: anyone who can reach it can send calls through it with the credentials of their own, and have them recorded. Use --host 127.0.0.1 unless you mean this.`,
     );
   }
+  const listenHost = host.replace(/^\[(.*)\]$/, '$1');
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(new ProxyListenError(host, port, error)));
-    server.listen(port, host, () => {
+    server.listen(port, listenHost, () => {
       server.removeAllListeners('error');
       resolve();
     });
@@ -336,8 +294,8 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
           server.closeIdleConnections();
         });
         await Promise.allSettled([...inFlight]);
-        agents.http.destroy();
-        agents.https.destroy();
+        context.agents.http.destroy();
+        context.agents.https.destroy();
         await router.close();
       })();
       return closing;
@@ -351,12 +309,6 @@ export class ProxyListenError extends ShadowlogError {
     super('PROXY_LISTEN', `the proxy cannot listen on ${host}:${port}: ${cause.code ?? cause.message}; choose another --port or --host`, {
       cause,
     });
-  }
-}
-
-class UpstreamTimeout extends Error {
-  constructor(ms: number) {
-    super(`no answer from the upstream for ${ms} ms`);
   }
 }
 
@@ -376,28 +328,8 @@ function readRequest(protocol: ProxyProtocol, body: Buffer, maxParseBytes: numbe
   }
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const parts: Buffer[] = [];
-    request.on('data', (part: Buffer) => parts.push(part));
-    request.on('end', () => resolve(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts)));
-    request.on('error', reject);
-  });
-}
-
-function sendError(response: ServerResponse, protocol: ProxyProtocol | undefined, status: number, message: string): void {
-  const body = protocol?.errorBody(status, message) ?? JSON.stringify({ error: { message, type: 'proxy_error' } });
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  response.end(body);
-}
-
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function target(base: URL, path: string): URL {
-  const prefix = base.pathname.endsWith('/') ? base.pathname.slice(0, -1) : base.pathname;
-  return new URL(`${prefix}${path}`, base.origin);
 }
 
 function checkedUpstreams(upstreams: ProxyOptions['upstreams']): Partial<Record<UpstreamName, URL>> {
@@ -407,7 +339,7 @@ function checkedUpstreams(upstreams: ProxyOptions['upstreams']): Partial<Record<
     if (value === undefined) continue;
     const url = URL.canParse(value) ? new URL(value) : undefined;
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '')
-      throw badUpstream(name, value);
+      throw badUpstream(name, redactedUrl(value));
     checked[name] = url;
   }
   return checked;

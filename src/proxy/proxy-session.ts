@@ -1,8 +1,11 @@
 // One session the proxy records: its log (this process owns it while the proxy runs), what the
 // client's next request is matched against, and the calls waiting to be written. Calls are
-// written strictly in order, each request before its outcome, on one chain: the store sees one
-// writer per session. Matching needs no store: the keys of the surface are kept here, updated
-// when a request is routed and when its answer arrives, before the client sees its end.
+// written strictly in order, each request with its outcome, on one chain: the store sees one
+// writer per session, and a call routed here while another is in flight (concurrent calls
+// naming one session) is written after that one's outcome, against the surface it left, so
+// that every answer is written on the surface of the request it answers. Matching needs no
+// store: the keys of the surface are kept here, updated when a request is routed and when its
+// answer arrives, before the client sees its end.
 
 import { hostname } from 'node:os';
 import { FoldStateError, messageOf, ShadowlogError } from '../log/errors.js';
@@ -50,9 +53,19 @@ export class TurnObserver implements CheckpointedObserver {
   }
 }
 
+/** The harnessVersion of the sessions the proxy starts: the mark of a session a client may name to continue it. */
+export const PROXY_HARNESS_VERSION = 'shadowlog proxy';
+
+/** Why a call was recorded in a session of its own rather than in the one its client named. */
+export interface SiblingNote {
+  readonly sessionId: string;
+  readonly reason: string;
+}
+
 /** A call as received: the bytes, their digest, and what the proxy could read of them. */
 export interface ReceivedCall {
   readonly protocol: ProxyProtocol;
+  /** The request target as the log records it: credential query parameters redacted. */
   readonly path: string;
   readonly body: Buffer;
   readonly digest: string;
@@ -81,13 +94,15 @@ export type RouteMode = 'match' | 'continues';
 export class ProxySession {
   /** The keys of the surface as the next request should find it. */
   keys: string[] = [];
-  /** A call is routed here and its answer has not arrived: only the session header joins it then. */
-  busy = false;
   lastResponseId: string | undefined;
   conversationKey: string | undefined;
   readonly protocol: string;
   lastUsed = 0;
   private chain: Promise<void> = Promise.resolve();
+  /** The calls routed here whose outcome has not arrived: what gives each its outcome, and its writes once written. */
+  private readonly pending = new Map<ReceivedCall, { readonly answer: (outcome: CallOutcome) => void; readonly written: Promise<void> }>();
+  /** The call routed here last: its surface is the session's once the calls before it are written. */
+  private latest: ReceivedCall | undefined;
   private readonly nodeKeys = new Map<number, string>();
   private turn = 0;
   private step = 0;
@@ -103,20 +118,33 @@ export class ProxySession {
     readonly id: string,
     protocol: string,
     private onError: (error: unknown, session: string) => void,
+    /** Set on a session that holds the calls of another the proxy could not write (its owner is another writer). */
+    readonly siblingOf?: SiblingNote,
   ) {
     this.protocol = protocol;
+  }
+
+  /** A call is routed here and its answer has not arrived: only the session header joins it then. */
+  get busy(): boolean {
+    return this.pending.size > 0;
   }
 
   /**
    * A new session, routed to at once: its ownership and session/start are the first writes on its
    * chain, so that the call that opened it is forwarded without waiting for the store.
    */
-  static start(store: LogStore, id: string, protocol: string, onError: (error: unknown, session: string) => void): ProxySession {
-    const session = new ProxySession(id, protocol, onError);
+  static start(
+    store: LogStore,
+    id: string,
+    protocol: string,
+    onError: (error: unknown, session: string) => void,
+    siblingOf?: SiblingNote,
+  ): ProxySession {
+    const session = new ProxySession(id, protocol, onError, siblingOf);
     session.enqueue(async () => {
       const ownership = await store.acquireOwnership(id);
       try {
-        session.log = await SessionLog.create(store, id, { harnessVersion: 'shadowlog proxy', observer: new TurnObserver() });
+        session.log = await SessionLog.create(store, id, { harnessVersion: PROXY_HARNESS_VERSION, observer: new TurnObserver() });
         session.ownership = ownership;
       } catch (error) {
         await ownership.release();
@@ -173,7 +201,7 @@ export class ProxySession {
 
   /** Routes `call` here: the keys move to its messages now, its events are written in turn. */
   begin(call: ReceivedCall, mode: RouteMode): void {
-    this.busy = true;
+    this.latest = call;
     this.lastUsed = Date.now();
     if (!('unparsed' in call.request)) {
       const keys = call.request.messages.map(messageKey);
@@ -183,19 +211,35 @@ export class ProxySession {
           : keys;
       if (call.request.conversationKey !== undefined) this.conversationKey = call.request.conversationKey;
     }
-    this.enqueue(() => this.writeRequest(call, mode));
+    let answer: (outcome: CallOutcome) => void = () => {};
+    const answered = new Promise<CallOutcome>((resolve) => {
+      answer = resolve;
+    });
+    const model = 'unparsed' in call.request ? 'unknown' : call.request.model;
+    // The request, then its outcome once it arrives, as one job: nothing of a later call comes between.
+    const written = this.enqueue(async () => {
+      await this.writeRequest(call, mode);
+      await this.writeOutcome(await answered, model);
+    });
+    this.pending.set(call, { answer, written });
   }
 
-  /** The call's outcome: the session is free for the next request at once; the events follow on the chain. */
-  finish(call: ReceivedCall, outcome: CallOutcome): void {
-    if (outcome.kind === 'answer') {
+  /**
+   * The call's outcome: the session is free for the next request at once; the events follow on
+   * the chain. Resolves once the call is written (or its write failed, which onError reports).
+   */
+  finish(call: ReceivedCall, outcome: CallOutcome): Promise<void> {
+    // Only the call routed last leaves its answer on the surface: an earlier one's is followed by a later request.
+    if (outcome.kind === 'answer' && call === this.latest) {
       const toolCalls = outcome.result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
       this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
       this.lastResponseId = outcome.result.responseId;
     }
-    this.busy = false;
-    const model = 'unparsed' in call.request ? 'unknown' : call.request.model;
-    this.enqueue(() => this.writeOutcome(outcome, model));
+    const pending = this.pending.get(call);
+    if (pending === undefined) return this.chain;
+    this.pending.delete(call);
+    pending.answer(outcome);
+    return pending.written;
   }
 
   /** Waits for every write queued so far. */
@@ -205,6 +249,16 @@ export class ProxySession {
 
   /** Ends the open turn and gives up the session. */
   async close(): Promise<void> {
+    // Every call has its outcome by now (the server waits for them); one that has not is written as interrupted rather than left waiting.
+    for (const call of [...this.pending.keys()]) {
+      void this.finish(call, {
+        kind: 'failure',
+        code: 'PROXY_INTERRUPTED',
+        message: 'the proxy stopped before the outcome of this call arrived',
+        retryable: true,
+        contextOverflow: false,
+      });
+    }
     this.enqueue(async () => {
       if (this.turnOpen) await this.written().append([this.turnEnd(this.busy ? 'interrupted' : this.lastReason)]);
       this.turnOpen = false;
@@ -219,13 +273,15 @@ export class ProxySession {
     return this.log;
   }
 
-  private enqueue(job: () => Promise<void>): void {
+  /** Queues `job` on the chain; resolves once it ran (a failure goes to onError). */
+  private enqueue(job: () => Promise<void>): Promise<void> {
     // Each write waits for the event loop's next turn: the call it records is on the wire first (a
     // store that writes synchronously, as SQLite does, would otherwise hold the call back by its fsync).
     this.chain = this.chain
       .then(nextTurn)
       .then(job)
       .catch((error: unknown) => this.onError(error, this.id));
+    return this.chain;
   }
 
   private keyOf(seq: number): string {
@@ -306,6 +362,7 @@ export class ProxySession {
         ...(unmatched === undefined ? {} : { unmatched }),
         ...(parsed !== undefined && parsed.notes.length > 0 ? { notes: [...parsed.notes] } : {}),
         ...(plan.rewrite === undefined ? {} : { rewrite: plan.rewrite as unknown as JsonObject }),
+        ...(this.siblingOf === undefined ? {} : { siblingOf: { ...this.siblingOf } }),
       },
     };
     const written = await this.written().append([...turnDrafts, ...messageDrafts, { type: 'model/request', data: request }]);

@@ -1,5 +1,6 @@
 // Which session a request joins (docs/proxy.md, "Sessions"): the one its x-shadowlog-session
-// header names; else, for a Responses request with previous_response_id, the session that
+// header names (a new one, or one the proxy recorded: never a session of another origin; when
+// another writer owns it, a sibling session of the proxy's own takes its calls); else, for a Responses request with previous_response_id, the session that
 // answer belongs to; else the idle session of the same API that the request extends (the
 // longest), or else whose surface it keeps the most of (a shared prefix and retained tail),
 // counting messages other than a leading system message, at least one; else the idle session
@@ -8,10 +9,13 @@
 // request sent before the first was answered is another conversation.
 
 import { randomBytes } from 'node:crypto';
+import { SessionBusyError } from '../log/errors.js';
+import { dataOf } from '../log/event-data.js';
 import { assertSessionId } from '../log/session-id.js';
 import type { LogStore } from '../store/log-store.js';
 import { messageKey } from './proxy-message.js';
-import { ProxySession, type ReceivedCall, type RouteMode } from './proxy-session.js';
+import { ProxyForeignSessionError } from './proxy-refusals.js';
+import { PROXY_HARNESS_VERSION, ProxySession, type ReceivedCall, type RouteMode } from './proxy-session.js';
 import { keptLength, matchSurface } from './surface-match.js';
 
 export interface Routed {
@@ -22,11 +26,15 @@ export interface Routed {
 export class SessionRouter {
   private readonly sessions = new Map<string, ProxySession>();
   private readonly opening = new Map<string, Promise<ProxySession>>();
+  /** Named sessions another writer owns, and the sibling session that takes their calls in this run. */
+  private readonly siblings = new Map<string, ProxySession>();
 
   constructor(
     private readonly store: LogStore,
     private readonly onError: (error: unknown, session: string) => void,
     private readonly newId: () => string = newProxySessionId,
+    /** Told once per named session whose calls go to a sibling. */
+    private readonly onSibling: (named: string, sibling: string, owner: string) => void = () => {},
   ) {}
 
   /** Routes `call` and marks its session busy (synchronously, once the session is known). */
@@ -87,22 +95,50 @@ export class SessionRouter {
 
   private async named(id: string, protocol: string): Promise<ProxySession> {
     assertSessionId(id);
-    const known = this.sessions.get(id);
+    const known = this.sessions.get(id) ?? this.siblings.get(id);
     if (known !== undefined) return known;
     let opening = this.opening.get(id);
     if (opening === undefined) {
-      opening = (async () => {
-        const session =
-          (await this.store.head(id)) === undefined
-            ? await ProxySession.started(this.store, id, protocol, this.onError)
-            : await ProxySession.open(this.store, id, protocol, this.onError);
-        this.sessions.set(id, session);
-        return session;
-      })();
+      opening = this.openNamed(id, protocol);
       this.opening.set(id, opening);
       opening.finally(() => this.opening.delete(id)).catch(() => {});
     }
     return opening;
+  }
+
+  /** The session a client named: started, or continued when the proxy recorded it; refused when it did not; a sibling when another writer owns it. */
+  private async openNamed(id: string, protocol: string): Promise<ProxySession> {
+    const exists = (await this.store.head(id)) !== undefined;
+    if (exists) await this.assertRecordedByProxy(id);
+    try {
+      const session = exists
+        ? await ProxySession.open(this.store, id, protocol, this.onError)
+        : await ProxySession.started(this.store, id, protocol, this.onError);
+      this.sessions.set(id, session);
+      return session;
+    } catch (error) {
+      if (!SessionBusyError.isInstance(error)) throw error;
+      const reason = `session ${id} is owned by another writer (${error.owner}), and a session has one writer at a time, so the proxy forwarded this call and recorded it in a session of its own`;
+      const sibling = ProxySession.start(this.store, siblingIdOf(id), protocol, this.onError, { sessionId: id, reason });
+      this.sessions.set(sibling.id, sibling);
+      this.siblings.set(id, sibling);
+      this.onSibling(id, sibling.id, error.owner);
+      return sibling;
+    }
+  }
+
+  /** Refuses a stored session the proxy did not start (an import, a harness's session): a client may not add calls to it. */
+  private async assertRecordedByProxy(id: string): Promise<void> {
+    const first = await this.store.readEvent(id, 0);
+    let startedBy: string = first.type;
+    if (first.type === 'session/start') {
+      try {
+        startedBy = dataOf(first, 'session/start').harnessVersion;
+      } catch {
+        startedBy = 'a session/start that is not valid';
+      }
+    }
+    if (startedBy !== PROXY_HARNESS_VERSION) throw new ProxyForeignSessionError(id, startedBy);
   }
 
   private create(id: string, protocol: string): ProxySession {
@@ -142,6 +178,12 @@ function longestExtended(idle: readonly ProxySession[], keys: readonly string[])
 
 function isSystemKey(key: string | undefined): boolean {
   return key?.endsWith('"type":"system/message"}') === true;
+}
+
+/** `<named>.sibling-xxxxxx`, cut to fit the session-id grammar (128 characters). */
+function siblingIdOf(named: string): string {
+  const suffix = `.sibling-${randomBytes(3).toString('hex')}`;
+  return `${named.slice(0, 128 - suffix.length)}${suffix}`;
 }
 
 /** proxy-YYYYMMDD-HHMMSS-xxxxxx, as the spine's session ids are made. */

@@ -4,6 +4,7 @@
 // recorded and the digest of what the upstream received; `verify` passes.
 
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -11,6 +12,7 @@ import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { type FakeProviderServer, startFakeProviderServer } from '../support/fake-provider-server.js';
+import { rawExchange } from './hostile-peers.js';
 import { answerJson, answerStream } from './proxy-answers.js';
 import { sha256 } from './proxy-harness.js';
 
@@ -25,14 +27,20 @@ afterEach(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-async function cli(args: string[]): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+async function cli(args: string[], signal?: AbortSignal): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   stdout.on('data', (chunk: Buffer) => out.push(chunk));
   stderr.on('data', (chunk: Buffer) => err.push(chunk));
-  const code = await main(['--store', 'sqlite:log.db', ...args], { stdout, stderr, stdin: Readable.from([]), cwd });
+  const code = await main(['--store', 'sqlite:log.db', ...args], {
+    stdout,
+    stderr,
+    stdin: Readable.from([]),
+    cwd,
+    ...(signal === undefined ? {} : { signal }),
+  });
   return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
 }
 
@@ -111,14 +119,78 @@ describe('shadowlog proxy', () => {
     expect(JSON.parse(verify.stdout.toString('utf8'))).toMatchObject({ ok: true });
   });
 
-  it('warns loudly when it listens on an address that is not loopback, and refuses to run without an upstream', async () => {
+  it('refuses an address that is not loopback without --allow-remote, warns loudly with it, and refuses to run without an upstream', async () => {
     const none = await cli(['proxy', '--port', '0']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('proxy needs an upstream');
-    // The warning comes before the proxy binds; 192.0.2.1 (TEST-NET-1) is no address of this machine, so nothing is ever bound or sent there.
-    const exposed = await cli(['proxy', '--port', '0', '--host', '192.0.2.1', '--upstream-openai', upstream.baseUrl]);
+    // Refused before anything is bound: one line, exit 2. (The signal is aborted already: a proxy that did bind would stop at once.)
+    const wildcard = await cli(['proxy', '--port', '0', '--host', '0.0.0.0', '--upstream-openai', upstream.baseUrl], AbortSignal.abort());
+    expect(wildcard.code).toBe(2);
+    expect(wildcard.stderr).toBe(
+      'shadowlog: INVALID_CONFIG: --host 0.0.0.0 is not a loopback address: anyone who can reach it could send calls through the proxy and write sessions in the store. Use 127.0.0.1 (the default), or add --allow-remote to mean it\n',
+    );
+    // With --allow-remote: the warning comes before the proxy binds; 192.0.2.1 (TEST-NET-1) is no address of this machine, so nothing is ever bound or sent there.
+    const exposed = await cli(['proxy', '--port', '0', '--host', '192.0.2.1', '--allow-remote', '--upstream-openai', upstream.baseUrl]);
     expect(exposed.stderr).toMatch(/WARNING: the proxy is to listen on 192\.0\.2\.1, which is not a loopback address/);
     expect(exposed.stderr).toMatch(/PROXY_LISTEN: the proxy cannot listen on 192\.0\.2\.1:0: EADDRNOTAVAIL/);
     expect(exposed.code).toBe(1);
+  });
+
+  it('never prints the password of an upstream URL', async () => {
+    const secret = 'PASSWORD-cli-0123';
+    const proxy = await startCliProxy(['--upstream-anthropic', `http://alice:${secret}@${upstream.baseUrl.slice('http://'.length)}`]);
+    expect(proxy.output()).toContain(`Anthropic Messages → http://alice:[redacted]@${upstream.baseUrl.slice('http://'.length)}/:`);
+    expect(await proxy.stop()).toBe(0);
+    expect(proxy.output() + proxy.errors()).not.toContain(secret);
+  });
+
+  it('exits 0 when clients abandon their uploads, and says so once, in the summary', async () => {
+    const proxy = await startCliProxy();
+    const port = Number(new URL(proxy.url).port);
+    for (let index = 0; index < 3; index++) {
+      await new Promise<void>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"mod`,
+          );
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 20);
+        });
+      });
+    }
+    expect(await proxy.stop()).toBe(0);
+    expect(proxy.output()).toContain('; 3 uploads abandoned by their clients');
+    expect(proxy.errors()).toBe('');
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('tells each refused request in one line, and counts them in the summary', async () => {
+    const proxy = await startCliProxy(['--max-request-bytes', '1024']);
+    const port = Number(new URL(proxy.url).port);
+    const large = await fetch(`${proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-x' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(2000) }] }),
+    });
+    expect(large.status).toBe(413);
+    const elsewhere = await rawExchange(
+      port,
+      `GET //127.0.0.1:9/v1/models HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`,
+    );
+    expect(elsewhere.status).toBe(400);
+    expect(await proxy.stop()).toBe(0);
+    expect(proxy.output()).toContain('; 2 requests refused, nothing forwarded');
+    const lines = proxy.errors().trimEnd().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^shadowlog: refused a request \(HTTP 413\): PROXY_REQUEST_TOO_LARGE: the request body is \d+ bytes \(its content-length\), more than the 1024 bytes/,
+      ),
+      expect.stringMatching(
+        /^shadowlog: refused a request \(HTTP 400\): PROXY_TARGET_REFUSED: the request target "\/\/127\.0\.0\.1:9\/v1\/models" starts with \/\//,
+      ),
+    ]);
+    expect(upstream.requests).toEqual([]);
   });
 });
