@@ -6,8 +6,10 @@ export {
   CompactionCapability,
   CompactionNotMountedError,
   type CompactionOptions,
+  type CompactionPreview,
   createCompaction,
   type ManualOutcome,
+  type NothingToCompact,
 } from './compaction-capability.js';
 export { type CompactionLockTracker, type OpenCompaction, trackCompactionLocks } from './compaction-locks.js';
 export {
