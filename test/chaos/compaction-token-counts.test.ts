@@ -7,6 +7,8 @@
 // the log is a non-negative integer, the next compaction's "before" is this one's "after", and
 // the log verifies without a warning.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliWorkspace } from '../support/cli.js';
 import { CORPUS_FILES, corpusFile } from '../support/corpus-sessions.js';
@@ -83,5 +85,24 @@ describe('compact --compaction-config on the imported Codex rollout', () => {
     expect(outcome.tokensAfter).toBeGreaterThanOrEqual(0);
     expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore);
     expect((await cli(['verify', SESSION])).stdout).toMatch(/: ok — /);
+  });
+});
+
+describe("the policy file tune writes for Claude Code's baseline, which keeps no tail", () => {
+  // {thresholdRatio 0.84, headroomTokens 0, retainTokens 0}: the whole surface is shadowed, the
+  // case where the earlier code printed `surface 53413 → -77951 tokens` (53,413 − 132,460 + 1,096).
+  const zero = (args: string[]) => workspace.run(['--store', 'sqlite:codex-zero.db', ...args]);
+
+  it('measures the surface after at or above zero, below the surface before, and the log verifies without a warning', async () => {
+    expect((await zero(['import', corpusFile(CORPUS_FILES.codexOld)])).code).toBe(0);
+    writeFileSync(join(workspace.cwd, 'claude-code.json'), JSON.stringify({ thresholdRatio: 0.84, headroomTokens: 0, retainTokens: 0 }));
+    const result = await zero(['compact', SESSION, '--compaction-config', 'claude-code.json', '--json']);
+    expect(result.stderr).toBe('');
+    const outcome = JSON.parse(result.stdout) as { status: string; shadowedSeqs: number[]; tokensBefore: number; tokensAfter: number };
+    expect(outcome.status).toBe('compacted');
+    expect(outcome.tokensAfter).toBeGreaterThanOrEqual(0);
+    expect(outcome.tokensAfter).toBeLessThan(outcome.tokensBefore);
+    const verify = JSON.parse((await zero(['verify', SESSION, '--json'])).stdout);
+    expect(verify).toMatchObject({ ok: true, problems: [], warnings: [] });
   });
 });
