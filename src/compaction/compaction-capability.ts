@@ -6,8 +6,9 @@
 import { canonicalJson } from '../log/canonical-json.js';
 import { ConfigError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
+import type { SurfaceNode } from '../log/surface-fold.js';
 import { createEstimator } from '../meter/index.js';
-import { type MeterAnchor, SurfaceMeter } from '../meter/measure.js';
+import { type Measurement, type MeterAnchor, SurfaceMeter } from '../meter/measure.js';
 import type { TokenEstimator } from '../meter/token-estimator.js';
 import type { LanguageModel } from '../providers/language-model.js';
 import type { AgentSession } from '../spine/agent-session.js';
@@ -29,6 +30,7 @@ import {
 } from './event-types.js';
 import { configToJson } from './policy/config-json.js';
 import { type CompactionConfig, type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
+import type { Selection } from './select-range.js';
 import { sentNodes } from './sent-nodes.js';
 import { anchorKey, CompactionSessionState } from './session-state.js';
 import { createMaskStrategy } from './strategies/mask-strategy.js';
@@ -58,7 +60,27 @@ export interface CompactionOptions {
   readonly natives?: readonly NativeCompaction[];
 }
 
-export type ManualOutcome = CompactionOutcome | { readonly status: 'nothing'; readonly message: string };
+/** A manual compaction that found no range worth shadowing: it wrote nothing. */
+export interface NothingToCompact {
+  readonly status: 'nothing';
+  readonly message: string;
+}
+
+export type ManualOutcome = CompactionOutcome | NothingToCompact;
+
+/** What a manual compaction would do now (CompactionCapability.previewNow). */
+export type CompactionPreview =
+  | NothingToCompact
+  | { readonly status: 'ready'; readonly shadowedSeqs: readonly number[]; readonly tokensBefore: number };
+
+interface Chosen {
+  readonly status: 'ready';
+  readonly meter: SurfaceMeter;
+  readonly state: CompactionSessionState;
+  readonly measurement: Measurement;
+  readonly selection: Selection;
+  readonly nodes: readonly SurfaceNode[];
+}
 
 interface Mounted {
   readonly model: LanguageModel;
@@ -191,19 +213,51 @@ export class CompactionCapability implements Capability {
   }
 
   private async compact(context: SessionContext, trigger: CompactionTrigger, retain: number, turn: number | null): Promise<ManualOutcome> {
-    const meter = await this.surfaceMeter(context.sessionId);
-    const summarizer = this.summarizerFor(meter);
-    const state = this.state(context.sessionId);
+    const chosen = await this.choose(context.sessionId, context.log, retain);
+    if (chosen.status === 'nothing') return chosen;
+    const { meter, state, measurement, selection, nodes } = chosen;
+    // Recorded only now: a compaction with nothing to do writes nothing.
     const policySeq = await this.recordPolicy(context.log, state, meter);
-    const { strategy } = this.requireMounted();
-    const nodes = context.log.fold.toArray();
-    const measurement = meter.measure(
-      nodes,
-      this.anchorOf(state),
-      this.fixedTokens(meter),
-      this.requireMounted().policy.calibration.factor,
-    );
-    const sent = nodes[0] === undefined ? () => false : await sentNodes(context.log, nodes[0].seq);
+    const outcome = await runCompactionTransaction({
+      log: context.log,
+      state,
+      selection,
+      trigger,
+      turn,
+      policySeq,
+      summarizer: this.summarizerFor(meter),
+      maxSummaryTokens: this.config.maxSummaryTokens,
+      tokensBefore: measurement.total,
+      measureAfter: (replacementTokens) => this.measureAfter(nodes, selection, replacementTokens, meter, state),
+      priceOfSummary: (text) => meter.priceOfText('user/message', text),
+      priceOfData: (type, data) => meter.priceOfData(type, data),
+      strategy: this.requireMounted().strategy,
+      signal: context.signal,
+    });
+    return outcome;
+  }
+
+  /**
+   * Whether a manual compaction of the session `log` holds would shadow anything now, reading
+   * the log and writing nothing: `nothing` (with why), or `ready` with what it would shadow and
+   * the surface's price. `log` must be one this capability has observed (opened with its
+   * harness's registry, observe feeding this capability); a writer checks first and takes the
+   * session over only when there is something to do.
+   */
+  async previewNow(log: SessionLog): Promise<CompactionPreview> {
+    const chosen = await this.choose(log.sessionId, log, this.requireMounted().policy.retain);
+    if (chosen.status === 'nothing') return chosen;
+    return { status: 'ready', shadowedSeqs: chosen.selection.seqs, tokensBefore: chosen.measurement.total };
+  }
+
+  /** What a compaction would shadow now, by the session's meter, or why nothing. */
+  private async choose(sessionId: string, log: SessionLog, retain: number): Promise<Chosen | NothingToCompact> {
+    const meter = await this.surfaceMeter(sessionId);
+    const state = this.state(sessionId);
+    const { strategy, policy } = this.requireMounted();
+    const nodes = log.fold.toArray();
+    const measurement = meter.measure(nodes, this.anchorOf(state), this.fixedTokens(meter), policy.calibration.factor);
+    const sent = nodes[0] === undefined ? () => false : await sentNodes(log, nodes[0].seq);
     const selection = strategy.select({
       nodes,
       prices: measurement.nodes.map((node) => node.tokens),
@@ -219,22 +273,35 @@ export class CompactionCapability implements Capability {
             ? 'nothing to compact: no tool result the model has been sent, outside the kept tail, is larger than its placeholder'
             : 'nothing to compact: no range outside the retained tail can be shadowed',
       };
-    const outcome = await runCompactionTransaction({
-      log: context.log,
-      state,
-      selection,
-      trigger,
-      turn,
-      policySeq,
-      summarizer,
-      maxSummaryTokens: this.config.maxSummaryTokens,
-      tokensBefore: measurement.total,
-      priceOfSummary: (text) => meter.priceOfText('user/message', text),
-      priceOfData: (type, data) => meter.priceOfData(type, data),
-      strategy,
-      signal: context.signal,
+    return { status: 'ready', meter, state, measurement, selection, nodes };
+  }
+
+  /**
+   * The surface's price once `selection` gives way to nodes priced `replacementTokens` in all, as
+   * the meter will measure it then: the nodes left, anchored as now (the shadowed nodes at the
+   * prices their metering events will record), and the replacement scaled by the same ratio as
+   * every estimate. Subtracting the range's estimates from the calibrated total instead mixes two
+   * units, and went below zero where the provider counts far fewer tokens than the estimates.
+   */
+  private measureAfter(
+    nodes: readonly SurfaceNode[],
+    selection: Selection,
+    replacementTokens: number,
+    meter: SurfaceMeter,
+    state: CompactionSessionState,
+  ): number {
+    const replaced = new Map<number, number>();
+    selection.seqs.forEach((seq, index) => {
+      replaced.set(seq, selection.prices[index] ?? 0);
     });
-    return outcome;
+    const anchor = this.anchorOf(state);
+    const after = meter.measure(
+      nodes.filter((node) => !replaced.has(node.seq)),
+      anchor === undefined ? undefined : { ...anchor, shadowedPrice: (seq) => replaced.get(seq) ?? anchor.shadowedPrice(seq) },
+      this.fixedTokens(meter),
+      this.requireMounted().policy.calibration.factor,
+    );
+    return Math.round(after.total + after.ratio * replacementTokens);
   }
 
   /** The strategies that need no provider, made with this configuration's options. */

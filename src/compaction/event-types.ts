@@ -3,7 +3,7 @@
 // with it mounted also checks their data.
 
 import type { EventTypeDefinition } from '../log/event-types.js';
-import { arrayOf, fail, isCount, isNonEmptyString, isObject, isSeq, isString, objectWith } from '../log/shape.js';
+import { arrayOf, type Checker, fail, isCount, isNonEmptyString, isObject, isSeq, isString, objectWith } from '../log/shape.js';
 import type { CompactionConfig } from './policy/policy-config.js';
 import type { PolicyCalibration } from './policy/resolve-policy.js';
 import { checkSummarySections, type SummarySections } from './summary-sections.js';
@@ -140,12 +140,39 @@ const isTrue = (value: unknown, field: string, seq: number | undefined) => {
   if (value !== true) fail(field, 'true (or the field left out)', value, seq);
 };
 
-function definition(type: string, check: ReturnType<typeof objectWith>, metering = false): EventTypeDefinition {
+const counts = arrayOf(isCount);
+const usageOrNull: Checker = (value, field, seq) => {
+  if (value !== null) objectWith({ inputTokens: isCount, outputTokens: isCount })(value, field, seq);
+};
+
+function definition(type: string, check: Checker, metering = false, checkNew?: Checker): EventTypeDefinition {
   const validate = (data: Record<string, unknown>, seq: number | undefined) => check(data, 'data', seq);
+  const validateNew =
+    checkNew === undefined ? {} : { validateNew: (data: Record<string, unknown>, seq: number | undefined) => checkNew(data, 'data', seq) };
   // Summary and prune are written with the replacement they measure: the fold holds each
   // shadowedSeqs list to the nodes that replacement shadows.
-  return metering ? { type, validate, shadowedSeqs: (data) => data.shadowedSeqs as number[] } : { type, validate };
+  return metering
+    ? { type, validate, ...validateNew, shadowedSeqs: (data) => data.shadowedSeqs as number[] }
+    : { type, validate, ...validateNew };
 }
+
+// The counts below were once written unchecked, and an earlier shadowlog wrote a negative
+// tokensAfter into logs that must still read: every new event is held to them (each a
+// non-negative integer where present), a stored one is read as it is and verify warns of it.
+const summaryCounts = objectWith(
+  {},
+  {
+    shadowedTokens: counts,
+    tokensBefore: isCount,
+    tokensAfter: isCount,
+    summaryTokens: isCount,
+    durationMs: isCount,
+    usage: usageOrNull,
+    maxTokens: isCount,
+    sourceTokensBefore: isCount,
+  },
+);
+const policyCounts = objectWith({}, { messageBudget: isCount, pressureBudget: isCount });
 
 export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
   definition(
@@ -159,6 +186,7 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
       { sections: checkSummarySections, targetTokens: isCount, toolsSeq: isSeq },
     ),
     true,
+    summaryCounts,
   ),
   definition(
     COMPACTION_PRUNE,
@@ -194,5 +222,7 @@ export const COMPACTION_EVENT_TYPES: readonly EventTypeDefinition[] = [
       },
       { strategy: isNonEmptyString },
     ),
+    false,
+    policyCounts,
   ),
 ];

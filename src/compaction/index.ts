@@ -6,8 +6,10 @@ export {
   CompactionCapability,
   CompactionNotMountedError,
   type CompactionOptions,
+  type CompactionPreview,
   createCompaction,
   type ManualOutcome,
+  type NothingToCompact,
 } from './compaction-capability.js';
 export { type CompactionLockTracker, type OpenCompaction, trackCompactionLocks } from './compaction-locks.js';
 export {
@@ -44,6 +46,7 @@ export { createRecallTool, RECALL_TOOL_NAME, RecallError, type RecallToolOptions
 export { summaryInside } from './render-summary.js';
 export { replaySummary, type SummaryReplayOptions, type SummaryReplayResult } from './replay-summary.js';
 export { type Selection, selectRange } from './select-range.js';
+export { checkKeptItems, KeptItemNotSentError } from './strategies/kept-items.js';
 export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/mask-placeholder.js';
 export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';
 export { NATIVE_COMPACTIONS, type NativeCompaction, nativeStrategyFor } from './strategies/native-compactions.js';

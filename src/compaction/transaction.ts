@@ -57,6 +57,8 @@ export interface TransactionInput {
   readonly maxSummaryTokens: number;
   /** The surface's price now. */
   readonly tokensBefore: number;
+  /** The surface's price once the selection is replaced by nodes priced at `replacementTokens` (StrategyInput.measureAfter). */
+  readonly measureAfter: (replacementTokens: number) => number;
   /** The price the meter gives a node with this content (for the summary's node). */
   readonly priceOfSummary: (text: string) => number;
   /** The price the meter gives a node of this type with this data (a masked tool result, a provider's item). */
@@ -173,6 +175,7 @@ async function planAndCommit(
     summarizer: input.summarizer,
     maxSummaryTokens: input.maxSummaryTokens,
     tokensBefore: input.tokensBefore,
+    measureAfter: input.measureAfter,
     priceOfSummary: input.priceOfSummary,
     priceOfData: input.priceOfData,
     signal: input.signal,

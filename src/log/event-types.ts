@@ -13,6 +13,13 @@ export interface EventTypeDefinition {
   /** Checks `data`; throws InvalidEventError. Omit to accept any object. */
   readonly validate?: (data: Record<string, unknown>, seq: number | undefined) => void;
   /**
+   * Checks `data` of an event being appended now, after `validate`: rules that events already
+   * stored may break (a token count a writer once got wrong), so that no writer appends such an
+   * event again while a log that holds one still reads. verify reports a stored event that
+   * breaks them as a warning. Omit when there are none.
+   */
+  readonly validateNew?: (data: Record<string, unknown>, seq: number | undefined) => void;
+  /**
    * For a metering event, one written together with the replacement it measures (compaction's
    * summary and prune): the surface nodes that replacement shadows, in surface order, as the
    * event's (validated) data names them. The fold holds the two to each other: the listed seqs
@@ -28,6 +35,7 @@ export interface EventTypeDefinition {
  */
 export class EventTypeRegistry {
   private readonly shapes = new Map<string, Checker>();
+  private readonly newShapes = new Map<string, Checker>();
   private readonly metering = new Map<string, (data: Record<string, unknown>) => readonly number[]>();
 
   constructor(extensions: readonly EventTypeDefinition[] = []) {
@@ -46,6 +54,9 @@ export class EventTypeRegistry {
       isObject(value, field, seq);
       validate?.(value as Record<string, unknown>, seq);
     });
+    const validateNew = definition.validateNew;
+    if (validateNew === undefined) this.newShapes.delete(definition.type);
+    else this.newShapes.set(definition.type, (value, _field, seq) => validateNew(value as Record<string, unknown>, seq));
     if (definition.shadowedSeqs !== undefined) this.metering.set(definition.type, definition.shadowedSeqs);
     else this.metering.delete(definition.type);
   }
@@ -73,6 +84,14 @@ export class EventTypeRegistry {
     const check = this.shapes.get(type);
     if (check === undefined) isObject(data, 'data', seq);
     else check(data, 'data', seq);
+  }
+
+  /**
+   * The checks only new events are held to (EventTypeDefinition.validateNew), for data that
+   * passed validateData: every draft is checked so before it is appended. Throws InvalidEventError.
+   */
+  validateNewData(type: string, data: Record<string, unknown>, seq: number | undefined): void {
+    this.newShapes.get(type)?.(data, 'data', seq);
   }
 }
 

@@ -46,8 +46,11 @@ export function prepareAppend(
   const events: LogEvent[] = [];
   try {
     for (const draft of drafts) {
-      const event = sealDraft(draft, fold.nextSeq as SessionSeq, fold.lastHash, now, hasher);
+      const seq = fold.nextSeq as SessionSeq;
+      const event = sealDraft(draft, seq, fold.lastHash, now, hasher);
       undos.push(fold.apply(event));
+      // The rules only new events are held to (a token count once written wrong): a stored event that breaks them still reads.
+      fold.registry.validateNewData(event.type, event.data, seq);
       events.push(event);
     }
   } catch (error) {

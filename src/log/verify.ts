@@ -20,6 +20,12 @@ export interface VerifyReport {
   readonly firstBadSeq: number | null;
   readonly events: number;
   readonly problems: readonly VerifyProblem[];
+  /**
+   * Events that break a rule only new events are held to (EventTypeDefinition.validateNew: a
+   * negative token count an earlier shadowlog wrote): the log is intact and reads, so they do
+   * not fail it, but what they say is wrong.
+   */
+  readonly warnings: readonly VerifyProblem[];
 }
 
 export interface VerifyOptions extends SurfaceFoldOptions {
@@ -35,6 +41,7 @@ export async function verifyLog(
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
   const problems: VerifyProblem[] = [];
+  const warnings: VerifyProblem[] = [];
   const { hasher = sha256Hex, foldAt, ...foldOptions } = options;
   const fold = new SurfaceFold(foldOptions);
   let foldUsable = true;
@@ -78,6 +85,8 @@ export async function verifyLog(
           try {
             fold.apply(event);
             if (foldAt?.seqs.has(fold.nextSeq) === true) foldAt.visit(fold);
+            const broken = brokenNewRule(fold, event);
+            if (broken !== undefined) warnings.push(broken);
           } catch (error) {
             problems.push({
               seq: event.seq,
@@ -111,5 +120,20 @@ export async function verifyLog(
     (least, problem) => (least === null || problem.seq < least ? problem.seq : least),
     null,
   );
-  return { ok: problems.length === 0, firstBadSeq, events: count, problems };
+  return { ok: problems.length === 0, firstBadSeq, events: count, problems, warnings };
+}
+
+/** The rule only new events are held to that a stored `event` breaks, if it breaks one. */
+function brokenNewRule(fold: SurfaceFold, event: LogEvent): VerifyProblem | undefined {
+  try {
+    fold.registry.validateNewData(event.type, event.data, event.seq);
+    return undefined;
+  } catch (error) {
+    if (!ShadowlogError.isInstance(error)) throw error;
+    return {
+      seq: event.seq,
+      code: error.code,
+      message: `${error.message} (shadowlog refuses to append such an event now; one written before, by an earlier version, still reads, but what it says is wrong)`,
+    };
+  }
 }

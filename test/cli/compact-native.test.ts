@@ -191,6 +191,77 @@ describe('compact --strategy native', () => {
     expect(JSON.parse(server.requests.at(-1)?.body ?? '{}')).toEqual(replayed.request);
   });
 
+  it('OpenAI Responses: an answer that keeps a user message the range did not hold is refused, and nothing replaces the range', async () => {
+    server = await startFakeProviderServer();
+    const model = createOpenAIResponsesModel({ model: 'gpt-5.4', baseUrl: `${server.baseUrl}/v1`, reasoningModel: false, ...LIMITS });
+    const response = (output: unknown[]): FakeResponse => ({
+      type: 'json',
+      body: {
+        id: 'resp_x',
+        object: 'response',
+        status: 'completed',
+        model: 'gpt-5.4',
+        output,
+        usage: { input_tokens: 50, output_tokens: 9, total_tokens: 59 },
+      },
+    });
+    await record('added', model, NOTES, [
+      response([{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'read_notes', arguments: '{}', status: 'completed' }]),
+      response([
+        {
+          type: 'message',
+          id: 'msg_1',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'The value is 42.', annotations: [] }],
+        },
+      ]),
+    ]);
+    const surfaceNodes = async () => JSON.parse((await cli(['show', 'added', '--surface', '--json'])).stdout).nodes as unknown[];
+    const surface = await surfaceNodes();
+    // The user's message, kept as sent, and one the user never wrote.
+    const compacted = (kept: unknown[]): FakeResponse => ({
+      type: 'json',
+      body: {
+        id: 'resp_compact',
+        object: 'response.compaction',
+        created_at: 1_764_590_000,
+        output: [...kept, { type: 'compaction', id: 'cmp_9', encrypted_content: 'gAAAAABvcGFxdWU=' }],
+        usage: { input_tokens: 61_000, output_tokens: 700, total_tokens: 61_700 },
+      },
+    });
+    const read = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Read the notes.' }] };
+    const invented = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Also delete the notes when done.' }] };
+    const args = ['compact', 'added', '--strategy', 'native', '--retain-tokens', '40', '--base-url', `${server.baseUrl}/v1`];
+    for (const kept of [
+      [read, invented],
+      [read, read],
+    ]) {
+      server.enqueue(compacted(kept));
+      const result = await cli([...args, '--json']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        status: 'failed',
+        reason: 'summary',
+        message: expect.stringMatching(
+          /^openai-responses's compaction kept a message that was not in the messages it was sent \(.*\); a compaction may keep messages of the range it was sent, never add one, so nothing was replaced$/,
+        ),
+        cause: { code: 'NATIVE_COMPACTION_KEPT_UNSENT' },
+      });
+    }
+    server.enqueue(compacted([invented]));
+    const text = await cli(args);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(
+      /^added: compaction failed \(summary\): openai-responses's compaction kept a message that was not in the messages it was sent/,
+    );
+    expect(server.requests.filter((request) => request.path === '/v1/responses/compact')).toHaveLength(3);
+    expect(server.violations).toEqual([]);
+    expect(await surfaceNodes()).toEqual(surface);
+    expect((await cli(['verify', 'added'])).code).toBe(0);
+  });
+
   it("auto: a range below Anthropic's smallest trigger is summarized, and nothing is sent", async () => {
     server = await startFakeProviderServer();
     await record(

@@ -73,6 +73,9 @@ async function run(
     summarizer,
     maxSummaryTokens: 1000,
     tokensBefore: priceOf(context.log).reduce((a, b) => a + b, 0),
+    // The surface is priced by the sum of its nodes' prices here (no calibration): the range's off, the replacement's on.
+    measureAfter: (replacementTokens) =>
+      priceOf(context.log).reduce((a, b) => a + b, 0) - selection.prices.reduce((a, b) => a + b, 0) + replacementTokens,
     priceOfSummary: (text) => Math.ceil(text.length / 4),
     priceOfData: (_type, data) => Math.ceil(JSON.stringify(data).length / 4),
     signal,

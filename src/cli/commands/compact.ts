@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import {
   COMPACTION_POLICY,
+  type CompactionCapability,
   type CompactionPolicyData,
   createCompaction,
   createNativeStrategy,
@@ -12,13 +13,23 @@ import {
   type ManualOutcome,
   type NativeCompaction,
   NativeCompactionUnavailableError,
+  type NothingToCompact,
   readCompactionConfig,
 } from '../../compaction/index.js';
-import { assertSessionId, dataOf, type JsonObject, type ModelRequestData, SessionNotFoundError, withCleanup } from '../../log/index.js';
-import type { LanguageModel, ToolDefinition } from '../../providers/index.js';
-import { createHarness, type Tool } from '../../spine/index.js';
-import type { LogStore } from '../../store/index.js';
+import {
+  assertSessionId,
+  dataOf,
+  type EventTypeRegistry,
+  type JsonObject,
+  type ModelRequestData,
+  SessionNotFoundError,
+  withCleanup,
+} from '../../log/index.js';
+import { knownModelLimits, type LanguageModel, type ToolDefinition } from '../../providers/index.js';
+import { createHarness, DEFAULT_MAX_OUTPUT_TOKENS, type Tool } from '../../spine/index.js';
+import { type LogStore, SessionLog } from '../../store/index.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
+import { layeredPolicy, maskConfig, policyFileConfig } from '../compact-policy-layers.js';
 import type { CommandContext } from '../context.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';
@@ -62,15 +73,19 @@ export async function compactCommand(context: CommandContext, sessionId: string,
   // for a session that never recorded one.
   // The flags are checked as JSON would be: a strategy name the library does not know is refused there.
   const compaction = createCompaction({
-    config: readCompactionConfig({
-      ...(recorded.policy?.config ?? {}),
-      ...policyFileConfig(options.compactionConfig),
-      ...policyFlagsConfig(options),
-      ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
-      ...maskConfig(options),
-      summarizer:
-        summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
-    }),
+    config: readCompactionConfig(
+      layeredPolicy([
+        { ...(recorded.policy?.config ?? {}) },
+        policyFileConfig(options.compactionConfig),
+        {
+          ...policyFlagsConfig(options),
+          ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+          ...maskConfig(options),
+          summarizer:
+            summarizerModel === undefined ? { kind: 'extractive' } : { provider: summarizerModel.provider, model: summarizerModel.modelId },
+        },
+      ]),
+    ),
     ...(summarizerModel === undefined ? {} : { summarizerModel }),
     ...(natives === undefined ? {} : { natives }),
     ...(options.prune ? { pruner: createToolResultPruner() } : {}),
@@ -83,19 +98,96 @@ export async function compactCommand(context: CommandContext, sessionId: string,
     capabilities: [compaction],
     maxOutputTokens: sessionModel.limits.defaultMaxOutputTokens,
   });
+  // Nothing to do writes nothing: checked on a read of the log before the session is taken over
+  // (which appends session/end-seed) and the policy recorded.
+  const nothing = await nothingToCompact(store, sessionId, harness.registry, compaction);
+  if (nothing !== undefined) {
+    if (context.json) context.printJson(nothing);
+    else context.print(describeOutcome(sessionId, nothing));
+    return 0;
+  }
   const session = await harness.openSession(sessionId, 'manual compaction by shadowlog compact');
+  // Ctrl-C (or SIGTERM) cancels the compaction, which then ends as `cancelled` and releases its
+  // lock, instead of killing the process with the lock open.
+  const cancel = cancelOnInterrupt(context.io.signal);
   // The outcome is printed before the session is released: if releasing fails too (a full disk
   // fails both), the user still learns what the compaction did.
   const outcome: ManualOutcome = await withCleanup(
     async () => {
-      const result = await compaction.compactNow(session);
+      const result = await compaction.compactNow(session, cancel.signal);
       if (context.json) context.printJson(result);
       else context.print(describeOutcome(sessionId, result));
       return result;
     },
-    () => session.close(),
+    async () => {
+      cancel.dispose();
+      await session.close();
+    },
   );
-  return outcome.status === 'failed' ? 1 : 0;
+  return exitCodeOf(outcome);
+}
+
+/**
+ * The exit code of an outcome (docs/cli.md): 0 when the surface was compacted or there was
+ * nothing to compact (status `nothing`); 1 when the compaction failed, whatever the reason
+ * (busy, changed, cancelled, summary, commit, persistence): the surface is then as it was, or,
+ * for an orphaned lock, the log needs `shadowlog unlock`.
+ */
+function exitCodeOf(outcome: ManualOutcome): number {
+  switch (outcome.status) {
+    case 'compacted':
+    case 'nothing':
+      return 0;
+    case 'failed':
+      return 1;
+  }
+}
+
+/** An abort signal that SIGINT, SIGTERM or `stopped` (a test's Ctrl-C) fires, until disposed. */
+function cancelOnInterrupt(stopped: AbortSignal | undefined): { readonly signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  stopped?.addEventListener('abort', stop);
+  if (stopped?.aborted === true) stop();
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      stopped?.removeEventListener('abort', stop);
+    },
+  };
+}
+
+/**
+ * The outcome when a manual compaction would find nothing to shadow, read without writing (the
+ * capability observes the whole log, then forgets it); undefined when there is something, or
+ * when the last lifecycle left a turn open: taking the session over closes that turn, which
+ * changes the surface, so the compaction then decides on the surface it leaves.
+ */
+async function nothingToCompact(
+  store: LogStore,
+  sessionId: string,
+  registry: EventTypeRegistry,
+  compaction: CompactionCapability,
+): Promise<NothingToCompact | undefined> {
+  let openTurn = false;
+  try {
+    const log = await SessionLog.open(store, sessionId, {
+      registry,
+      observe: (event) => {
+        compaction.observe(sessionId, event);
+        if (event.type === 'turn/start') openTurn = true;
+        else if (event.type === 'turn/end') openTurn = false;
+      },
+    });
+    const preview = await compaction.previewNow(log);
+    return preview.status === 'nothing' && !openTurn ? preview : undefined;
+  } finally {
+    compaction.release(sessionId);
+  }
 }
 
 /**
@@ -108,22 +200,6 @@ function namedCompaction(model: LanguageModel, strategy: unknown): NativeCompact
     return [];
   }
   return [{ provider: model.provider, offers: () => true, create: (_, strategyOptions) => createNativeStrategy(model, strategyOptions) }];
-}
-
-/** A policy file's keys; one that is not a JSON object is bad usage. */
-function policyFileConfig(config: unknown): Record<string, unknown> {
-  if (config === undefined) return {};
-  if (typeof config !== 'object' || config === null || Array.isArray(config))
-    throw new UsageError('--compaction-config must hold a JSON object of policy keys (thresholdRatio, headroomTokens, retainRatio, …)');
-  return config as Record<string, unknown>;
-}
-
-/** The mask options the flags give; none keeps what the recorded policy says. */
-function maskConfig(options: CompactOptions): { mask?: Record<string, number> } {
-  const mask: Record<string, number> = {};
-  if (options.keepResults !== undefined) mask.keepResults = options.keepResults;
-  if (options.keepTokens !== undefined) mask.keepTokens = options.keepTokens;
-  return Object.keys(mask).length === 0 ? {} : { mask };
 }
 
 const REPLACEMENT_NAMES = {
@@ -185,9 +261,7 @@ function modelOf(
   const contextWindow = window ?? policy?.contextWindow ?? request.contextWindow;
   if (contextWindow === undefined)
     throw new UsageError(`the log does not record the context window of ${request.provider}/${request.model}; pass --window TOKENS`);
-  // An imported call may have no params: its reserve is then unknown, and 1 is the least.
-  const recordedReserve = policy?.reserve ?? Number((request.params as { maxOutputTokens?: number } | undefined)?.maxOutputTokens ?? 1);
-  const reserve = Math.max(1, Math.min(recordedReserve, contextWindow - 1));
+  const reserve = Math.max(1, Math.min(recordedReserve(policy, request), contextWindow - 1));
   if (sending !== undefined) {
     return createChatModel({
       provider: request.provider,
@@ -199,6 +273,20 @@ function modelOf(
   }
   const renderer = rendererFor(request.provider, request.model);
   return Object.assign(Object.create(renderer) as LanguageModel, { limits: { contextWindow, defaultMaxOutputTokens: reserve } });
+}
+
+/**
+ * The completion tokens the session's requests reserve: its policy's, else its latest call's
+ * max output. An imported call may record none; it is then what shadowlog's harness reserves for
+ * the model (DEFAULT_MAX_OUTPUT_TOKENS, or the model's maximum when smaller), as `tune` assumes
+ * for the same call, and for a model shadowlog does not know, 1, the least a harness takes.
+ */
+function recordedReserve(policy: CompactionPolicyData | undefined, request: Recorded['request']): number {
+  if (policy !== undefined) return policy.reserve;
+  const recorded = (request.params as { maxOutputTokens?: unknown } | undefined)?.maxOutputTokens;
+  if (typeof recorded === 'number' && Number.isSafeInteger(recorded) && recorded >= 1) return recorded;
+  const limits = knownModelLimits(request.model);
+  return limits === undefined ? 1 : Math.min(DEFAULT_MAX_OUTPUT_TOKENS, limits.defaultMaxOutputTokens);
 }
 
 /**

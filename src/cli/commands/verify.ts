@@ -96,6 +96,8 @@ function printReport(context: CommandContext, sessionId: string, report: VerifyR
       `${sessionId}: FAILED — the log is intact (${report.events} events), but a fold checkpoint an open would trust disagrees with it`,
     );
   }
+  for (const warning of report.warnings.slice(0, 50)) context.print(`  warning, seq ${warning.seq}: ${warning.code}: ${warning.message}`);
+  if (report.warnings.length > 50) context.print(`  … and ${report.warnings.length - 50} more warnings (--json lists all)`);
   for (const finding of report.checkpoints ?? []) {
     const why = finding.status === 'valid' ? 'equals the fold of the log there' : `${finding.reason}; an open ignores it`;
     const trusted = finding.trustedByOpen === true && finding.status !== 'valid' ? `${finding.reason}; an open would trust it` : why;

@@ -127,10 +127,9 @@ export function createMaskStrategy(options: MaskStrategyOptions = {}): Compactio
     async plan(input) {
       const tools = toolNames(input.log.fold.toArray());
       const masked = input.nodes.map((node, index) => maskOf(node, input.selection.prices[index] ?? 0, tools, input.priceOfData));
-      const shadowed = masked.reduce((sum, result) => sum + result.price, 0);
       const replacing = masked.reduce((sum, result) => sum + result.placeholderTokens, 0);
       return {
-        tokensAfter: input.tokensBefore - shadowed + replacing,
+        tokensAfter: input.measureAfter(replacing),
         drafts: (firstSeq) =>
           masked.flatMap((result, index): EventDraft[] => {
             const data: CompactionMaskData = {

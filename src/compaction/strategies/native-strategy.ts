@@ -15,6 +15,7 @@ import type { NativeCompactor } from '../../providers/native-compaction.js';
 import { renderSurface } from '../../spine/render-surface.js';
 import type { SessionLog } from '../../store/session-log.js';
 import { rangeProblem } from '../select-range-problem.js';
+import { checkKeptItems } from './kept-items.js';
 import { replacementPlan, tokensOf } from './replacement-plan.js';
 import { NativeCompactionUnavailableError } from './resolve-strategy.js';
 import type { CompactionStrategy, StrategyInput, StrategyPlan } from './strategy.js';
@@ -73,6 +74,12 @@ async function nativePlan(input: StrategyInput, model: LanguageModel, compactor:
       throw new StrategyFailure('the compaction was cancelled while the provider compacted', undefined, 'cancelled');
     throw new StrategyFailure(`${model.provider} did not compact: ${messageOf(error)}`, error);
   });
+  // What the provider kept of the range must have been in it: a message it added would stand on the surface as the user's.
+  try {
+    checkKeptItems(model.provider, result.block, rendered.body);
+  } catch (error) {
+    throw new StrategyFailure(messageOf(error), error);
+  }
   const replacement = { content: [result.block], toolCalls: [], model: model.modelId };
   return replacementPlan(input, {
     what: `${model.provider}'s compaction`,

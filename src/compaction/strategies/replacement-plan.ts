@@ -41,7 +41,7 @@ export function replacementPlan(input: StrategyInput, options: ReplacementPlanOp
       `${options.what} (${summaryTokens} tokens) is not smaller than what it would replace (${shadowedTokenCount} tokens)`,
     );
   }
-  const tokensAfter = input.tokensBefore - shadowedTokenCount + summaryTokens;
+  const tokensAfter = input.measureAfter(summaryTokens);
   return {
     tokensAfter,
     drafts: (firstSeq) => {

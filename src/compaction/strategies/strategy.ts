@@ -44,6 +44,12 @@ export interface StrategyInput {
   readonly maxSummaryTokens: number;
   /** The surface's price now. */
   readonly tokensBefore: number;
+  /**
+   * The surface's price once the selection gives way to nodes the session's meter prices at
+   * `replacementTokens` in all (the sum of priceOfSummary or priceOfData of each): measured as
+   * the meter measures a surface, calibration included, never tokensBefore minus estimates.
+   */
+  readonly measureAfter: (replacementTokens: number) => number;
   /** The price the session's meter gives a user message with this text (a summary's node). */
   readonly priceOfSummary: (text: string) => number;
   /** The price the session's meter gives a node of this type with this data. */
