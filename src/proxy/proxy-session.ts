@@ -89,6 +89,8 @@ export class ProxySession {
   lastUsed = 0;
   private chain: Promise<void> = Promise.resolve();
   private readonly nodeKeys = new Map<number, string>();
+  /** Calls written as off the surface (unparsed, or unmatched): their answers are not appended to it. */
+  private readonly offSurface = new WeakSet<ReceivedCall>();
   private turn = 0;
   private step = 0;
   private turnOpen = false;
@@ -190,12 +192,15 @@ export class ProxySession {
   finish(call: ReceivedCall, outcome: CallOutcome): void {
     if (outcome.kind === 'answer') {
       const toolCalls = outcome.result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
-      this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
+      // An unparsed request is off the surface: its answer continues no surface (see writeOutcome).
+      if (!('unparsed' in call.request))
+        this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
       this.lastResponseId = outcome.result.responseId;
     }
     this.busy = false;
     const model = 'unparsed' in call.request ? 'unknown' : call.request.model;
-    this.enqueue(() => this.writeOutcome(outcome, model));
+    const keysAfter = this.keys;
+    this.enqueue(() => this.writeOutcome(call, outcome, model, keysAfter));
   }
 
   /** Waits for every write queued so far. */
@@ -275,8 +280,10 @@ export class ProxySession {
     let unmatched: string | undefined;
     if (plan === undefined) {
       // The log's rules refuse the messages as a change of this surface (a client whose list breaks
-      // its own API's rules): the call is still recorded, its body holds them.
+      // its own API's rules), or the body could not be read: the call is still recorded, its body
+      // holds them, and it is off the surface (log/off-surface.ts): its answer is not appended.
       if (parsed !== undefined) unmatched = "the request's messages cannot be written as a change of the session's surface";
+      this.offSurface.add(call);
       plan = { messages: [], startsTurn: false };
       turnDrafts = this.turnDrafts(false);
     }
@@ -316,7 +323,7 @@ export class ProxySession {
     });
   }
 
-  private async writeOutcome(outcome: CallOutcome, model: string): Promise<void> {
+  private async writeOutcome(call: ReceivedCall, outcome: CallOutcome, model: string, keysAfter: readonly string[]): Promise<void> {
     if (outcome.kind === 'failure') {
       this.lastReason = 'error';
       await this.written().append([
@@ -337,6 +344,10 @@ export class ProxySession {
       return;
     }
     const { result } = outcome;
+    if (this.offSurface.has(call)) {
+      await this.writeOffSurfaceAnswer(outcome, keysAfter);
+      return;
+    }
     const data = {
       content: result.content,
       toolCalls: result.toolCalls,
@@ -362,6 +373,35 @@ export class ProxySession {
       this.keys = this.keys.slice(0, -1);
       this.lastReason = 'error';
     }
+  }
+
+  /**
+   * The answer to a request off the surface: it continues no surface the log holds, so it is kept
+   * as it arrived, with its counts, in a log-only event. The keys go back to the surface as the
+   * log holds it, unless a later call has moved them since this one's answer arrived.
+   */
+  private async writeOffSurfaceAnswer(outcome: Extract<CallOutcome, { kind: 'answer' }>, keysAfter: readonly string[]): Promise<void> {
+    const usage = outcome.result.usage;
+    await this.written().append([
+      {
+        type: 'model/unrecorded-answer',
+        data: {
+          turn: this.turn,
+          step: this.step,
+          code: 'PROXY_OFF_SURFACE',
+          message:
+            "the request it answers is not on the session's surface (its model/request says why), so the answer continues no surface and is not appended to one",
+          raw: outcome.raw,
+          ...(usage === undefined ? {} : { usage: usage as unknown as JsonObject }),
+        },
+        ignorable: true,
+      },
+    ]);
+    if (this.keys === keysAfter)
+      this.keys = this.written()
+        .fold.toArray()
+        .map((node) => this.keyOf(node.seq));
+    this.lastReason = 'completed';
   }
 
   private turnDrafts(startsTurn: boolean): EventDraft[] {
