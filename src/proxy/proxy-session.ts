@@ -192,8 +192,10 @@ export class ProxySession {
   finish(call: ReceivedCall, outcome: CallOutcome): void {
     if (outcome.kind === 'answer') {
       const toolCalls = outcome.result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
-      // An unparsed request is off the surface: its answer continues no surface (see writeOutcome).
-      if (!('unparsed' in call.request))
+      // A request off the surface (unparsed; unmatched, once written) is answered on no surface:
+      // the keys stay those of the log's surface (writeOutcome sees to a request written later).
+      if (this.offSurface.has(call) && this.log !== undefined) this.keys = this.surfaceKeys(this.log);
+      else if (!('unparsed' in call.request))
         this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
       this.lastResponseId = outcome.result.responseId;
     }
@@ -397,11 +399,12 @@ export class ProxySession {
         ignorable: true,
       },
     ]);
-    if (this.keys === keysAfter)
-      this.keys = this.written()
-        .fold.toArray()
-        .map((node) => this.keyOf(node.seq));
+    if (this.keys === keysAfter) this.keys = this.surfaceKeys(this.written());
     this.lastReason = 'completed';
+  }
+
+  private surfaceKeys(log: SessionLog): string[] {
+    return log.fold.toArray().map((node) => this.keyOf(node.seq));
   }
 
   private turnDrafts(startsTurn: boolean): EventDraft[] {
