@@ -65,7 +65,7 @@ nav.timeline .vlist { height: calc(100vh - 330px); border-width: 1px 0 0; }
 .badge.reconstructed, .badge.outcome-stale, .badge.off-surface { color: var(--warn); background: #fdf3e1; }
 .off-surface-note p { margin: 0; color: var(--warn); }
 .request-body { border: 1px solid var(--line); background: var(--panel); padding: 8px; height: 36vh; overflow: auto; }
-.invisible { font-family: "DejaVu Sans Mono", monospace; font-size: 0.85em; color: #fff; background: #b0207a; border-radius: 3px; padding: 0 2px; margin: 0 1px; }
+.invisible { white-space: nowrap; font-family: "DejaVu Sans Mono", monospace; font-size: 0.85em; color: #fff; background: #b0207a; border-radius: 3px; padding: 0 2px; margin: 0 1px; }
 .invisible-note { margin: 2px 0 6px; color: #b0207a; font-weight: 600; font-size: 12px; }
 .vrow .tag.invisible-count { color: #b0207a; border-color: #b0207a; }
 .error { color: var(--bad); white-space: pre-wrap; overflow-wrap: anywhere; }
