@@ -132,8 +132,8 @@ describe('invisible characters in the log text', () => {
         expect(titles).toContain(title);
       // Text nodes and marks only, nothing parsed as markup; the text reads as the terminal's and can be selected and copied.
       const shape = await detail.locator('pre').evaluate((pre) => ({
-        nodes: [...pre.childNodes].every((node) => node.nodeType === Node.TEXT_NODE || (node as Element).matches('span.invisible')),
-        spansHoldText: [...pre.querySelectorAll('span')].every(
+        nodes: Array.from(pre.childNodes).every((node) => node.nodeType === Node.TEXT_NODE || (node as Element).matches('span.invisible')),
+        spansHoldText: Array.from(pre.querySelectorAll('span')).every(
           (span) => span.childNodes.length === 1 && span.firstChild?.nodeType === Node.TEXT_NODE,
         ),
         userSelect: getComputedStyle(pre.querySelector('.invisible') as Element).userSelect,
