@@ -190,15 +190,16 @@ export class ProxySession {
 
   /** The call's outcome: the session is free for the next request at once; the events follow on the chain. */
   finish(call: ReceivedCall, outcome: CallOutcome): void {
+    // A request off the surface (unparsed; unmatched, once written) leaves the surface as it was,
+    // answered or not: the keys are those of the log's surface (writeOutcome sees to a request
+    // written after its outcome arrived).
+    const offSurface = this.offSurface.has(call) || 'unparsed' in call.request;
     if (outcome.kind === 'answer') {
       const toolCalls = outcome.result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
-      // A request off the surface (unparsed; unmatched, once written) is answered on no surface:
-      // the keys stay those of the log's surface (writeOutcome sees to a request written later).
-      if (this.offSurface.has(call) && this.log !== undefined) this.keys = this.surfaceKeys(this.log);
-      else if (!('unparsed' in call.request))
-        this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
+      if (!offSurface) this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
       this.lastResponseId = outcome.result.responseId;
     }
+    if (this.offSurface.has(call) && this.log !== undefined) this.keys = this.surfaceKeys(this.log);
     this.busy = false;
     const model = 'unparsed' in call.request ? 'unknown' : call.request.model;
     const keysAfter = this.keys;
@@ -343,6 +344,7 @@ export class ProxySession {
           },
         },
       ]);
+      if (this.offSurface.has(call) && this.keys === keysAfter) this.keys = this.surfaceKeys(this.written());
       return;
     }
     const { result } = outcome;

@@ -25,13 +25,21 @@ import { HAS_CHROMIUM, launchChromium, watchedPage } from '../view/browser.js';
 
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** An upstream that answers any chat request: the text names the last message it was sent; the input count is the body's length. */
+/**
+ * An upstream that answers any chat request: the text names the last message it was sent; the
+ * input count is the body's length. A body that says "refuse me" gets a 400.
+ */
 async function lenientUpstream(): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     const parts: Buffer[] = [];
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', () => {
       const body = Buffer.concat(parts);
+      if (body.includes('refuse me')) {
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message: 'refused', type: 'invalid_request_error', param: null, code: null } }));
+        return;
+      }
       let last = 'an unreadable body';
       try {
         const messages = (JSON.parse(body.toString('utf8')) as { messages: Array<{ content: unknown }> }).messages;
@@ -67,7 +75,7 @@ describe("a proxied call off the session's surface", () => {
   const storePath = join(workspace.cwd, '.shadowlog/shadowlog.db');
   let upstream: Server;
   const events: LogEvent[] = [];
-  let joinedKeys: { newSession: boolean; surface: string[] } | undefined;
+  let joinedKeys: { newSession: boolean; surface: string[]; afterFailure: string[] } | undefined;
   const run = (args: string[]) => workspace.run(args);
 
   beforeAll(async () => {
@@ -76,14 +84,14 @@ describe("a proxied call off the session's surface", () => {
     const store = await openSqliteStore(storePath);
     let counter = 0;
     const proxy = await startProxy({ store, upstreams: { openai: lenient.url }, port: 0, newSessionId: () => `unnamed-${++counter}` });
-    const send = async (body: string, session?: string) => {
+    const send = async (body: string, session?: string, status = 200) => {
       const response = await fetch(`${proxy.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(session === undefined ? {} : { 'x-shadowlog-session': session }) },
         body,
       });
-      expect(response.status).toBe(200);
-      return (await response.json()) as { choices: Array<{ message: { content: string } }> };
+      expect(response.status).toBe(status);
+      await response.arrayBuffer();
     };
     await send(JSON.stringify({ model: 'gpt-4o', messages: [SYSTEM, HELLO] }), 'off');
     await send(LONE_TOOL, 'off');
@@ -97,11 +105,18 @@ describe("a proxied call off the session's surface", () => {
     await send(LONE_TOOL, 'keys');
     const next = [SYSTEM, { role: 'user', content: 'keys' }, { role: 'assistant', content: 'answer to "keys"' }, HELLO];
     await send(JSON.stringify({ model: 'gpt-4o', messages: next }));
+    // The same when the upstream refuses the off-surface request: nothing of it is on the surface.
+    await send(JSON.stringify({ model: 'gpt-4o', messages: [SYSTEM, { role: 'user', content: 'fails' }] }), 'failed');
+    const refused = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'tool', tool_call_id: 'call_nope', content: 'refuse me' }] });
+    await send(refused, 'failed', 400);
+    const after = [SYSTEM, { role: 'user', content: 'fails' }, { role: 'assistant', content: 'answer to "fails"' }, HELLO];
+    await send(JSON.stringify({ model: 'gpt-4o', messages: after }));
     await proxy.settled();
     await proxy.close();
     joinedKeys = {
       newSession: (await store.head('unnamed-1')) !== undefined,
       surface: (await SessionLog.open(store, 'keys')).fold.toArray().map((node) => node.event.type),
+      afterFailure: (await SessionLog.open(store, 'failed')).fold.toArray().map((node) => node.event.type),
     };
     for await (const page of store.read('off')) events.push(...page);
     expect((await verifyLog(store.read('off'))).ok).toBe(true);
@@ -144,10 +159,8 @@ describe("a proxied call off the session's surface", () => {
       'assistant/message: answer to "again"',
     ]);
     expect(events.filter((event) => event.surfaceOp !== undefined && event.surfaceOp !== 'append')).toEqual([]);
-    expect(joinedKeys).toEqual({
-      newSession: false,
-      surface: ['system/message', 'user/message', 'assistant/message', 'user/message', 'assistant/message'],
-    });
+    const joined = ['system/message', 'user/message', 'assistant/message', 'user/message', 'assistant/message'];
+    expect(joinedKeys).toEqual({ newSession: false, surface: joined, afterFailure: joined });
   });
 
   it('replay proves the bytes and lists the messages the body held, never the session surface', async () => {
