@@ -127,6 +127,8 @@ export function eventText(event: ClientEvent): string {
       const off = typeof proxy.unparsed === 'string' || typeof proxy.unmatched === 'string' ? "; NOT ON THE SESSION'S SURFACE" : '';
       return `model call, turn ${asText(data.turn)} step ${asText(data.step)}: ${asText(data.provider)}/${asText(data.model)}, ~${asText(data.estimatedTokens ?? '?')} tokens, digest ${asText(data.requestDigest ?? 'none')}${off}`;
     }
+    case 'model/unrecorded-answer':
+      return `answer kept as it arrived, not on the surface (${asText(data.code)}): ${asText(data.message)}\n${asText(data.raw?.text)}`;
     case 'turn/start':
       return `turn ${asText(data.turn)} starts`;
     case 'turn/end':
