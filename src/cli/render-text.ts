@@ -8,9 +8,11 @@ import {
   isSurfaceType,
   type LogEvent,
   type ModelRequestData,
+  offSurfaceReason,
   readableText,
   requestSurfaceLength,
 } from '../log/index.js';
+import { clipText } from './terminal-text.js';
 
 export interface RenderOptions {
   /** Longest text shown per message before it is cut with a note (0 = no limit). */
@@ -29,7 +31,7 @@ const ROLE: Record<string, string> = {
 export function contentText(blocks: readonly ContentBlock[], options: RenderOptions): string {
   const text = blocks.map(readableText).join('\n');
   if (options.maxChars <= 0 || text.length <= options.maxChars) return text;
-  return `${text.slice(0, options.maxChars)}… [${text.length - options.maxChars} more characters; --full shows all]`;
+  return `${clipText(text, options.maxChars)}… [${text.length - options.maxChars} more characters; --full shows all]`;
 }
 
 function indent(text: string, prefix = '    '): string {
@@ -109,7 +111,7 @@ export function renderLogOnlyEvent(event: LogEvent): string {
     }
     case 'model/unrecorded-answer': {
       const answer = dataOf(event, 'model/unrecorded-answer');
-      return `#${event.seq} !! answer kept as it arrived, turn ${answer.turn} step ${answer.step} (it could not be recorded as a message): ${answer.code}: ${answer.message}; ${answer.raw.text.length} characters of ${answer.raw.format} below\n    ${answer.raw.text.slice(0, 600)}`;
+      return `#${event.seq} !! answer kept as it arrived, turn ${answer.turn} step ${answer.step} (it could not be recorded as a message): ${answer.code}: ${answer.message}; ${answer.raw.text.length} characters of ${answer.raw.format} below\n    ${clipText(answer.raw.text, 600)}`;
     }
     case 'compaction/start':
       if (data.provenance === 'imported') return describeImportedStart(event.seq, data);
@@ -134,7 +136,7 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       return `#${event.seq} !! still over the threshold after compacting: ${String(data.tokens)} ≥ ${String(data.threshold)} tokens; the turn went on with the full surface`;
     default:
       if (isForeignType(event.type) && typeof data.text === 'string') return renderForeignEvent(event, data.text, data.line);
-      return `#${event.seq} ·· ${event.type} ${JSON.stringify(event.data).slice(0, 160)}`;
+      return `#${event.seq} ·· ${event.type} ${clipText(JSON.stringify(event.data), 160)}`;
   }
 }
 
@@ -171,13 +173,18 @@ function describeRequest(request: ModelRequestData): string {
       : request.provenance === 'proxied'
         ? ', received by the proxy'
         : '';
+  const offSurface = offSurfaceReason(request);
+  if (offSurface !== undefined) {
+    // The surface it records is the session's, not what it sent: say so instead of counting it.
+    return `model request, turn ${request.turn} step ${request.step}: ${request.provider}/${request.model}${origin}, NOT ON THE SESSION'S SURFACE: ${offSurface} (\`replay\` lists what its body held)`;
+  }
   return `model request, turn ${request.turn} step ${request.step}: ${request.provider}/${request.model}, ${nodes} surface nodes${changed}${estimate}${origin}`;
 }
 
 /** A foreign line, compactly: its type, where it was in the source, and its start. */
 function renderForeignEvent(event: LogEvent, text: string, line: unknown): string {
   const where = typeof line === 'number' ? `line ${line}, ` : '';
-  const shown = text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  const shown = text.length > 120 ? `${clipText(text, 120)}…` : text;
   return `#${event.seq} ·· ${event.type} (${where}${text.length} characters, kept from the source): ${shown}`;
 }
 

@@ -261,13 +261,16 @@ function shapes(version: FormatVersion): Record<string, Checker> {
       retryable: isBoolean,
       contextOverflow: isBoolean,
     }),
-    'model/unrecorded-answer': objectWith({
-      turn: isPositiveInteger,
-      step: isPositiveInteger,
-      code: isString,
-      message: isString,
-      raw: objectWith({ format: oneOf(['json', 'sse', 'result']), text: isString }),
-    }),
+    'model/unrecorded-answer': objectWith(
+      {
+        turn: isPositiveInteger,
+        step: isPositiveInteger,
+        code: isString,
+        message: isString,
+        raw: objectWith({ format: oneOf(['json', 'sse', 'result']), text: isString }),
+      },
+      { usage },
+    ),
   };
 }
 

@@ -205,8 +205,10 @@ export interface ModelErrorData {
 }
 
 /**
- * A model's answer that could not be appended as an assistant/message (a log rule refused it),
- * kept so that nothing a model said is missing from the record. The turn ends with `error`.
+ * A model's answer that could not be appended as an assistant/message, kept so that nothing a
+ * model said is missing from the record: a log rule refused it (the turn then ends with `error`),
+ * or the proxy forwarded a request whose messages are not on the session's surface, and its
+ * answer continues no surface (code PROXY_OFF_SURFACE).
  */
 export interface ModelUnrecordedAnswerData {
   turn: number;
@@ -216,6 +218,8 @@ export interface ModelUnrecordedAnswerData {
   message: string;
   /** The answer as it arrived; see RawAnswer. */
   raw: RawAnswer;
+  /** The provider's counts, when the answer could be read (the proxy records them). */
+  usage?: Usage;
 }
 
 /**

@@ -81,6 +81,7 @@ export {
   isForeignType,
 } from './foreign-event.js';
 export { computeEventHash, GENESIS_HASH, type Hasher, type Sha256, type Sha256State } from './hash.js';
+export { offSurfaceReason } from './off-surface.js';
 export { NotASurfaceEventError, origins, type ReadEvent } from './origins.js';
 export { RequestSurfaceDecoder, requestSurfaceLength, requestSurfaceOf, requestSurfacesOf } from './request-surface.js';
 export { asSessionSeq, isSessionSeq, type SessionSeq } from './seq.js';

@@ -1,11 +1,14 @@
 // The meter replayed over a session's log, call by call: what the calibrated meter estimated
 // for each model call at the time it was made (knowing only the calls before it), next to what
 // the provider reported. `shadowlog stats --calls` prints it; the calibration tests and bench
-// measure the meter's error with it.
+// measure the meter's error with it. A proxied call off the surface (log/off-surface.ts) sent
+// messages that are not on the session's surface: the meter cannot price it, so it is listed
+// apart, with what the provider reported, and is no anchor for the calls after it.
 
 import type { LogEvent } from '../log/event.js';
 import { isSurfaceType } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
+import { offSurfaceReason } from '../log/off-surface.js';
 import { SurfaceFold, type SurfaceFoldOptions } from '../log/surface-fold.js';
 import { isReplaceOp } from '../log/surface-op.js';
 import { type CalibrationPoint, calibrate } from './calibration.js';
@@ -31,6 +34,19 @@ export interface MeteredCallRow {
   readonly anchored: boolean;
   /** True for the first call after a compaction (a replacement other than a pruned tool result). */
   readonly afterCompaction: boolean;
+}
+
+/** A model call whose messages are not on the session's surface: not priced, since its surface is unknown to the meter. */
+export interface OffSurfaceCallRow {
+  readonly turn: number;
+  readonly step: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly seq: number;
+  /** Why its messages are not on the surface (log/off-surface.ts). */
+  readonly reason: string;
+  /** The input tokens the provider reported for it; null when none was recorded. */
+  readonly reportedInputTokens: number | null;
 }
 
 export interface CallMeterOptions {
@@ -66,7 +82,9 @@ export class CallMeter {
   /** Per provider and model: the first and latest calls that reported their input, and the latest's surface. */
   private readonly anchors = new Map<string, { first: CalibrationPoint; latest: CalibrationPoint; surface: AnchorSurface }>();
   private readonly rows: MeteredCallRow[] = [];
+  private readonly offSurfaceRows: OffSurfaceCallRow[] = [];
   private pending: PendingCall | undefined;
+  private pendingOffSurface: Omit<OffSurfaceCallRow, 'reportedInputTokens'> | undefined;
   private compactedSinceCall = false;
 
   constructor(private readonly options: CallMeterOptions) {
@@ -74,9 +92,14 @@ export class CallMeter {
     this.meter = new SurfaceMeter(options.estimator);
   }
 
-  /** Every model call so far, in log order. */
+  /** Every model call so far on the session's surface, in log order. */
   get calls(): readonly MeteredCallRow[] {
     return this.rows;
+  }
+
+  /** The model calls so far whose messages are not on the session's surface, in log order. */
+  get offSurfaceCalls(): readonly OffSurfaceCallRow[] {
+    return this.offSurfaceRows;
   }
 
   /** Applies the next event of the session (in seq order; the fold checks it). */
@@ -86,11 +109,17 @@ export class CallMeter {
     if (event.type === 'model/request') this.startCall(event);
     else if (event.type === 'model/error') this.finishCall(null);
     else if (event.type === 'assistant/message') this.finishCall(dataOf(event, 'assistant/message').usage?.inputTokens ?? null);
+    else if (event.type === 'model/unrecorded-answer') this.finishCall(dataOf(event, 'model/unrecorded-answer').usage?.inputTokens ?? null);
   }
 
   private startCall(event: LogEvent): void {
     this.finishCall(null);
     const data = dataOf(event, 'model/request');
+    const reason = offSurfaceReason(data);
+    if (reason !== undefined) {
+      this.pendingOffSurface = { turn: data.turn, step: data.step, provider: data.provider, model: data.model, seq: event.seq, reason };
+      return;
+    }
     // The fold checked that the request's surface is the surface here, so this is what was sent.
     const nodes = this.fold.toArray();
     const measurement = this.meter.measure(nodes);
@@ -126,10 +155,16 @@ export class CallMeter {
   }
 
   private finishCall(reported: number | null): void {
+    const counted = reported !== null && Number.isSafeInteger(reported) && reported > 0 ? reported : null;
+    const offSurface = this.pendingOffSurface;
+    if (offSurface !== undefined) {
+      this.pendingOffSurface = undefined;
+      this.offSurfaceRows.push({ ...offSurface, reportedInputTokens: counted });
+      return;
+    }
     const call = this.pending;
     if (call === undefined) return;
     this.pending = undefined;
-    const counted = reported !== null && Number.isSafeInteger(reported) && reported > 0 ? reported : null;
     if (counted !== null) {
       const key = modelKey(call.provider, call.model);
       const point = { estimate: call.uncalibrated, reported: counted };

@@ -25,6 +25,7 @@ export {
   type CallMeterOptions,
   type MeteredCallRow,
   nearestRank,
+  type OffSurfaceCallRow,
   summarizeCallErrors,
 } from './call-meter.js';
 export { chars4Estimator } from './chars4-estimator.js';

@@ -91,6 +91,12 @@ export type CallOutcome =
 
 export type RouteMode = 'match' | 'continues';
 
+/** A call's outcome as it arrived, and the keys the session held right after it. */
+interface Answered {
+  readonly outcome: CallOutcome;
+  readonly keysAfter: readonly string[];
+}
+
 export class ProxySession {
   /** The keys of the surface as the next request should find it. */
   keys: string[] = [];
@@ -100,10 +106,12 @@ export class ProxySession {
   lastUsed = 0;
   private chain: Promise<void> = Promise.resolve();
   /** The calls routed here whose outcome has not arrived: what gives each its outcome, and its writes once written. */
-  private readonly pending = new Map<ReceivedCall, { readonly answer: (outcome: CallOutcome) => void; readonly written: Promise<void> }>();
+  private readonly pending = new Map<ReceivedCall, { readonly answer: (answered: Answered) => void; readonly written: Promise<void> }>();
   /** The call routed here last: its surface is the session's once the calls before it are written. */
   private latest: ReceivedCall | undefined;
   private readonly nodeKeys = new Map<number, string>();
+  /** Calls written as off the surface (unparsed, or unmatched): their answers are not appended to it. */
+  private readonly offSurface = new WeakSet<ReceivedCall>();
   private turn = 0;
   private step = 0;
   private turnOpen = false;
@@ -211,15 +219,16 @@ export class ProxySession {
           : keys;
       if (call.request.conversationKey !== undefined) this.conversationKey = call.request.conversationKey;
     }
-    let answer: (outcome: CallOutcome) => void = () => {};
-    const answered = new Promise<CallOutcome>((resolve) => {
+    let answer: (answered: Answered) => void = () => {};
+    const answered = new Promise<Answered>((resolve) => {
       answer = resolve;
     });
     const model = 'unparsed' in call.request ? 'unknown' : call.request.model;
     // The request, then its outcome once it arrives, as one job: nothing of a later call comes between.
     const written = this.enqueue(async () => {
       await this.writeRequest(call, mode);
-      await this.writeOutcome(await answered, model);
+      const { outcome, keysAfter } = await answered;
+      await this.writeOutcome(call, outcome, model, keysAfter);
     });
     this.pending.set(call, { answer, written });
   }
@@ -229,16 +238,21 @@ export class ProxySession {
    * the chain. Resolves once the call is written (or its write failed, which onError reports).
    */
   finish(call: ReceivedCall, outcome: CallOutcome): Promise<void> {
-    // Only the call routed last leaves its answer on the surface: an earlier one's is followed by a later request.
+    // Only the call routed last leaves its answer on the surface: an earlier one's is followed by
+    // a later request. A request off the surface (unparsed; unmatched, once written) leaves the
+    // surface as it was, answered or not: the keys are those of the log's surface (writeOutcome
+    // sees to a request written after its outcome arrived).
+    const offSurface = this.offSurface.has(call) || 'unparsed' in call.request;
     if (outcome.kind === 'answer' && call === this.latest) {
       const toolCalls = outcome.result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
-      this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
+      if (!offSurface) this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
       this.lastResponseId = outcome.result.responseId;
     }
+    if (this.offSurface.has(call) && call === this.latest && this.log !== undefined) this.keys = this.surfaceKeys(this.log);
     const pending = this.pending.get(call);
     if (pending === undefined) return this.chain;
     this.pending.delete(call);
-    pending.answer(outcome);
+    pending.answer({ outcome, keysAfter: this.keys });
     return pending.written;
   }
 
@@ -331,8 +345,10 @@ export class ProxySession {
     let unmatched: string | undefined;
     if (plan === undefined) {
       // The log's rules refuse the messages as a change of this surface (a client whose list breaks
-      // its own API's rules): the call is still recorded, its body holds them.
+      // its own API's rules), or the body could not be read: the call is still recorded, its body
+      // holds them, and it is off the surface (log/off-surface.ts): its answer is not appended.
       if (parsed !== undefined) unmatched = "the request's messages cannot be written as a change of the session's surface";
+      this.offSurface.add(call);
       plan = { messages: [], startsTurn: false };
       turnDrafts = this.turnDrafts(false);
     }
@@ -373,7 +389,7 @@ export class ProxySession {
     });
   }
 
-  private async writeOutcome(outcome: CallOutcome, model: string): Promise<void> {
+  private async writeOutcome(call: ReceivedCall, outcome: CallOutcome, model: string, keysAfter: readonly string[]): Promise<void> {
     if (outcome.kind === 'failure') {
       this.lastReason = 'error';
       await this.written().append([
@@ -391,9 +407,14 @@ export class ProxySession {
           },
         },
       ]);
+      if (this.offSurface.has(call) && this.keys === keysAfter) this.keys = this.surfaceKeys(this.written());
       return;
     }
     const { result } = outcome;
+    if (this.offSurface.has(call)) {
+      await this.writeOffSurfaceAnswer(outcome, keysAfter);
+      return;
+    }
     const data = {
       content: result.content,
       toolCalls: result.toolCalls,
@@ -419,6 +440,36 @@ export class ProxySession {
       this.keys = this.keys.slice(0, -1);
       this.lastReason = 'error';
     }
+  }
+
+  /**
+   * The answer to a request off the surface: it continues no surface the log holds, so it is kept
+   * as it arrived, with its counts, in a log-only event. The keys go back to the surface as the
+   * log holds it, unless a later call has moved them since this one's answer arrived.
+   */
+  private async writeOffSurfaceAnswer(outcome: Extract<CallOutcome, { kind: 'answer' }>, keysAfter: readonly string[]): Promise<void> {
+    const usage = outcome.result.usage;
+    await this.written().append([
+      {
+        type: 'model/unrecorded-answer',
+        data: {
+          turn: this.turn,
+          step: this.step,
+          code: 'PROXY_OFF_SURFACE',
+          message:
+            "the request it answers is not on the session's surface (its model/request says why), so the answer continues no surface and is not appended to one",
+          raw: outcome.raw,
+          ...(usage === undefined ? {} : { usage: usage as unknown as JsonObject }),
+        },
+        ignorable: true,
+      },
+    ]);
+    if (this.keys === keysAfter) this.keys = this.surfaceKeys(this.written());
+    this.lastReason = 'completed';
+  }
+
+  private surfaceKeys(log: SessionLog): string[] {
+    return log.fold.toArray().map((node) => this.keyOf(node.seq));
   }
 
   private turnDrafts(startsTurn: boolean): EventDraft[] {

@@ -5,7 +5,7 @@ export { AgentSession, type AgentSessionSettings, type TurnOptions, type TurnRes
 export type { Capability, MountContext, ObservedCapabilityState, RequestErrorContext, SessionContext, StepContext } from './capability.js';
 export { createHarness, DEFAULT_MAX_OUTPUT_TOKENS, Harness, type HarnessOptions, newSessionId } from './harness.js';
 export { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
-export { type RendererResolver, type ReplayOptions, type ReplayResult, type ReplayTarget, replay } from './replay.js';
+export { type OffSurfaceCall, type RendererResolver, type ReplayOptions, type ReplayResult, type ReplayTarget, replay } from './replay.js';
 export {
   ReplayError,
   type ReplayProblem,

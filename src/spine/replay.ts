@@ -8,7 +8,9 @@
 // (another harness made it; shadowlog read it from its files) has no digest: replay rebuilds the
 // surface it was recorded with and says it is reconstructed, not byte-verified. A proxied call
 // stored the exact bytes the proxy received: replay returns those bytes, checked against their
-// digest, instead of rendering anything.
+// digest, instead of rendering anything. A proxied call off the surface (log/off-surface.ts)
+// proves only its bytes: the surface recorded with it is the session's, not what it sent, so
+// replay gives no messages for it and says why; its body is what the model received.
 
 import { canonicalJson } from '../log/canonical-json.js';
 import { ShadowlogError } from '../log/errors.js';
@@ -23,6 +25,7 @@ import type {
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Hasher } from '../log/hash.js';
+import { offSurfaceReason } from '../log/off-surface.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import type { LanguageModel, ModelMessage, ModelParams } from '../providers/language-model.js';
 import { brokenLink, ChainCheck, type ChainLink } from '../store/chain-check.js';
@@ -60,8 +63,21 @@ export interface ReplayResult {
   readonly request: JsonObject | null;
   /** A proxied call's body, byte for byte as the proxy received it. */
   readonly wireBody?: Uint8Array;
-  /** The surface the request was rendered from, as provider-neutral messages. */
+  /**
+   * Set for a proxied call whose messages are not on the session's surface: why (the proxy could
+   * not read its body, or could not write its messages as a change of the surface), and the API
+   * the proxy received it as. Its digest proves the stored bytes; what they hold is known only
+   * from them.
+   */
+  readonly offSurface?: OffSurfaceCall;
+  /** The surface the request was rendered from, as provider-neutral messages; empty for a call off the surface. */
   readonly messages: readonly ModelMessage[];
+}
+
+export interface OffSurfaceCall {
+  readonly reason: string;
+  /** The proxy's name for the API of the body (openai-chat, openai-responses, anthropic-messages), as it recorded it; null if it did not. */
+  readonly protocol: string | null;
 }
 
 /** Gives a model that can render for a recorded provider and model (no network needed). */
@@ -233,6 +249,9 @@ function replayProxied(at: RequestPosition, data: ProxiedModelRequestData): Repl
       `${call}: ${recorded} does not match the stored request body, which hashes to ${digest.slice(0, 16)}…, though the hash chain from seq 0 to ${seq} is intact; the proxy recorded a digest of other bytes than it stored`,
     );
   }
+  const reason = offSurfaceReason(data);
+  const protocol = (data as { proxy?: { protocol?: unknown } }).proxy?.protocol;
+  const offSurface = reason === undefined ? undefined : { reason, protocol: typeof protocol === 'string' ? protocol : null };
   return {
     turn: data.turn,
     step: data.step,
@@ -245,7 +264,8 @@ function replayProxied(at: RequestPosition, data: ProxiedModelRequestData): Repl
     provenance: 'proxied',
     request: parsedBody(data.requestBody.encoding === 'utf-8' ? data.requestBody.text : bytes.toString('utf8')),
     wireBody: new Uint8Array(bytes),
-    messages: renderSurface(nodes),
+    ...(offSurface === undefined ? {} : { offSurface }),
+    messages: offSurface === undefined ? renderSurface(nodes) : [],
   };
 }
 

@@ -9,6 +9,7 @@ import { ShadowlogError } from '../log/errors.js';
 
 /** The client's modules, each after the ones it imports. */
 export const CLIENT_MODULES = [
+  'invisible-text',
   'text',
   'session-model',
   'virtual-list',

@@ -54,13 +54,20 @@ nav.timeline .vlist { height: calc(100vh - 330px); border-width: 1px 0 0; }
 .check.verified { color: var(--ok); font-weight: 700; }
 .check.failed { color: var(--bad); font-weight: 700; }
 .check.reconstructed { color: var(--warn); }
+.check.off-surface { color: var(--warn); font-weight: 700; }
+.vrow .tag.off-surface { color: var(--warn); border-color: var(--warn); }
 .vrow .tokens { color: var(--muted); font-size: 12px; margin-left: auto; }
 .panel { padding: 8px 16px 16px; min-width: 0; }
 .panel-head { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
 .badge { display: inline-block; border-radius: 10px; padding: 2px 10px; font-size: 12px; font-weight: 600; border: 1px solid; }
 .badge.verified, .badge.outcome-compacted { color: var(--ok); background: #e8f5ec; }
 .badge.failed, .badge.outcome-failed, .badge.outcome-open { color: var(--bad); background: #fbeaea; }
-.badge.reconstructed, .badge.outcome-stale { color: var(--warn); background: #fdf3e1; }
+.badge.reconstructed, .badge.outcome-stale, .badge.off-surface { color: var(--warn); background: #fdf3e1; }
+.off-surface-note p { margin: 0; color: var(--warn); }
+.request-body { border: 1px solid var(--line); background: var(--panel); padding: 8px; height: 36vh; overflow: auto; }
+.invisible { white-space: nowrap; font-family: "DejaVu Sans Mono", monospace; font-size: 0.85em; color: #fff; background: #b0207a; border-radius: 3px; padding: 0 2px; margin: 0 1px; }
+.invisible-note { margin: 2px 0 6px; color: #b0207a; font-weight: 600; font-size: 12px; }
+.vrow .tag.invisible-count { color: #b0207a; border-color: #b0207a; }
 .error { color: var(--bad); white-space: pre-wrap; overflow-wrap: anywhere; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 8px 0; }
 dl.facts dt { color: var(--muted); }

@@ -9,9 +9,10 @@
 
 import { replayNextSummary } from '../compaction/replay-summary.js';
 import { ShadowlogError } from '../log/errors.js';
-import { isSurfaceType, type LogEvent, type RequestProvenance } from '../log/event.js';
+import { isSurfaceType, type LogEvent, type ModelRequestData, type RequestProvenance } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
+import { offSurfaceReason } from '../log/off-surface.js';
 import { encodeRequestSurface, type RequestSurfaceList } from '../log/surface-change.js';
 import { isReplaceOp } from '../log/surface-op.js';
 import { acceptChecked, type RendererResolver, replayNextRequest } from '../spine/replay.js';
@@ -140,6 +141,14 @@ export class ViewBuilder {
           this.changedCalls.set(this.lastCall.seq, this.lastCall);
         }
         break;
+      case 'model/unrecorded-answer':
+        if (this.lastCall !== undefined && this.lastCall.answerSeq === undefined && this.lastCall.unrecordedAnswer === undefined) {
+          const answer = dataOf(event, 'model/unrecorded-answer');
+          this.lastCall.unrecordedAnswer = { seq: event.seq, code: answer.code, message: answer.message };
+          if (answer.usage !== undefined) this.lastCall.usage = answer.usage;
+          this.changedCalls.set(this.lastCall.seq, this.lastCall);
+        }
+        break;
       case 'model/error':
         if (this.lastCall !== undefined && this.lastCall.answerSeq === undefined) {
           const error = dataOf(event, 'model/error');
@@ -251,9 +260,10 @@ export class ViewBuilder {
   private replayCall(event: LogEvent): CallCheck {
     try {
       const result = replayNextRequest(this.chain, event, this.sessionId, this.broken, this.resolveRenderer);
-      return result.verified && result.requestDigest !== null
-        ? { status: 'verified', digest: result.requestDigest }
-        : { status: 'reconstructed', digest: null };
+      if (!result.verified || result.requestDigest === null) return { status: 'reconstructed', digest: null };
+      // The bytes are proven, and no surface is: never a "verified" beside a surface it did not send.
+      if (result.offSurface !== undefined) return { status: 'off-surface', digest: result.requestDigest, reason: result.offSurface.reason };
+      return { status: 'verified', digest: result.requestDigest };
     } catch (error) {
       if (!ShadowlogError.isInstance(error)) throw error;
       return { status: 'failed', digest: null, code: error.code, message: error.message };
@@ -274,6 +284,8 @@ export class ViewBuilder {
   private addCall(event: LogEvent, seqs: readonly number[], check: CallCheck): void {
     const data = event.data as Record<string, unknown>;
     const provenance = (data.provenance ?? 'sent') as RequestProvenance | 'sent';
+    // Read field by field (offSurfaceReason checks each): after the fold stopped, the data may not be valid.
+    const offSurface = offSurfaceReason(data as unknown as ModelRequestData);
     const call: CallView = {
       seq: event.seq,
       turn: Number(data.turn),
@@ -287,6 +299,7 @@ export class ViewBuilder {
       contextWindow: typeof data.contextWindow === 'number' ? data.contextWindow : null,
       surface: encodeRequestSurface(this.previousSurface, seqs),
       surfaceLength: seqs.length,
+      ...(offSurface === undefined ? {} : { offSurface }),
       check,
     };
     this.previousSurface = { seq: event.seq, seqs };

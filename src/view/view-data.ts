@@ -11,6 +11,12 @@ import type { SurfaceChange } from '../log/surface-change.js';
 /** How a call's request was checked against the log. */
 export type CallCheck =
   | { readonly status: 'verified'; readonly digest: string }
+  /**
+   * A proxied call whose messages are not on the session's surface: the stored body's bytes hash
+   * to the recorded digest, but no surface of the log is what it sent (`reason` says why); what
+   * the model received is in the body alone.
+   */
+  | { readonly status: 'off-surface'; readonly digest: string; readonly reason: string }
   /** Imported from another harness: the surface is rebuilt, but there is no digest to prove it by. */
   | { readonly status: 'reconstructed'; readonly digest: null }
   /** Not checked yet: a served page is drawn first, and its follow stream brings the checks. */
@@ -43,6 +49,12 @@ export interface CallView {
    */
   readonly surface: { readonly surfaceSeqs: readonly number[] } | { readonly surfaceChange: SurfaceChange };
   readonly surfaceLength: number;
+  /**
+   * Set when the call's messages are not on the session's surface (log/off-surface.ts): why. Its
+   * recorded surface is then the session's, not what it sent; its body (the model/request's
+   * requestBody) is what the model received.
+   */
+  readonly offSurface?: string;
   readonly check: CallCheck;
   /** The provider's usage, from the answer (absent until it lands, or when the call failed). */
   usage?: CallUsage;
@@ -50,6 +62,8 @@ export interface CallView {
   answerSeq?: number;
   /** A model/error the call ended in. */
   error?: { readonly seq: number; readonly code: string; readonly message: string; readonly contextOverflow: boolean };
+  /** An answer kept as it arrived (model/unrecorded-answer), not appended to the surface: the request was off it, or a rule refused it. */
+  unrecordedAnswer?: { readonly seq: number; readonly code: string; readonly message: string };
 }
 
 export interface PolicyView {

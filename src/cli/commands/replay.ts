@@ -6,11 +6,13 @@ import { replaySummary, type SummaryReplayResult } from '../../compaction/index.
 import { assertSessionId, blockPlaceholder, type ContentBlock, canonicalJson } from '../../log/index.js';
 import type { ModelMessage } from '../../providers/index.js';
 import { type ReplayResult, replay } from '../../spine/index.js';
+import { type BodyMessages, readBodyMessages } from '../body-messages.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { describePolicy } from '../render-text.js';
 import { rendererFor } from '../renderers.js';
+import { clipText } from '../terminal-text.js';
 import { UsageError } from '../usage-error.js';
 
 export interface ReplayOptions {
@@ -37,7 +39,7 @@ export async function replayCommand(context: CommandContext, sessionId: string, 
     const { messages: _messages, ...rest } = result;
     if ('wireBody' in rest) {
       const { wireBody: _wireBody, ...withoutBytes } = rest;
-      context.printJson(withoutBytes);
+      context.printJson(offSurfaceJson(withoutBytes, result));
     } else {
       context.printJson(rest);
     }
@@ -81,6 +83,7 @@ export function describeReplay(result: ReplayResult | SummaryReplayResult, maxCh
     lines.push(
       `verified: the request body the proxy received (${'wireBody' in result ? (result.wireBody?.length ?? 0) : 0} bytes, stored in the log) hashes to ${result.requestDigest}, the digest recorded when it was received; ${chain}`,
     );
+    if ('offSurface' in result && result.offSurface !== undefined) return describeOffSurface(result, lines, maxChars);
   } else {
     lines.push(`verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent; ${chain}`);
   }
@@ -104,6 +107,46 @@ export function describeReplay(result: ReplayResult | SummaryReplayResult, maxCh
   return lines.join('\n');
 }
 
+/**
+ * A proxied call off the surface: the digest proved the bytes, and the session's surface is not
+ * what they held, so the messages listed are the body's own, read from the bytes, or none.
+ */
+function describeOffSurface(result: ReplayResult, lines: string[], maxChars: number): string {
+  const offSurface = result.offSurface as NonNullable<ReplayResult['offSurface']>;
+  lines.push(
+    `NOT ON THE SESSION'S SURFACE: ${offSurface.reason}. The digest proves these bytes only; the session's surface at this point is not what the call sent`,
+  );
+  const body = readBodyMessages(offSurface.protocol, result.wireBody ?? new Uint8Array());
+  if ('unreadable' in body) {
+    const why = offSurface.reason.includes(body.unreadable) ? '' : ` (${body.unreadable})`;
+    lines.push(`what the model received is known only from these bytes; shadowlog cannot list their messages${why}. --wire prints them`);
+    return lines.join('\n');
+  }
+  const count = body.messages.length;
+  lines.push(`its body holds ${count} message${count === 1 ? '' : 's'} (read from the stored bytes as an ${offSurface.protocol} request):`);
+  for (const message of body.messages) lines.push(`  ${describeMessage(message, maxChars)}`);
+  if (body.notes.length > 0)
+    lines.push(`${body.notes.length} part${body.notes.length === 1 ? '' : 's'} of the body not listed: ${body.notes.join('; ')}`);
+  const tools = (result.request?.tools as Array<unknown> | undefined)?.length ?? 0;
+  lines.push(`and ${tools} tool definition${tools === 1 ? '' : 's'}; --wire prints the exact request body`);
+  return lines.join('\n');
+}
+
+/** --json of a proxied call: an off-surface call adds the messages its body held (or why they cannot be read). */
+function offSurfaceJson(output: object, result: ReplayResult | SummaryReplayResult): object {
+  if (!('offSurface' in result) || result.offSurface === undefined) return output;
+  const body: BodyMessages = readBodyMessages(result.offSurface.protocol, result.wireBody ?? new Uint8Array());
+  return {
+    ...output,
+    offSurface: {
+      ...result.offSurface,
+      ...('unreadable' in body
+        ? { bodyMessages: null, bodyUnreadable: body.unreadable }
+        : { bodyMessages: body.messages, bodyNotes: body.notes }),
+    },
+  };
+}
+
 function describeMessage(message: ModelMessage, maxChars: number): string {
   const text = shorten(message.content, maxChars);
   switch (message.role) {
@@ -123,7 +166,7 @@ function shorten(content: readonly ContentBlock[], maxChars: number): string {
     .map((block) => blockPlaceholder(block))
     .join(' ')
     .replaceAll('\n', ' ⏎ ');
-  return maxChars > 0 && text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)` : text;
+  return maxChars > 0 && text.length > maxChars ? `${clipText(text, maxChars)}… (${text.length - maxChars} more characters)` : text;
 }
 
 /** Registers `shadowlog replay` on the program. */

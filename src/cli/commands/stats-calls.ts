@@ -1,6 +1,8 @@
 // `shadowlog stats <id> --calls`: every model call of a session, with what the calibrated meter
 // estimated for it at the time (knowing only the calls before it), what the provider reported,
 // and the error; then the median and 95th percentile of the error. docs/meter.md explains it.
+// A proxied call whose messages are not on the session's surface is listed in its place with
+// no estimate: pricing the session's surface for it would price messages it did not send.
 
 import { COMPACTION_EVENT_TYPES, COMPACTION_POLICY, type CompactionPolicyData } from '../../compaction/index.js';
 import { EventTypeRegistry, SessionNotFoundError } from '../../log/index.js';
@@ -13,6 +15,7 @@ import {
   type EstimatorName,
   isEstimatorName,
   type MeteredCallRow,
+  type OffSurfaceCallRow,
   summarizeCallErrors,
 } from '../../meter/index.js';
 import type { LogStore } from '../../store/index.js';
@@ -23,6 +26,8 @@ export interface CallsReport {
   /** The estimator the calls were measured with: the session's recorded policy's, else the default. */
   readonly estimator: EstimatorName;
   readonly calls: readonly MeteredCallRow[];
+  /** Calls whose messages are not on the session's surface: not priced, listed with why and what the provider reported. */
+  readonly offSurfaceCalls: readonly OffSurfaceCallRow[];
   readonly summary: CallErrorSummary;
 }
 
@@ -48,7 +53,7 @@ export async function meterSessionCalls(store: LogStore, sessionId: string): Pro
     fold: { registry: new EventTypeRegistry(COMPACTION_EVENT_TYPES) },
   });
   for await (const page of store.read(sessionId)) for (const event of page) meter.apply(event);
-  return { sessionId, estimator, calls: meter.calls, summary: summarizeCallErrors(meter.calls) };
+  return { sessionId, estimator, calls: meter.calls, offSurfaceCalls: meter.offSurfaceCalls, summary: summarizeCallErrors(meter.calls) };
 }
 
 export async function statsCallsCommand(context: CommandContext, sessionId: string): Promise<number> {
@@ -57,24 +62,32 @@ export async function statsCallsCommand(context: CommandContext, sessionId: stri
     context.printJson(report);
     return 0;
   }
-  context.print(`${sessionId}: ${report.calls.length} model calls, measured with ${report.estimator}, calibrated`);
+  const offSurface = report.offSurfaceCalls.length;
+  const total = report.calls.length + offSurface;
+  context.print(
+    `${sessionId}: ${total} model calls, measured with ${report.estimator}, calibrated${offSurface === 0 ? '' : `; ${offSurface} not on the session's surface, not priced`}`,
+  );
   context.print('TURN  STEP  MODEL                         ESTIMATED   REPORTED    ERROR');
-  for (const call of report.calls) {
-    const notes = [call.anchored ? '' : 'no anchor yet', call.afterCompaction ? 'first after a compaction' : ''].filter(Boolean).join(', ');
+  const rows: Array<MeteredCallRow | OffSurfaceCallRow> = [...report.calls, ...report.offSurfaceCalls].sort((a, b) => a.seq - b.seq);
+  for (const call of rows) {
+    const priced = 'estimatedTokens' in call;
+    const notes = priced
+      ? [call.anchored ? '' : 'no anchor yet', call.afterCompaction ? 'first after a compaction' : ''].filter(Boolean).join(', ')
+      : "not on the session's surface, not priced; replay lists what its body held";
     context.print(
       [
         String(call.turn).padStart(4),
         String(call.step).padStart(5),
         ` ${call.model.slice(0, 28).padEnd(28)}`,
-        String(call.estimatedTokens).padStart(10),
+        (priced ? String(call.estimatedTokens) : '–').padStart(10),
         (call.reportedInputTokens === null ? '–' : String(call.reportedInputTokens)).padStart(10),
-        formatError(call.error).padStart(9) + (notes === '' ? '' : `  (${notes})`),
+        formatError(priced ? call.error : null).padStart(9) + (notes === '' ? '' : `  (${notes})`),
       ].join(' '),
     );
   }
   const { summary } = report;
   context.print(
-    `${summary.measured} calls reported their input; over the ${summary.anchored} with an anchor: median |error| ${formatShare(summary.medianAbsError)}, p95 ${formatShare(summary.p95AbsError)}, max ${formatShare(summary.maxAbsError)}`,
+    `${summary.measured}${offSurface === 0 ? '' : ' priced'} calls reported their input; over the ${summary.anchored} with an anchor: median |error| ${formatShare(summary.medianAbsError)}, p95 ${formatShare(summary.p95AbsError)}, max ${formatShare(summary.maxAbsError)}`,
   );
   if (summary.afterCompactionErrors.length > 0) {
     context.print(`first calls after a compaction: ${summary.afterCompactionErrors.map((error) => formatError(error)).join(', ')}`);

@@ -133,8 +133,10 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
         case 'model/error':
           stats.modelErrors++;
           break;
-        case 'assistant/message': {
-          const usage = dataOf(event, 'assistant/message').usage;
+        case 'assistant/message':
+        case 'model/unrecorded-answer': {
+          // An answer kept as it arrived (its request was off the surface, or a rule refused it) was paid for too.
+          const usage = dataOf(event, event.type).usage;
           stats.reportedInputTokens += usage?.inputTokens ?? 0;
           stats.cacheReadTokens += usage?.cacheReadTokens ?? 0;
           stats.cacheWriteTokens += usage?.cacheWriteTokens ?? 0;

@@ -48,6 +48,7 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
     const { calls } = viewDocument.session;
     const verified = calls.filter((call) => call.check.status === 'verified').length;
     const failed = calls.filter((call) => call.check.status === 'failed').length;
+    const offSurface = calls.filter((call) => call.offSurface !== undefined).length;
     if (context.json) {
       context.printJson({
         sessionId,
@@ -57,10 +58,11 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
         calls: calls.length,
         verified,
         failed,
+        offSurface,
       });
     } else {
       context.print(
-        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.events.length} events, ${calls.length} model calls (${verified} digest-verified, ${failed} failed), ${Buffer.byteLength(page.html)} bytes`,
+        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.events.length} events, ${calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed), ${Buffer.byteLength(page.html)} bytes`,
       );
     }
     return failed > 0 ? 1 : 0;

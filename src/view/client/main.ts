@@ -143,11 +143,17 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
   if (item.kind === 'call') {
     const call = model.calls[model.callIndexBySeq.get(item.seq) ?? -1];
     if (call === undefined) return;
-    const marks = { verified: '✓', reconstructed: '◌', pending: '…', failed: '✗' } as const;
+    const marks = { verified: '✓', 'off-surface': '⚠', reconstructed: '◌', pending: '…', failed: '✗' } as const;
     const mark = marks[call.check.status];
     const check = el('span', `check ${call.check.status}`, mark);
-    check.title = call.check.status === 'verified' ? `digest verified ${call.check.digest}` : call.check.status;
+    check.title =
+      call.check.status === 'verified'
+        ? `digest verified ${call.check.digest}`
+        : call.check.status === 'off-surface'
+          ? `not on the session's surface; the stored body hashes to ${call.check.digest}`
+          : call.check.status;
     row.append(check, el('span', 'label', `call ${call.turn}.${call.step}`), el('span', 'tokens', `${call.estimatedTokens ?? '?'} tok`));
+    if (call.offSurface !== undefined) row.append(el('span', 'tag off-surface', 'off the surface'));
     if (call.error !== undefined) row.append(el('span', 'tag error', call.error.code));
     return;
   }
@@ -174,6 +180,7 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
 
 function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLElement): void {
   const verified = model.calls.filter((call) => call.check.status === 'verified').length;
+  const offSurface = model.calls.filter((call) => call.offSurface !== undefined).length;
   const failed = model.calls.filter((call) => call.check.status === 'failed').length;
   const pending = model.calls.filter((call) => call.check.status === 'pending').length;
   const compactions = [...model.compactions.values()];
@@ -182,7 +189,7 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
   const facts = el(
     'p',
     'facts-line',
-    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks) · ${model.prunes.size} prunes · head ${shortDigest(model.events.at(-1)?.hash)}`,
+    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks) · ${model.prunes.size} prunes · head ${shortDigest(model.events.at(-1)?.hash)}`,
   );
   const chain = model.chain.intact
     ? el('span', 'badge verified', '✓ hash chain intact')

@@ -3,8 +3,9 @@
 // node, expandable to the original events it stands for) and the record up to the call, with a
 // box that shows the whole text of the row in focus.
 
+import { invisibleCount } from './invisible-text.js';
 import type { SessionModel } from './session-model.js';
-import { el, eventLabel, eventText, preview } from './text.js';
+import { el, eventLabel, eventText, invisibleNote, preview } from './text.js';
 import { VirtualList } from './virtual-list.js';
 
 export const ROW_HEIGHT = 26;
@@ -25,8 +26,10 @@ function showEvent(box: HTMLElement, model: SessionModel, seq: number, note: str
     return;
   }
   const head = el('div', 'detail-head', `#${seq} ${eventLabel(event)} · ${event.time}${note === '' ? '' : ` · ${note}`}`);
-  const body = el('pre', 'detail-text', eventText(event));
-  box.replaceChildren(head, body);
+  const text = eventText(event);
+  const body = el('pre', 'detail-text', text);
+  const hidden = invisibleNote(text);
+  box.replaceChildren(...(hidden === undefined ? [head, body] : [head, hidden, body]));
 }
 
 function rowText(row: HTMLElement, model: SessionModel, seq: number): void {
@@ -34,7 +37,11 @@ function rowText(row: HTMLElement, model: SessionModel, seq: number): void {
   row.append(el('span', 'seq', `#${seq}`));
   if (event === undefined) return;
   row.append(el('span', `role role-${eventLabel(event).replace(/[^a-z]/g, '')}`, eventLabel(event)));
-  row.append(el('span', 'text', preview(eventText(event))));
+  const text = eventText(event);
+  row.append(el('span', 'text', preview(text)));
+  // Counted over the whole text: the preview may cut before the hidden part.
+  const count = invisibleCount(text);
+  if (count > 0) row.append(el('span', 'tag invisible-count', `⚠ ${count} invisible character${count === 1 ? '' : 's'}`));
 }
 
 /** The surface of call `index`, with a detail box. */

@@ -6,7 +6,7 @@
 import type { CallView, CompactionView } from '../view-data.js';
 import { eventList, recordList, surfaceList } from './node-lists.js';
 import type { SessionModel } from './session-model.js';
-import { el, eventText, shortDigest } from './text.js';
+import { el, eventText, invisibleNote, shortDigest } from './text.js';
 
 function field(list: HTMLElement, name: string, value: string): void {
   list.append(el('dt', '', name), el('dd', '', value));
@@ -16,6 +16,17 @@ function checkBadge(call: CallView): HTMLElement[] {
   const { check } = call;
   if (check.status === 'verified') {
     const badge = el('span', 'badge verified', `✓ digest verified · sha256 ${shortDigest(check.digest)}`);
+    badge.id = 'digest-badge';
+    badge.title = check.digest;
+    return [badge];
+  }
+  if (check.status === 'off-surface') {
+    // The bytes are proven, no surface is: the badge says which, never "digest verified" alone.
+    const badge = el(
+      'span',
+      'badge off-surface',
+      `⚠ not on the session's surface · its body's bytes match sha256 ${shortDigest(check.digest)}`,
+    );
     badge.id = 'digest-badge';
     badge.title = check.digest;
     return [badge];
@@ -36,7 +47,10 @@ function checkBadge(call: CallView): HTMLElement[] {
 }
 
 function usageText(call: CallView): string {
-  if (call.usage === undefined) return call.error === undefined ? 'no answer recorded (yet)' : 'none: the call failed';
+  if (call.usage === undefined) {
+    if (call.unrecordedAnswer !== undefined) return 'none recorded with its answer';
+    return call.error === undefined ? 'no answer recorded (yet)' : 'none: the call failed';
+  }
   const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = call.usage;
   const cache =
     cacheReadTokens === undefined && cacheWriteTokens === undefined
@@ -47,6 +61,63 @@ function usageText(call: CallView): string {
 
 function seqList(seqs: readonly number[]): string {
   return seqs.length <= 12 ? seqs.map((seq) => `#${seq}`).join(', ') : `#${seqs[0]} … #${seqs[seqs.length - 1]} (${seqs.length})`;
+}
+
+/** The body a proxied call's model/request stored, for reading: indented when it is JSON, cut past `limit` characters. */
+function bodyText(model: SessionModel, call: CallView, limit = 200_000): string {
+  const body = model.events[call.seq]?.data?.requestBody;
+  if (typeof body?.text !== 'string') return '(the request body is not in the log)';
+  const wire = `shadowlog replay ${model.sessionId} --turn ${call.turn} --step ${call.step} --wire`;
+  let text: string;
+  if (body.encoding === 'base64') {
+    text = `(not UTF-8: the bytes as base64; ${wire} prints them)\n${body.text}`;
+  } else {
+    try {
+      text = `(parsed and indented; ${wire} prints the exact bytes)\n${JSON.stringify(JSON.parse(body.text), null, 2)}`;
+    } catch {
+      text = `(not JSON: the text as received; ${wire} prints the exact bytes)\n${body.text}`;
+    }
+  }
+  return text.length > limit ? `${text.slice(0, limit)}… (${text.length - limit} more characters)` : text;
+}
+
+/** A call off the surface: what it sent is its body, not the session's surface; the record beside it marks nothing as sent. */
+function renderOffSurfaceCall(
+  panel: HTMLElement,
+  model: SessionModel,
+  call: CallView,
+  head: HTMLElement,
+  facts: HTMLElement,
+): HTMLElement[] {
+  const box = el('div', 'node-detail');
+  box.id = 'node-detail';
+  box.setAttribute('aria-live', 'polite');
+  const record = recordList(model, call.seq, new Set(), box);
+  const note = el('section', 'diff off-surface-note');
+  note.id = 'diff';
+  note.append(
+    el('h3', '', "Not on the session's surface"),
+    el(
+      'p',
+      '',
+      `${call.offSurface ?? ''}. The proxy recorded this call with its bytes, but none of the session's events is what it sent: the body below is.${call.unrecordedAnswer === undefined ? '' : ' Its answer was kept as it arrived, not appended to the surface.'}`,
+    ),
+  );
+  const text = bodyText(model, call);
+  const body = el('pre', 'detail-text request-body', text);
+  body.id = 'request-body';
+  const hidden = invisibleNote(text);
+  const columns = el('div', 'columns');
+  const left = el('section', 'column');
+  left.append(el('h3', '', 'Request body as the proxy received it'), ...(hidden === undefined ? [] : [hidden]), body);
+  const right = el('section', 'column');
+  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), record.element);
+  columns.append(left, right);
+  panel.replaceChildren(head, facts, note, columns, box);
+  record.render();
+  record.scrollToIndex(record.size - 1);
+  record.render();
+  return [record.element];
 }
 
 function diffSection(model: SessionModel, index: number): HTMLElement {
@@ -77,15 +148,24 @@ export function renderCall(panel: HTMLElement, model: SessionModel, index: numbe
   const facts = el('dl', 'facts');
   field(facts, 'event', `#${call.seq} · ${call.provenance}`);
   field(facts, 'model', `${call.provider}/${call.model}${call.rendererVersion === null ? '' : ` · renderer ${call.rendererVersion}`}`);
-  field(
-    facts,
-    'surface',
-    `${call.surfaceLength} nodes, ~${call.estimatedTokens ?? '?'} tokens estimated${call.contextWindow === null ? '' : ` of a ${call.contextWindow}-token window`}`,
-  );
+  if (call.offSurface === undefined) {
+    field(
+      facts,
+      'surface',
+      `${call.surfaceLength} nodes, ~${call.estimatedTokens ?? '?'} tokens estimated${call.contextWindow === null ? '' : ` of a ${call.contextWindow}-token window`}`,
+    );
+  } else {
+    field(facts, 'surface', `none: not on the session's surface (the session's ${call.surfaceLength} nodes here are not what it sent)`);
+  }
   field(facts, 'reported', usageText(call));
   field(facts, 'recorded digest', call.recordedDigest ?? 'none');
   if (call.error !== undefined) field(facts, 'error', `#${call.error.seq} ${call.error.code}: ${call.error.message}`);
+  if (call.unrecordedAnswer !== undefined) {
+    const answer = call.unrecordedAnswer;
+    field(facts, 'answer', `#${answer.seq} kept as it arrived, not on the surface (${answer.code}): ${answer.message}`);
+  }
   field(facts, 'replay', `shadowlog replay ${model.sessionId} --turn ${call.turn} --step ${call.step}`);
+  if (call.offSurface !== undefined) return renderOffSurfaceCall(panel, model, call, head, facts);
   const box = el('div', 'node-detail');
   box.id = 'node-detail';
   box.setAttribute('aria-live', 'polite');

@@ -1,7 +1,11 @@
 /// <reference lib="dom" />
-// The page's text from the log: every string from a session reaches the page through
-// textContent (never as markup), with control characters and bidirectional overrides shown as
-// escapes, so a terminal escape or a reversed line in a tool output is visible, not obeyed.
+// The page's text from the log: every string from a session reaches the page as DOM text nodes
+// (never as markup). Control characters, bidirectional overrides and the characters that show
+// nothing while a model reads them (tag characters, zero-width spaces and joiners, the BOM,
+// variation selectors) are shown as marked escapes, so a terminal escape, a reversed line or
+// hidden text in a tool output is visible, not obeyed or hidden.
+
+import { characterName, codePointLabel, escapeCodePoint, hiddenTagText, invisibleCount, markedCharacters } from './invisible-text.js';
 
 export interface ClientEvent {
   readonly seq: number;
@@ -14,24 +18,50 @@ export interface ClientEvent {
   readonly sourceEventSeqs?: readonly number[];
 }
 
-// The same characters as the terminal's escaping (cli/terminal-text.ts): C0 and C1 controls but tab and
-// newline, DEL, the bidi embeddings, overrides, isolates and marks, the line and paragraph separators.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** `text` with control and bidi-override characters written as escapes (\x1b, \u202e). */
-export function visible(text: string): string {
-  return text.replace(CONTROL, (char) => {
-    const code = char.codePointAt(0) ?? 0;
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+/**
+ * Appends `text` to `element` as text nodes, each marked character as a span of class
+ * `invisible` that shows its escape, named in its title (U+E0049 TAG LATIN CAPITAL LETTER I).
+ */
+export function appendText(element: HTMLElement, text: string): void {
+  const found = markedCharacters(text);
+  if (found.length === 0) {
+    element.append(document.createTextNode(text));
+    return;
+  }
+  let at = 0;
+  for (const [offset, character] of found) {
+    if (offset > at) element.append(document.createTextNode(text.slice(at, offset)));
+    const code = character.codePointAt(0) ?? 0;
+    const mark = document.createElement('span');
+    mark.className = 'invisible';
+    mark.title = `${codePointLabel(code)} ${characterName(code)}`;
+    mark.append(document.createTextNode(escapeCodePoint(code)));
+    element.append(mark);
+    at = offset + character.length;
+  }
+  if (at < text.length) element.append(document.createTextNode(text.slice(at)));
 }
 
-/** An element with a class and text (set as textContent: never parsed as markup). */
+/**
+ * A note saying how many characters of `text` are marked, and what any tag characters spell,
+ * so that a reader notices hidden text before finding its marks; undefined when there are none.
+ */
+export function invisibleNote(text: string): HTMLElement | undefined {
+  const count = invisibleCount(text);
+  if (count === 0) return undefined;
+  const hidden = hiddenTagText(text);
+  return el(
+    'p',
+    'invisible-note',
+    `⚠ ${count} invisible or control character${count === 1 ? '' : 's'}, shown marked${hidden === '' ? '' : `; its tag characters spell, hidden from view: "${hidden}"`}`,
+  );
+}
+
+/** An element with a class and text (text nodes and marked escapes: never parsed as markup). */
 export function el(tag: string, className?: string, text?: string): HTMLElement {
   const element = document.createElement(tag);
   if (className !== undefined && className !== '') element.className = className;
-  if (text !== undefined) element.textContent = visible(text);
+  if (text !== undefined) appendText(element, text);
   return element;
 }
 
@@ -91,8 +121,14 @@ export function eventText(event: ClientEvent): string {
       const error = data.error === undefined ? '' : `error: ${asText(data.error?.message ?? data.error)}\n`;
       return `[${asText(data.callId)}] ${error}${contentText(data.content)}`;
     }
-    case 'model/request':
-      return `model call, turn ${asText(data.turn)} step ${asText(data.step)}: ${asText(data.provider)}/${asText(data.model)}, ~${asText(data.estimatedTokens ?? '?')} tokens, digest ${asText(data.requestDigest ?? 'none')}`;
+    case 'model/request': {
+      // As log/off-surface.ts reads it: a proxied call the proxy could not read or place on the surface.
+      const proxy = data.provenance === 'proxied' && typeof data.proxy === 'object' && data.proxy !== null ? data.proxy : {};
+      const off = typeof proxy.unparsed === 'string' || typeof proxy.unmatched === 'string' ? "; NOT ON THE SESSION'S SURFACE" : '';
+      return `model call, turn ${asText(data.turn)} step ${asText(data.step)}: ${asText(data.provider)}/${asText(data.model)}, ~${asText(data.estimatedTokens ?? '?')} tokens, digest ${asText(data.requestDigest ?? 'none')}${off}`;
+    }
+    case 'model/unrecorded-answer':
+      return `answer kept as it arrived, not on the surface (${asText(data.code)}): ${asText(data.message)}\n${asText(data.raw?.text)}`;
     case 'turn/start':
       return `turn ${asText(data.turn)} starts`;
     case 'turn/end':
@@ -102,10 +138,16 @@ export function eventText(event: ClientEvent): string {
   }
 }
 
-/** The first `length` characters of `text` on one line. */
+/**
+ * The first `length` characters of `text` on one line. Only spaces, tabs and newlines fold into
+ * one space: JavaScript's \s and trim() take U+FEFF and the line separators for spaces too, and
+ * would hide them. A cut never parts a surrogate pair.
+ */
 export function preview(text: string, length = 240): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > length ? `${line.slice(0, length)}…` : line;
+  const line = text.replace(/[ \t\n]+/g, ' ').replace(/^ | $/g, '');
+  if (line.length <= length) return line;
+  const last = line.charCodeAt(length - 1);
+  return `${line.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length)}…`;
 }
 
 export function shortDigest(digest: string | null | undefined): string {
