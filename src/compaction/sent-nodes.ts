@@ -1,8 +1,11 @@
 // Which surface nodes the model has already been sent. A node is sent once a model/request
 // whose surface included it was appended. A node on the surface now was on it, unshadowed,
 // at every request since its own seq, so it has been sent exactly when some model/request
-// stands after it in the log: knowing the latest request suffices.
+// stands after it in the log: knowing the latest request suffices. A proxied request off the
+// surface (log/off-surface.ts) sent a body of its own, not the surface: it proves nothing sent.
 
+import { dataOf } from '../log/event-data.js';
+import { offSurfaceReason } from '../log/off-surface.js';
 import type { SessionLog } from '../store/session-log.js';
 
 /**
@@ -13,7 +16,8 @@ import type { SessionLog } from '../store/session-log.js';
 export async function latestRequestSince(log: SessionLog, notBefore: number): Promise<number | undefined> {
   for (let seq = log.nextSeq - 1; seq > notBefore; seq--) {
     if (log.fold.isSurfaceEvent(seq)) continue;
-    if ((await log.readEvent(seq)).type === 'model/request') return seq;
+    const event = await log.readEvent(seq);
+    if (event.type === 'model/request' && offSurfaceReason(dataOf(event, 'model/request')) === undefined) return seq;
   }
   return undefined;
 }

@@ -5,6 +5,8 @@
 
 import type { AssistantMessageData, LogEvent, ModelRequestData, Usage } from '../log/event.js';
 import { isSurfaceType, type SurfaceType } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
+import { offSurfaceReason } from '../log/off-surface.js';
 import { RequestSurfaceDecoder } from '../log/request-surface.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import { knownModelLimits } from '../providers/model-limits.js';
@@ -93,7 +95,10 @@ export function buildTrace(sessionId: string, events: readonly LogEvent[], meter
     if (isSurfaceType(event.type)) bySeq.set(event.seq, event);
     if (event.type === 'model/request') {
       close();
-      open = { request: event, sent: decoder.decode(event), index: items.length, outputs: [], usage: undefined };
+      const sent = decoder.decode(event);
+      // A proxied call off the surface sent a body of its own (log/off-surface.ts): no call of the surface to replay.
+      if (offSurfaceReason(dataOf(event, 'model/request')) === undefined)
+        open = { request: event, sent, index: items.length, outputs: [], usage: undefined };
       continue;
     }
     if (!isSurfaceType(event.type) || event.surfaceOp !== 'append') continue;
