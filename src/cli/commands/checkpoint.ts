@@ -1,7 +1,9 @@
 // `shadowlog checkpoint <id>`: writes a fold checkpoint of the session at its head, so that the
 // next open reads the checkpoint and the events after it instead of the whole log. The fold is
 // built by reading the whole log, not from an earlier checkpoint: a new checkpoint owes nothing
-// to an old one. A checkpoint is derived data beside the log; the log is not changed.
+// to an old one. Its digest is a MAC under this machine's checkpoint key (created on first use, see
+// docs/stores.md), which is what lets an open trust it. A checkpoint is derived data beside the
+// log; the log is not changed.
 
 import type { Command } from 'commander';
 import { assertSessionId, SessionNotFoundError } from '../../log/index.js';
@@ -21,8 +23,9 @@ export async function checkpointCommand(context: CommandContext, sessionId: stri
     context.printJson({ sessionId, seq: entry.seq, digest: entry.digest, length: entry.length, kept });
     return 0;
   }
+  const keyId = entry.digest.split(':')[1] ?? '';
   context.print(
-    `${sessionId}: fold checkpoint written at seq ${entry.seq} (${log.fold.size} surface nodes, ${entry.length} characters); checkpoints kept at seq ${kept.join(', ')}`,
+    `${sessionId}: fold checkpoint written at seq ${entry.seq} under checkpoint key ${keyId} (${log.fold.size} surface nodes, ${entry.length} characters); checkpoints kept at seq ${kept.join(', ')}`,
   );
   return 0;
 }
