@@ -101,7 +101,7 @@ export function findCheckpointKey(path: string = checkpointKeyPath()): Checkpoin
     return { missing: `this process has no checkpoint key (no file ${path}), so no checkpoint is proven` };
   } catch (error) {
     if (!CheckpointKeyError.isInstance(error)) throw error;
-    return { missing: `${error.message}, so no checkpoint is proven` };
+    return { missing: `${error.message} (no checkpoint is proven without a usable key)` };
   }
 }
 

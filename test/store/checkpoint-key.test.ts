@@ -97,7 +97,7 @@ describe('the checkpoint key', () => {
         `the checkpoint key file ${path} can be read or written by its group or others (mode 0${mode.toString(8)}); it is refused: run chmod 600 ${path}`,
       );
       // A reader is told why nothing is proven, and a writer does not use it.
-      expect(findCheckpointKey(path)).toEqual({ missing: `${(error as Error).message}, so no checkpoint is proven` });
+      expect(findCheckpointKey(path)).toEqual({ missing: `${(error as Error).message} (no checkpoint is proven without a usable key)` });
       expect(() => loadCheckpointKeyFile(path)).toThrow(CheckpointKeyError);
     }
     chmodSync(path, 0o600);
