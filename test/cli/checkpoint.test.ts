@@ -7,7 +7,10 @@
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCliRegistry } from '../../src/cli/registry.js';
 import { nodeSha256 } from '../../src/store/node-sha256.js';
+import { SessionLog } from '../../src/store/session-log.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { keyedCheckpoint, rewriteSqliteCheckpoint } from '../support/checkpoint-tamper.js';
 import { createCliWorkspace } from '../support/cli.js';
 
@@ -50,6 +53,49 @@ describe('shadowlog checkpoint', () => {
     expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, checkpoints: [{ seq: 32, status: 'valid' }] });
     expect((await workspace.run(['verify', SAMPLE_ID])).stdout).toContain('checkpoint at seq 32: valid');
     expect((await workspace.run(['checkpoint', 'nobody'])).code).toBe(1);
+  });
+
+  it('keeps a proven checkpoint of the same fold that a writer left at the head, and writes below one it cannot use', async () => {
+    // A writer's checkpoint at the head, with its observer's state beside the fold.
+    const store = await openSqliteStore(file());
+    try {
+      let turns = 0;
+      const observer = {
+        key: 'counter 1',
+        observe: () => {
+          turns++;
+        },
+        save: () => turns,
+        restore: (saved: unknown) => {
+          turns = saved as number;
+        },
+      };
+      await (await SessionLog.open(store, SAMPLE_ID, { registry: createCliRegistry(), checkpoints: false, observer })).writeCheckpoint();
+    } finally {
+      await store.close();
+    }
+    const kept = await workspace.run(['checkpoint', SAMPLE_ID, '--json']);
+    expect(kept.code).toBe(0);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ seq: 32, written: false, kept: [32] });
+    expect((await workspace.run(['checkpoint', SAMPLE_ID])).stdout).toMatch(
+      /^sample-fix-parser: a proven fold checkpoint of the same fold is kept already at seq 32 under checkpoint key [0-9a-f]{16} \(/,
+    );
+    // The one at the head as it was stored before checkpoints were keyed: not proven, and not to be replaced.
+    const payload = storedPayload();
+    rewriteSqliteCheckpoint(file(), SAMPLE_ID, 32, { payload, digest: nodeSha256.hex(payload) });
+    const below = await workspace.run(['checkpoint', SAMPLE_ID, '--json']);
+    expect(below.code).toBe(0);
+    expect(JSON.parse(below.stdout)).toMatchObject({
+      seq: 31,
+      written: true,
+      kept: [32, 31],
+      notUsed: { seq: 32, status: 'unproven', reason: expect.stringMatching(/^it was written before checkpoints were keyed/) },
+    });
+    const shown = await surfaceJson();
+    expect(shown.stderr).toMatch(
+      /ignored, not proven by this machine's checkpoint key .*; the session was read from the checkpoint at seq 31\./,
+    );
+    expect((await workspace.run(['verify', SAMPLE_ID])).code).toBe(0);
   });
 
   it('ignores a tampered checkpoint, noting it on stderr, and verify calls it corrupt', async () => {
