@@ -8,160 +8,28 @@
 // can. `show` and SessionLog.open must give the true surface and say that the checkpoint was
 // ignored; `compact` with a model summarizer (a fake OpenAI server on loopback) must send a
 // request built from the true surface and leave a log that verifies. The tables' triggers refuse
-// to update a checkpoint or delete one other than by pruning. And when the events after a
-// checkpoint that is proven (MACed under the key, by a key holder's bug) cannot be applied, the
-// open falls back to the whole log and says so, for a plain open and for the harness alike.
+// to update a checkpoint or delete one other than by pruning. (checkpoint-fallback.test.ts: a
+// proven checkpoint whose later events cannot be applied.)
 
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCliRegistry } from '../../src/cli/registry.js';
 import { createCompaction } from '../../src/compaction/compaction-capability.js';
 import type { LogEvent } from '../../src/log/event.js';
 import { encodeFoldCheckpoint } from '../../src/log/fold-checkpoint.js';
 import { verifyLog } from '../../src/log/verify.js';
-import { ScriptedModel } from '../../src/providers/scripted-model.js';
-import { createHarness, type Harness } from '../../src/spine/harness.js';
 import { SessionObserver } from '../../src/spine/session-observer.js';
 import { checkpointDigest, createCheckpointKey } from '../../src/store/checkpoint-key.js';
-import type { CheckpointStore, LogStore } from '../../src/store/log-store.js';
 import { nodeSha256 } from '../../src/store/node-sha256.js';
-import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { SessionLog } from '../../src/store/session-log.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { keyedCheckpoint } from '../support/checkpoint-tamper.js';
 import { createCliWorkspace } from '../support/cli.js';
 import { type FakeProviderServer, startFakeProviderServer } from '../support/fake-provider-server.js';
 import { findPostgres } from '../support/postgres.js';
+import { type Backend, checkpointBackends, compactingHarness, eventsOf, type Store } from './support/checkpoint-backends.js';
 
 const pg = await findPostgres({ announce: false });
 
-type Store = LogStore & CheckpointStore;
-
-/** A store as the attacker and the user reach it: the CLI's --store, the library, and raw SQL on the checkpoint table. */
-interface Backend {
-  readonly storeArg: string;
-  open(): Promise<Store>;
-  /** Rewrites a checkpoint row as whoever owns the store can: the append-only triggers dropped first, when there are any. */
-  rewrite(sessionId: string, seq: number, row: { digest: string; payload: string }): Promise<void>;
-  /** Inserts a checkpoint row, as any role that may insert into the table can. */
-  insert(sessionId: string, seq: number, row: { digest: string; payload: string }): Promise<void>;
-  /** Runs one statement on the checkpoint table (`{table}` stands for it): the error it raised, if any. */
-  attempt(sql: string): Promise<unknown>;
-  close(): Promise<void>;
-}
-
-const TRIGGERS = ['fold_checkpoints_no_update', 'fold_checkpoints_no_overwrite', 'fold_checkpoints_prune_only'];
-
-function sqliteBackend(file: string): Backend {
-  const stores: Store[] = [];
-  const withRaw = <T>(work: (db: Database.Database) => T): T => {
-    const db = new Database(file);
-    try {
-      return work(db);
-    } finally {
-      db.close();
-    }
-  };
-  return {
-    storeArg: `sqlite:${file}`,
-    open: async () => {
-      const store = await openSqliteStore(file);
-      stores.push(store);
-      return store;
-    },
-    rewrite: async (sessionId, seq, row) =>
-      withRaw((db) => {
-        for (const trigger of TRIGGERS) db.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
-        db.prepare('UPDATE fold_checkpoints SET digest = ?, payload = ? WHERE session_id = ? AND seq = ?').run(
-          row.digest,
-          row.payload,
-          sessionId,
-          seq,
-        );
-      }),
-    insert: async (sessionId, seq, row) =>
-      withRaw((db) => {
-        db.prepare('INSERT INTO fold_checkpoints (session_id, seq, digest, payload) VALUES (?, ?, ?, ?)').run(
-          sessionId,
-          seq,
-          row.digest,
-          row.payload,
-        );
-      }),
-    attempt: async (sql) =>
-      withRaw((db) => {
-        try {
-          db.prepare(sql.replaceAll('{table}', 'fold_checkpoints')).run();
-          return undefined;
-        } catch (error) {
-          return error;
-        }
-      }),
-    close: async () => {
-      for (const store of stores.splice(0)) await store.close();
-    },
-  };
-}
-
-function postgresBackend(server: NonNullable<typeof pg>): Backend {
-  const schema = server.freshSchema();
-  const url = new URL(server.url);
-  url.searchParams.set('schema', schema);
-  const table = `"${schema}".fold_checkpoints`;
-  const stores: Store[] = [];
-  return {
-    storeArg: url.toString(),
-    open: async () => {
-      const store = await openPostgresStore(server.url, { schema });
-      stores.push(store);
-      return store;
-    },
-    rewrite: async (sessionId, seq, row) => {
-      for (const trigger of TRIGGERS) await server.admin.query(`DROP TRIGGER IF EXISTS ${trigger} ON ${table}`);
-      await server.admin.query(`UPDATE ${table} SET digest = $1, payload = $2 WHERE session_id = $3 AND seq = $4`, [
-        row.digest,
-        row.payload,
-        sessionId,
-        seq,
-      ]);
-    },
-    insert: async (sessionId, seq, row) => {
-      await server.admin.query(`INSERT INTO ${table} (session_id, seq, digest, payload) VALUES ($1, $2, $3, $4)`, [
-        sessionId,
-        seq,
-        row.digest,
-        row.payload,
-      ]);
-    },
-    attempt: async (sql) =>
-      server.admin.query(sql.replaceAll('{table}', table)).then(
-        () => undefined,
-        (error: unknown) => error,
-      ),
-    close: async () => {
-      for (const store of stores.splice(0)) await store.close();
-    },
-  };
-}
-
-// A store of its own per test: a forger who owns it drops its triggers.
-let stores = 0;
-const backends: Array<[string, (cwd: string) => Backend]> = [['SQLite', (cwd) => sqliteBackend(join(cwd, `forgery-${++stores}.db`))]];
-if (pg !== undefined) backends.push(['PostgreSQL', () => postgresBackend(pg)]);
-
-/** A harness as `shadowlog compact` mounts one: compaction alone, so its checkpoints hold the state compact restores. */
-function compactingHarness(store: Store): Harness {
-  const model = new ScriptedModel({ limits: { contextWindow: 200_000, defaultMaxOutputTokens: 8_192 }, replies: [] });
-  return createHarness({ store, model, capabilities: [createCompaction()] });
-}
-
-async function eventsOf(store: Store, sessionId: string): Promise<LogEvent[]> {
-  const events: LogEvent[] = [];
-  for await (const page of store.read(sessionId)) events.push(...page);
-  return events;
-}
+const backends = checkpointBackends(pg, 'forgery');
 
 function textOf(event: LogEvent): string {
   const content = (event.data as { content?: Array<{ type: string; text?: string }> }).content ?? [];
@@ -345,6 +213,7 @@ describe.each(backends)('a forged fold checkpoint on %s', (_name, createBackend)
     const id = 'guarded';
     const { store, seq } = await sessionWithCheckpoint(id);
     const before = await store.readCheckpoint(id, seq);
+    expect(before?.digest).toMatch(/^hmac-sha256:/);
     const where = `session_id = '${id}'`;
     const refused = [
       `UPDATE {table} SET payload = '{}' WHERE ${where} AND seq = ${seq}`,
@@ -357,6 +226,7 @@ describe.each(backends)('a forged fold checkpoint on %s', (_name, createBackend)
       expect(error, sql).toBeDefined();
       expect((error as Error).message, sql).toMatch(/^shadowlog: fold checkpoints are append-only; /);
     }
+    expect(await store.readCheckpoint(id, seq)).toEqual(before);
     // A second checkpoint: the older one may now go (pruning), the newest still not.
     const next = await SessionLog.open(store, id, { registry: compactingHarness(store).registry, checkpoints: false });
     await next.append([{ type: 'user/message', data: { content: [{ type: 'text', text: 'one more' }] }, surfaceOp: 'append' }]);
@@ -364,71 +234,5 @@ describe.each(backends)('a forged fold checkpoint on %s', (_name, createBackend)
     expect(await backend.attempt(`DELETE FROM {table} WHERE ${where} AND seq = ${newest.seq}`)).toBeDefined();
     expect(await backend.attempt(`DELETE FROM {table} WHERE ${where} AND seq = ${seq}`)).toBeUndefined();
     expect((await store.listCheckpoints(id)).map((entry) => entry.seq)).toEqual([newest.seq]);
-    expect(before).toBeDefined();
-  });
-
-  it('falls back to the whole log, and says so, when the events after a proven checkpoint cannot be applied to its fold', async () => {
-    const id = 'unappliable';
-    expect((await cli(['demo', '--session', id, '--json'])).code).toBe(0);
-    const store = await backend.open();
-    const harness = compactingHarness(store);
-    const counting = await harness.openSession(id, 'counting turns');
-    const turns = counting.turns;
-    await counting.close();
-    const events = await eventsOf(store, id);
-    const replacement = events.filter((event) => event.sourceEventSeqs !== undefined).at(-1) as LogEvent;
-    // A fold one event before the newest replacement, with one of its sources taken off the
-    // surface: well-formed, MACed under this machine's key (a key holder's bug), and the
-    // replacement after it cannot be applied to it.
-    const at = replacement.seq;
-    const observer = new SessionObserver(id, [createCompaction()], () => {}).forLog();
-    if (!('observer' in observer)) throw new Error('compaction saves its state');
-    const walked = await SessionLog.open(store, id, { registry: harness.registry, checkpoints: false, toSeq: at, ...observer });
-    const state = walked.fold.snapshot();
-    const dropped = (replacement.sourceEventSeqs ?? []).find((seq) => state.nodeSeqs.includes(seq)) as number;
-    const bad = encodeFoldCheckpoint(
-      id,
-      { ...state, nodeSeqs: state.nodeSeqs.filter((seq) => seq !== dropped) },
-      { key: observer.observer.key, state: observer.observer.save() },
-    );
-    await store.writeCheckpoint(id, keyedCheckpoint(at, bad));
-    const trueNodes = (await SessionLog.open(store, id, { registry: harness.registry, checkpoints: false })).fold.toArray();
-
-    const expectedReport = {
-      restoredFrom: undefined,
-      ignored: [
-        {
-          seq: at,
-          status: 'corrupt',
-          reason: expect.stringMatching(
-            new RegExp(`^event ${replacement.seq}, after it, cannot be applied to its fold \\(.+\\); the fold from it was dropped$`),
-          ),
-        },
-      ],
-    };
-    const opened = await SessionLog.open(store, id, { registry: harness.registry });
-    expect(opened.checkpointReport).toEqual(expectedReport);
-    expect(opened.fold.toArray()).toEqual(trueNodes);
-    // The harness too: its state goes back to fresh and is observed from seq 0.
-    const session = await harness.openSession(id, 'after a checkpoint that cannot be continued');
-    expect(session.log.checkpointReport).toEqual(expectedReport);
-    expect(session.turns).toBe(turns);
-    await session.close();
-    const shown = await cli(['show', id]);
-    expect(shown.code).toBe(0);
-    expect(shown.stderr).toMatch(
-      new RegExp(
-        `^shadowlog: note: ${id}: fold checkpoint at seq ${at} ignored \\(corrupt: event ${replacement.seq}, after it, cannot be applied`,
-      ),
-    );
-    // verify walks the log: the log is intact, and a proven checkpoint that differs from it is a
-    // key holder's bug (or a leaked key) that it reports as a failure.
-    const verified = await cli(['verify', id, '--json']);
-    expect(verified.code).toBe(1);
-    expect(JSON.parse(verified.stdout)).toMatchObject({
-      ok: false,
-      problems: [],
-      checkpoints: [{ seq: at, status: 'corrupt', trustedByOpen: true, matchesLog: false }],
-    });
   });
 });
