@@ -68,7 +68,7 @@ export function checkpointProof(
   const keyed = KEYED_DIGEST.exec(digest);
   if (keyed === null) {
     const reason = UNKEYED_DIGEST.test(digest)
-      ? 'it was written before checkpoints were keyed (an unkeyed SHA-256, which anyone who can write the store can compute)'
+      ? 'it was written before checkpoints were keyed: its digest is an unkeyed SHA-256, which anyone who can write the store can compute'
       : 'its digest is not a keyed MAC of shadowlog (hmac-sha256:<key id>:<mac>)';
     return { kind: 'unproven', reason };
   }

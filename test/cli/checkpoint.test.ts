@@ -125,7 +125,7 @@ describe('shadowlog checkpoint', () => {
     const after = await surfaceJson();
     expect(after.surface).toEqual(before.surface);
     expect(after.stderr).toMatch(
-      /^shadowlog: note: sample-fix-parser: fold checkpoint at seq 32 ignored, not proven by this machine's checkpoint key \(it was written before checkpoints were keyed .*\); the session was read from seq 0/,
+      /^shadowlog: note: sample-fix-parser: fold checkpoint at seq 32 ignored, not proven by this machine's checkpoint key \(it was written before checkpoints were keyed: .*\); the session was read from seq 0/,
     );
     expect(after.stderr.split('\n')).toHaveLength(2);
     const verified = await workspace.run(['verify', SAMPLE_ID, '--json']);
@@ -135,7 +135,7 @@ describe('shadowlog checkpoint', () => {
       checkpoints: [{ seq: 32, status: 'unproven', trustedByOpen: false, matchesLog: false }],
     });
     expect((await workspace.run(['verify', SAMPLE_ID])).stdout).toMatch(
-      /checkpoint at seq 32: unproven — it was written before checkpoints were keyed .*; its fold differs from the log's there; an open ignores it/,
+      /checkpoint at seq 32: unproven — it was written before checkpoints were keyed: .*; its fold differs from the log's there; an open ignores it/,
     );
   });
 
