@@ -20,6 +20,8 @@ export default defineConfig({
   resolve: { alias: aliases },
   test: {
     include: ['test/**/*.test.ts'],
+    // A checkpoint key of each test file's own, never the one in the real HOME.
+    setupFiles: ['./test/support/checkpoint-key-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -9,8 +9,20 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Benchmark, type BenchReport, clock, elapsedMs, type Figures, formatBytes, formatMs, renderTable } from './support.js';
+import { CHECKPOINT_KEY_FILE_VARIABLE } from '../src/store/checkpoint-key.js';
+import {
+  type Benchmark,
+  type BenchReport,
+  clock,
+  createTempDirectory,
+  elapsedMs,
+  type Figures,
+  formatBytes,
+  formatMs,
+  renderTable,
+} from './support.js';
 
 const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   fold: async () => (await import('./fold.bench.js')).benchmark,
@@ -82,6 +94,12 @@ async function main(): Promise<void> {
     for (const [name, load] of Object.entries(BENCHMARKS)) console.log(`  ${name.padEnd(14)} ${(await load()).description}`);
     return;
   }
+
+  // The benchmarks write fold checkpoints: under a key of this run's own, never the user's
+  // (~/.config/shadowlog/checkpoint-key), and the child processes they start inherit it.
+  const keyDirectory = createTempDirectory('checkpoint-key');
+  process.env[CHECKPOINT_KEY_FILE_VARIABLE] = join(keyDirectory.path, 'checkpoint-key');
+  process.on('exit', keyDirectory.cleanup);
 
   const machine = describeMachine();
   const startedAt = new Date().toISOString();

@@ -1,8 +1,9 @@
 // A fold checkpoint's payload: the state of a session's surface fold at one seq (fold-state.ts)
 // as JSON text, so that opening a session can start from it instead of from seq 0. It is derived
 // data, never part of the chain: it names the session, the seq, the hash of the event before that
-// seq and the hash of event 0, which a reader checks against the log before it trusts anything
-// else in it, and its digest is kept beside it (store/fold-checkpoints.ts).
+// seq and the hash of event 0, which a reader checks against the log, and it is stored with a MAC
+// under the writer's checkpoint key, which a reader checks before it reads anything in it
+// (store/fold-checkpoints.ts, store/checkpoint-key.ts).
 //
 //   {"checkpoint":1,"sessionId":"s","seq":5,"headHash":"…","firstHash":"…","formatVersion":2,
 //    "extensionTypes":[["compaction/summary",1,1]],"nodes":[1,4],"calls":[["c1",1,4]],

@@ -1,9 +1,11 @@
 // Fold checkpoints over a store that keeps them (CheckpointStore): writing one of a fold, and
 // finding the newest one a reader may start from. A checkpoint is derived data beside the log,
-// never trusted on its word: before its state is used, its digest must match its payload, it
-// must name this session, and the log must hold the hashes it names (event 0, and the event
-// before its seq). One that fails is ignored, the log is read from further back, and the report
-// says which and why. `verify` compares each one with the fold of the log itself.
+// used only once proven: its digest must be a MAC of its payload under this process's checkpoint
+// key (checkpoint-key.ts), which only a shadowlog process that computed the fold (from the log, or
+// from a proven checkpoint and the events after it) writes; and it must name this session and
+// the log must hold the hashes it names (event 0, and the event before its seq), which binds it to
+// this position of this chain. One that fails is ignored, the log is read from further back, and
+// the report says which and why. `verify` compares each one with the fold of the log itself.
 
 import { parseEnvelope } from '../log/envelope.js';
 import { messageOf, ShadowlogError } from '../log/errors.js';
@@ -20,20 +22,23 @@ import {
   readCheckpointHeader,
 } from '../log/fold-checkpoint.js';
 import type { FoldState } from '../log/fold-state.js';
-import type { Sha256 } from '../log/hash.js';
 import type { JsonValue } from '../log/json-value.js';
 import { SurfaceFold } from '../log/surface-fold.js';
+import { type CheckpointKey, type CheckpointKeyLookup, checkpointDigest, checkpointProof, findCheckpointKey } from './checkpoint-key.js';
 import type { CheckpointEntry, CheckpointStore, LogStore } from './log-store.js';
 
 /**
  * What a checkpoint turned out to be. `valid`: it passed every check (and, in verify, equals the
- * fold of the log at its seq). `stale`: the log does not hold the history it was taken of (the
- * event before its seq has another hash, or the log is shorter). `corrupt`: its payload does not
- * match its digest, or does not hold together (or, in verify, differs from the log's fold).
- * `foreign`: taken of another session (another id, or another event 0). `incompatible`: written
- * by another checkpoint version, or under event types this reader knows otherwise.
+ * fold of the log at its seq). `unproven`: its digest is not a MAC under this process's checkpoint
+ * key (written under another key, or before checkpoints were keyed, or this process has no key):
+ * nothing says that a shadowlog process folded it. `stale`: the log does not hold the history it
+ * was taken of (the event before its seq has another hash, or the log is shorter). `corrupt`: its
+ * payload does not match the MAC written with it under this key, or does not hold together, or the
+ * events after it cannot be applied to it (or, in verify, it differs from the log's fold).
+ * `foreign`: taken of another session (another id, or another event 0). `incompatible`: written by
+ * another checkpoint version, or under event types this reader knows otherwise.
  */
-export type CheckpointStatus = 'valid' | 'stale' | 'corrupt' | 'foreign' | 'incompatible';
+export type CheckpointStatus = 'valid' | 'unproven' | 'stale' | 'corrupt' | 'foreign' | 'incompatible';
 
 export interface CheckpointFinding {
   /** The seq the checkpoint was taken at. */
@@ -43,6 +48,11 @@ export interface CheckpointFinding {
   readonly reason: string;
   /** In verify's findings: true when it passes the checks an open makes, so that an open would start from it. */
   readonly trustedByOpen?: boolean;
+  /**
+   * In verify's findings: does its fold equal the fold of the log at its seq? Undefined when it
+   * could not be compared (its payload is not a fold of that seq, or the log does not fold there).
+   */
+  readonly matchesLog?: boolean;
 }
 
 /** How a session was opened: from which checkpoint, and which ones were ignored on the way. */
@@ -58,15 +68,20 @@ export const NO_CHECKPOINT: CheckpointReport = Object.freeze({ restoredFrom: und
 /** Checkpoints kept per session when one is written: the newest few (older ones serve only `--at` opens). */
 export const DEFAULT_CHECKPOINTS_KEPT = 3;
 
-/** Writes a checkpoint of `fold` (of session `sessionId`) and prunes all but the newest `keep`. */
+/**
+ * Writes a checkpoint of `fold` (of session `sessionId`), its digest a MAC under `key`, and prunes
+ * all but the newest `keep` (at least 1). Write only a fold computed from the log, or from a
+ * checkpoint proven under `key` and the events after it: the MAC vouches for it to every reader
+ * holding the key.
+ */
 export async function writeFoldCheckpoint(
   store: CheckpointStore,
   sessionId: string,
   fold: SurfaceFold,
-  options: { readonly sha256: Sha256; readonly keep?: number; readonly observed?: ObservedState },
+  options: { readonly key: CheckpointKey; readonly keep?: number; readonly observed?: ObservedState },
 ): Promise<CheckpointEntry> {
   const payload = encodeFoldCheckpoint(sessionId, fold.snapshot(), options.observed);
-  const entry = { seq: fold.nextSeq, digest: options.sha256.hex(payload), payload };
+  const entry = { seq: fold.nextSeq, digest: checkpointDigest(options.key, payload), payload };
   await store.writeCheckpoint(sessionId, entry);
   await store.pruneCheckpoints(sessionId, options.keep ?? DEFAULT_CHECKPOINTS_KEPT);
   return { seq: entry.seq, digest: entry.digest, length: payload.length };
@@ -74,7 +89,11 @@ export async function writeFoldCheckpoint(
 
 export interface RestoreOptions {
   readonly registry: EventTypeRegistry;
-  readonly sha256: Sha256;
+  /**
+   * The key a checkpoint must be proven under. Default: the key in the process's key file
+   * (checkpointKeyPath), which a reader never creates; without one, no checkpoint is proven.
+   */
+  readonly checkpointKey?: CheckpointKey;
   /** The session's next seq now. */
   readonly nextSeq: number;
   /** Only checkpoints at or before this seq are candidates (an open up to a position). */
@@ -95,9 +114,12 @@ export async function restoreFromCheckpoint(
 ): Promise<{ fold: SurfaceFold | undefined; report: CheckpointReport }> {
   const ignored: CheckpointFinding[] = [];
   const limit = Math.min(options.toSeq ?? options.nextSeq, options.nextSeq);
-  for (const entry of await store.listCheckpoints(sessionId)) {
+  const entries = await store.listCheckpoints(sessionId);
+  if (entries.length === 0) return { fold: undefined, report: { restoredFrom: undefined, ignored } };
+  const key = lookupKey(options);
+  for (const entry of entries) {
     if (entry.seq > limit && entry.seq <= options.nextSeq) continue;
-    const checked = await checkCheckpoint(store, sessionId, entry.seq, options);
+    const checked = await checkWithKey(store, sessionId, entry.seq, options, key);
     if (checked.fold !== undefined) return { fold: checked.fold, report: { restoredFrom: entry.seq, ignored } };
     if (checked.finding !== undefined) ignored.push(checked.finding);
   }
@@ -110,20 +132,36 @@ export type CheckedCheckpoint =
   | { readonly fold?: undefined; readonly finding: CheckpointFinding | undefined };
 
 /**
- * Checks the checkpoint of `sessionId` at `seq` against the log and restores its fold. A
- * checkpoint that has gone meanwhile (pruned by a writer) gives neither fold nor finding.
+ * Checks the checkpoint of `sessionId` at `seq` against the key and the log, and restores its
+ * fold. A checkpoint that has gone meanwhile (pruned by a writer) gives neither fold nor finding.
  */
-export async function checkCheckpoint(
+export function checkCheckpoint(
   store: LogStore & CheckpointStore,
   sessionId: string,
   seq: number,
   options: Omit<RestoreOptions, 'toSeq'>,
 ): Promise<CheckedCheckpoint> {
+  return checkWithKey(store, sessionId, seq, options, lookupKey(options));
+}
+
+function lookupKey(options: Pick<RestoreOptions, 'checkpointKey'>): CheckpointKeyLookup {
+  return options.checkpointKey === undefined ? findCheckpointKey() : { key: options.checkpointKey };
+}
+
+async function checkWithKey(
+  store: LogStore & CheckpointStore,
+  sessionId: string,
+  seq: number,
+  options: Omit<RestoreOptions, 'toSeq' | 'checkpointKey'>,
+  lookup: CheckpointKeyLookup,
+): Promise<CheckedCheckpoint> {
   const stored = await store.readCheckpoint(sessionId, seq);
   if (stored === undefined) return { finding: undefined };
   const refuse = (status: CheckpointStatus, reason: string): CheckedCheckpoint => ({ finding: { seq, status, reason } });
-  if (options.sha256.hex(stored.payload) !== stored.digest)
-    return refuse('corrupt', 'its payload does not match the digest written with it');
+  // Proven first: nothing in a payload is believed before its MAC is checked.
+  if (lookup.key === undefined) return refuse('unproven', lookup.missing);
+  const disproof = checkpointProof(lookup.key, stored.digest, stored.payload);
+  if (disproof !== undefined) return refuse(disproof.kind === 'altered' ? 'corrupt' : 'unproven', disproof.reason);
   let header: CheckpointHeader;
   let body: Record<string, unknown>;
   try {
@@ -195,7 +233,8 @@ function short(hash: string): string {
 /**
  * Each of the session's checkpoints as verify finds it: the checks an open makes, and then its
  * payload compared with the fold of the log itself at its seq (`walked`, from the walk verify
- * makes anyway: verifyLog's foldAt). Valid only when both agree.
+ * makes anyway: verifyLog's foldAt). Valid only when both agree. One an open ignores is compared
+ * too (`matchesLog`), so that a forged one is told from one written under another key.
  */
 export async function verifyCheckpoints(
   store: LogStore & CheckpointStore,
@@ -205,22 +244,58 @@ export async function verifyCheckpoints(
   options: Omit<RestoreOptions, 'toSeq'>,
 ): Promise<CheckpointFinding[]> {
   const findings: CheckpointFinding[] = [];
+  const key = lookupKey(options);
   for (const entry of entries) {
-    const checked = await checkCheckpoint(store, sessionId, entry.seq, options);
-    if (checked.finding !== undefined) findings.push(checked.finding);
-    if (checked.fold === undefined) continue;
-    const expected = walked.get(entry.seq);
     const seq = entry.seq;
+    const checked = await checkWithKey(store, sessionId, seq, options, key);
+    if (checked.fold === undefined) {
+      // Gone meanwhile (pruned by a writer): nothing to say of it.
+      if (checked.finding === undefined) continue;
+      const matchesLog = await matchesWalk(store, sessionId, seq, walked);
+      findings.push({ ...checked.finding, trustedByOpen: false, ...(matchesLog === undefined ? {} : { matchesLog }) });
+      continue;
+    }
+    const expected = walked.get(seq);
     if (expected === undefined) {
       findings.push({ seq, status: 'stale', reason: `the log does not fold up to seq ${seq} (see its problems)`, trustedByOpen: true });
     } else if (expected !== foldPayloadOf(checked.body)) {
       const reason = 'it passes the checks an open makes, but differs from the fold of the log at its seq';
-      findings.push({ seq, status: 'corrupt', reason, trustedByOpen: true });
+      findings.push({ seq, status: 'corrupt', reason, trustedByOpen: true, matchesLog: false });
     } else {
-      findings.push({ seq, status: 'valid', reason: '', trustedByOpen: true });
+      findings.push({ seq, status: 'valid', reason: '', trustedByOpen: true, matchesLog: true });
     }
   }
   return findings;
+}
+
+/** Does the fold the checkpoint at `seq` holds equal the walk's there? Undefined when the walk did not get there. */
+async function matchesWalk(
+  store: CheckpointStore,
+  sessionId: string,
+  seq: number,
+  walked: ReadonlyMap<number, string>,
+): Promise<boolean | undefined> {
+  const expected = walked.get(seq);
+  const stored = await store.readCheckpoint(sessionId, seq);
+  if (expected === undefined || stored === undefined) return undefined;
+  try {
+    return foldPayloadOf(readCheckpointHeader(stored.payload).body) === expected;
+  } catch (error) {
+    if (!ShadowlogError.isInstance(error)) throw error;
+    return false;
+  }
+}
+
+/**
+ * What an open says of the checkpoint it started from when the events after it cannot be applied
+ * to its fold: it is dropped, and the session is read from seq 0.
+ */
+export function unappliedFinding(checkpointSeq: number, eventSeq: number, error: unknown): CheckpointFinding {
+  return {
+    seq: checkpointSeq,
+    status: 'corrupt',
+    reason: `event ${eventSeq}, after it, cannot be applied to its fold (${messageOf(error)}); the fold from it was dropped`,
+  };
 }
 
 /** The encoded fold a walk has at a checkpoint's seq, for verifyCheckpoints. */

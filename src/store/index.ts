@@ -2,6 +2,15 @@
 // LogStore interface, the memory store, SessionLog, JSONL export and import, copying between
 // stores, following a live session. The SQLite and PostgreSQL backends are their own subpaths.
 
+export { CheckpointExistsError, CheckpointKeyError } from './checkpoint-errors.js';
+export {
+  CHECKPOINT_KEY_FILE_VARIABLE,
+  type CheckpointKey,
+  checkpointKeyPath,
+  createCheckpointKey,
+  loadCheckpointKeyFile,
+  readCheckpointKeyFile,
+} from './checkpoint-key.js';
 export {
   type CopiedSession,
   type CopyProgress,

@@ -100,7 +100,11 @@ export interface LogStore {
 export interface StoredCheckpoint {
   /** The seq it was taken at: the number of events folded. */
   readonly seq: number;
-  /** The lowercase hex SHA-256 of the payload, as the writer computed it. */
+  /**
+   * `hmac-sha256:<key id>:<mac>`: the HMAC-SHA256 of the payload under the writer's checkpoint key
+   * (store/checkpoint-key.ts), which names the key by its id. Rows written before checkpoints were
+   * keyed hold a bare SHA-256 hex digest; stores keep them, and readers prove nothing by them.
+   */
   readonly digest: string;
   readonly payload: string;
 }
@@ -115,20 +119,26 @@ export interface CheckpointEntry {
 
 /**
  * Optional, beside the LogStore contract: where a store keeps fold checkpoints (store/fold-checkpoints.ts),
- * derived data that is never part of the log. A store may replace or delete them freely; a reader
- * trusts none without checking it against the log. Stores without it are always read from seq 0.
+ * derived data that is never part of the log. Checkpoints are append-only as events are: a stored
+ * one is never changed or replaced, and only pruning deletes one, and only while a newer one of
+ * its session is kept (the SQL stores hold every role to this with triggers). A reader uses none
+ * it cannot prove with its checkpoint key and check against the log. Stores without it are always
+ * read from seq 0.
  */
 export interface CheckpointStore {
   /**
-   * Stores `checkpoint`, replacing one of the session at the same seq. Throws SessionNotFoundError
-   * for an unknown session, SeqOutOfRangeError for a seq past its head (or 0), and on a read-only store its error.
+   * Stores `checkpoint`. The same checkpoint (digest and payload) stored again is a no-op, so a
+   * retry is safe; another one at a seq the session has one at is refused with
+   * CheckpointExistsError, keeping the stored one. Throws InvalidEventError for a digest not of
+   * the keyed form, SessionNotFoundError for an unknown session, SeqOutOfRangeError for a seq past
+   * its head (or 0), and on a read-only store its error.
    */
   writeCheckpoint(sessionId: string, checkpoint: StoredCheckpoint): Promise<void>;
   /** The session's checkpoints, newest first; none for a store whose schema predates them. */
   listCheckpoints(sessionId: string): Promise<CheckpointEntry[]>;
   /** The session's checkpoint at `seq`, or undefined. */
   readCheckpoint(sessionId: string, seq: number): Promise<StoredCheckpoint | undefined>;
-  /** Deletes all but the newest `keep` checkpoints of the session; returns how many went. */
+  /** Deletes all but the newest `keep` (at least 1) checkpoints of the session; returns how many went. ConfigError for a `keep` below 1. */
   pruneCheckpoints(sessionId: string, keep: number): Promise<number>;
   /** The events at `seqs`, in the order given (restoring a checkpoint reads its surface nodes back). SeqOutOfRangeError for a seq not in the log. */
   readEventsAt(sessionId: string, seqs: readonly number[]): Promise<LogEvent[]>;

@@ -3,7 +3,7 @@
 // seq the fold expects, so a concurrent writer is caught by the store (ConcurrencyError).
 
 import { parseEnvelope } from '../log/envelope.js';
-import { ConfigError, CorruptLogError, messageOf, SessionExistsError, SessionNotFoundError } from '../log/errors.js';
+import { ConfigError, CorruptLogError, messageOf, SessionExistsError, SessionNotFoundError, ShadowlogError } from '../log/errors.js';
 import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionParent } from '../log/event.js';
 import { forgetCanonicalBody } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
@@ -12,7 +12,8 @@ import type { JsonValue } from '../log/json-value.js';
 import { type PreparedAppend, prepareAppend } from '../log/seal.js';
 import { assertSessionId } from '../log/session-id.js';
 import { SurfaceFold } from '../log/surface-fold.js';
-import { type CheckpointReport, NO_CHECKPOINT, restoreFromCheckpoint, writeFoldCheckpoint } from './fold-checkpoints.js';
+import { type CheckpointKey, checkpointKeyPath, loadCheckpointKeyFile } from './checkpoint-key.js';
+import { type CheckpointReport, NO_CHECKPOINT, restoreFromCheckpoint, unappliedFinding, writeFoldCheckpoint } from './fold-checkpoints.js';
 import { HARNESS_VERSION } from './harness-version.js';
 import { type CheckpointEntry, hasCheckpoints, type LogStore } from './log-store.js';
 import { nodeSha256 } from './node-sha256.js';
@@ -46,6 +47,13 @@ export interface SessionLogOptions {
   readonly checkpoints?: boolean;
   /** Events between two checkpoints written after appends (default 10,000; 0 writes none automatically). */
   readonly checkpointEvery?: number;
+  /**
+   * The key checkpoints are written and proven with (checkpoint-key.ts): an open uses only a
+   * checkpoint whose digest is a MAC under it. Default: the key in the file
+   * SHADOWLOG_CHECKPOINT_KEY_FILE names, else ~/.config/shadowlog/checkpoint-key, created by the
+   * first checkpoint written (an open never creates it: without it, the log is read whole).
+   */
+  readonly checkpointKey?: CheckpointKey;
   /**
    * Told when a checkpoint written after an append fails (the append itself has landed, and the
    * next one is tried an interval later). Default: a process warning with the code
@@ -116,7 +124,10 @@ export class SessionLog {
     this.sha256 = options.sha256 ?? nodeSha256;
     this.checkpointEvery = options.checkpoints === false ? 0 : checkEvery(options.checkpointEvery);
     this.onCheckpointWriteError = options.onCheckpointWriteError ?? warnCheckpointWriteFailed;
+    this.checkpointKey = options.checkpointKey;
   }
+
+  private readonly checkpointKey: CheckpointKey | undefined;
 
   private readonly onCheckpointWriteError: NonNullable<SessionLogOptions['onCheckpointWriteError']>;
 
@@ -173,35 +184,71 @@ export class SessionLog {
 
   /**
    * Reads a session and builds its surface, up to `toSeq` (exclusive) when given. The session
-   * keeps the format version it started in: appends are held to that version's shapes.
+   * keeps the format version it started in: appends are held to that version's shapes. It starts
+   * from the newest proven checkpoint; if the events after that one cannot be applied to its
+   * fold, the fold is dropped and the whole log read (checkpointReport says so), so that nothing
+   * is shown or appended on a fold the log does not give.
    */
   static async open(store: LogStore, sessionId: string, options: SessionLogOptions & { toSeq?: number } = {}): Promise<SessionLog> {
     assertSessionId(sessionId);
     const head = await store.head(sessionId);
     if (head === undefined) throw new SessionNotFoundError(sessionId);
-    let fold = newFold(options);
     let report = NO_CHECKPOINT;
     if (options.checkpoints !== false && options.observe === undefined && hasCheckpoints(store)) {
+      const observer = options.observer;
+      // The observer's state before any checkpoint's: what it goes back to if that fold is dropped.
+      const fresh = observer === undefined ? undefined : { state: observer.save() };
       const restored = await restoreFromCheckpoint(store, sessionId, {
-        registry: fold.registry,
-        sha256: options.sha256 ?? nodeSha256,
+        registry: newFold(options).registry,
         nextSeq: head.nextSeq,
+        ...(options.checkpointKey === undefined ? {} : { checkpointKey: options.checkpointKey }),
         ...(options.toSeq === undefined ? {} : { toSeq: options.toSeq }),
-        ...(options.observer === undefined ? {} : { observer: options.observer }),
+        ...(observer === undefined ? {} : { observer }),
       });
-      fold = restored.fold ?? fold;
       report = restored.report;
+      const from = report.restoredFrom;
+      if (restored.fold !== undefined && from !== undefined) {
+        const log = new SessionLog(store, sessionId, restored.fold, options);
+        log.openReport = report;
+        log.lastCheckpointSeq = from;
+        const failure = await log.catchUpFromCheckpoint(options.toSeq);
+        if (failure === undefined) return log;
+        if (observer !== undefined && fresh !== undefined) observer.restore(fresh.state);
+        report = { restoredFrom: undefined, ignored: [...report.ignored, unappliedFinding(from, failure.seq, failure.error)] };
+      }
     }
-    const log = new SessionLog(store, sessionId, fold, options);
+    const log = new SessionLog(store, sessionId, newFold(options), options);
     log.openReport = report;
-    log.lastCheckpointSeq = report.restoredFrom ?? 0;
     await log.catchUp(options.toSeq);
     return log;
   }
 
   /**
+   * catchUp on a fold restored from a checkpoint, before anyone else has the log: an event the
+   * fold refuses (a ShadowlogError) is returned, not thrown, so that open can read the whole log.
+   */
+  private async catchUpFromCheckpoint(toSeq: number | undefined): Promise<{ seq: number; error: unknown } | undefined> {
+    const fromSeq = this.fold.nextSeq;
+    for await (const page of this.store.read(this.sessionId, toSeq === undefined ? { fromSeq } : { fromSeq, toSeq })) {
+      for (const event of page) {
+        try {
+          this.fold.apply(parseEnvelope(event));
+          this.observe?.(event);
+        } catch (error) {
+          if (!ShadowlogError.isInstance(error)) throw error;
+          return { seq: event.seq, error };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * Writes a checkpoint of the fold as it is now (derived data beside the log, never part of
-   * it), keeping the newest few. Throws CheckpointsUnsupportedError on a store that keeps none.
+   * it), its digest a MAC under the checkpoint key, keeping the newest few. Throws
+   * CheckpointsUnsupportedError on a store that keeps none, CheckpointKeyError when the key file
+   * cannot be used or created, and CheckpointExistsError when the store keeps another checkpoint
+   * at this seq (checkpoints are append-only).
    */
   writeCheckpoint(): Promise<CheckpointEntry> {
     return this.exclusive(() => this.writeCheckpointNow());
@@ -214,7 +261,7 @@ export class SessionLog {
     // The observer has seen only what was written: what is held back is written first.
     if (observer !== undefined && this.held.length > 0) await this.appendNow([]);
     const entry = await writeFoldCheckpoint(store, this.sessionId, this.fold, {
-      sha256: this.sha256,
+      key: this.checkpointKey ?? loadCheckpointKeyFile(checkpointKeyPath()),
       ...(observer === undefined ? {} : { observed: { key: observer.key, state: observer.save() } }),
     });
     this.lastCheckpointSeq = entry.seq;

@@ -4,6 +4,7 @@ import { ConfigError, CorruptLogError, InvalidEventError, SeqOutOfRangeError } f
 import type { LogEvent } from '../log/event.js';
 import { isSessionSeq } from '../log/seq.js';
 import { assertSessionId } from '../log/session-id.js';
+import { isCheckpointDigest } from './checkpoint-key.js';
 import { DEFAULT_PAGE_SIZE, type ReadRange, type StoredCheckpoint } from './log-store.js';
 
 /** The session id is safe and the batch's seqs run densely from `expectedSeq`. */
@@ -92,15 +93,23 @@ export function parseStoredEvent(sessionId: string, seq: number, body: string, w
 export function checkCheckpointWrite(checkpoint: StoredCheckpoint, nextSeq: number): void {
   const { seq, digest, payload } = checkpoint;
   if (!isSessionSeq(seq) || seq === 0 || seq > nextSeq) throw new SeqOutOfRangeError(seq, nextSeq + 1);
-  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) {
-    throw new InvalidEventError('digest', 'a lowercase hex SHA-256 digest', JSON.stringify(digest) ?? String(digest));
+  if (!isCheckpointDigest(digest)) {
+    const found = JSON.stringify(digest) ?? String(digest);
+    throw new InvalidEventError(
+      'digest',
+      'a keyed digest hmac-sha256:<16 hex key id>:<64 hex mac>',
+      found.length > 100 ? `${found.slice(0, 100)}…` : found,
+    );
   }
   if (typeof payload !== 'string') throw new InvalidEventError('payload', 'a string', typeof payload);
 }
 
-/** How many checkpoints to keep: a whole number from 0. */
+/** How many checkpoints to keep: a whole number from 1 (checkpoints are append-only: pruning never deletes the newest). */
 export function checkKeep(keep: number): number {
-  if (!Number.isSafeInteger(keep) || keep < 0)
-    throw new ConfigError('keep', `keep must be a whole number of at least 0, found ${String(keep)}`);
+  if (!Number.isSafeInteger(keep) || keep < 1)
+    throw new ConfigError(
+      'keep',
+      `keep must be a whole number of at least 1 (pruning keeps the newest checkpoint: checkpoints are append-only), found ${String(keep)}`,
+    );
   return keep;
 }

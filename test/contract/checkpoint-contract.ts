@@ -1,17 +1,22 @@
 // The suite every store that keeps fold checkpoints (CheckpointStore) passes, through the API
-// alone: keeping, listing, replacing and pruning checkpoints, reading events back by seq, and
-// SessionLog.open over them — from the newest valid one to the fold a full walk gives, and past
-// every one that is corrupt, foreign, stale or incompatible, each reported and none trusted.
+// alone: keeping, listing and pruning checkpoints (append-only: never replaced, the newest never
+// pruned), reading events back by seq, and SessionLog.open over them — from the newest proven one
+// to the fold a full walk gives, and past every one that is unproven (not MACed under this
+// process's key), corrupt, foreign, stale or incompatible, each reported and none trusted.
 
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidEventError, SeqOutOfRangeError, SessionNotFoundError } from '../../src/log/errors.js';
+import { ConfigError, InvalidEventError, SeqOutOfRangeError, SessionNotFoundError } from '../../src/log/errors.js';
 import type { EventDraft, LogEvent } from '../../src/log/event.js';
 import { encodeFoldCheckpoint } from '../../src/log/fold-checkpoint.js';
 import { prepareAppend } from '../../src/log/seal.js';
 import { SurfaceFold } from '../../src/log/surface-fold.js';
+import { CheckpointExistsError } from '../../src/store/checkpoint-errors.js';
+import { CHECKPOINT_KEY_FILE_VARIABLE, checkpointDigest, createCheckpointKey } from '../../src/store/checkpoint-key.js';
 import type { CheckpointStore, LogStore, ReadRange } from '../../src/store/log-store.js';
 import { nodeSha256 } from '../../src/store/node-sha256.js';
 import { SessionLog } from '../../src/store/session-log.js';
+import { keyedCheckpoint, testCheckpointKey } from '../support/checkpoint-tamper.js';
 import { createTestRegistry, meteringRegistry } from '../support/log-drafts.js';
 import { buildRandomLog } from '../support/random-log.js';
 
@@ -96,32 +101,50 @@ export function describeCheckpointContract(name: string, createHarness: () => Pr
       return SessionLog.open(target, sessionId, { registry: registry(), checkpoints: false, ...(toSeq === undefined ? {} : { toSeq }) });
     }
 
-    it('keeps, lists newest first, replaces and prunes checkpoints, and reads events back by seq', async () => {
+    /** The payload a checkpoint of `sessionId` at `toSeq` holds, from a walk of the log, without writing it. */
+    async function payloadAt(sessionId: string, toSeq: number): Promise<string> {
+      return encodeFoldCheckpoint(sessionId, (await fullWalk(sessionId, toSeq)).fold.snapshot());
+    }
+
+    it('keeps and lists checkpoints newest first, never replaces one, prunes all but the newest, and reads events back by seq', async () => {
       const events = (await sealedBatches(3, 40)).flat();
       await target.append('s1', events, { expectedSeq: 0 });
       expect(await target.listCheckpoints('s1')).toEqual([]);
       expect(await target.readCheckpoint('s1', 5)).toBeUndefined();
-      const digest = (text: string) => nodeSha256.hex(text);
+      const key = testCheckpointKey();
+      const digest = (text: string) => checkpointDigest(key, text);
       for (const seq of [5, 20, 10]) await target.writeCheckpoint('s1', { seq, digest: digest(`p${seq}`), payload: `p${seq}` });
       expect(await target.listCheckpoints('s1')).toEqual(
         [20, 10, 5].map((seq) => ({ seq, digest: digest(`p${seq}`), length: `p${seq}`.length })),
       );
-      await target.writeCheckpoint('s1', { seq: 10, digest: digest('again'), payload: 'again' });
-      expect(await target.readCheckpoint('s1', 10)).toEqual({ seq: 10, digest: digest('again'), payload: 'again' });
+      // The same one again is a retry, and changes nothing; another at its seq is refused, the stored one kept.
+      await target.writeCheckpoint('s1', { seq: 10, digest: digest('p10'), payload: 'p10' });
+      const refused = await target.writeCheckpoint('s1', { seq: 10, digest: digest('again'), payload: 'again' }).catch((error) => error);
+      expect(refused).toBeInstanceOf(CheckpointExistsError);
+      expect(refused).toMatchObject({ code: 'CHECKPOINT_EXISTS', sessionId: 's1', seq: 10, storedDigest: digest('p10') });
+      expect(await target.readCheckpoint('s1', 10)).toEqual({ seq: 10, digest: digest('p10'), payload: 'p10' });
       expect(await target.pruneCheckpoints('s1', 2)).toBe(1);
       expect((await target.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([20, 10]);
+      // The newest is never pruned: keep is at least 1.
+      await expect(target.pruneCheckpoints('s1', 0)).rejects.toBeInstanceOf(ConfigError);
+      expect(await target.pruneCheckpoints('s1', 1)).toBe(1);
+      expect((await target.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([20]);
       expect(await target.readEventsAt('s1', [7, 0, 39])).toEqual([events[7], events[0], events[39]]);
       await expect(target.readEventsAt('s1', [40])).rejects.toBeInstanceOf(SeqOutOfRangeError);
     });
 
-    it('refuses a checkpoint of an unknown session, past the head or at 0, or with a malformed digest, keeping nothing', async () => {
+    it('refuses a checkpoint of an unknown session, past the head or at 0, or with a digest not keyed, keeping nothing', async () => {
       const events = (await sealedBatches(3, 10)).flat();
       await target.append('s1', events, { expectedSeq: 0 });
-      const good = { digest: 'a'.repeat(64), payload: '{}' };
+      const good = { digest: `hmac-sha256:${'0'.repeat(16)}:${'a'.repeat(64)}`, payload: '{}' };
       await expect(target.writeCheckpoint('nobody', { seq: 1, ...good })).rejects.toBeInstanceOf(SessionNotFoundError);
       await expect(target.writeCheckpoint('s1', { seq: events.length + 1, ...good })).rejects.toBeInstanceOf(SeqOutOfRangeError);
       await expect(target.writeCheckpoint('s1', { seq: 0, ...good })).rejects.toBeInstanceOf(SeqOutOfRangeError);
       await expect(target.writeCheckpoint('s1', { seq: 2, digest: 'ABC', payload: '{}' })).rejects.toBeInstanceOf(InvalidEventError);
+      // An unkeyed SHA-256, as checkpoints were stored before they were keyed.
+      await expect(target.writeCheckpoint('s1', { seq: 2, digest: nodeSha256.hex('{}'), payload: '{}' })).rejects.toBeInstanceOf(
+        InvalidEventError,
+      );
       expect(await target.listCheckpoints('s1')).toEqual([]);
     });
 
@@ -149,31 +172,75 @@ export function describeCheckpointContract(name: string, createHarness: () => Pr
       }
     });
 
-    it('ignores a checkpoint whose payload does not match its digest (corrupt), reports it, and opens right from further back', async () => {
+    it('ignores a checkpoint whose payload does not match the MAC under this key (corrupt), and opens right from further back', async () => {
       const nextSeq = await store(target, 's1', sealedBatches(21, 60));
       await checkpointAt('s1', 20);
-      const entry = await checkpointAt('s1', nextSeq - 5);
-      const stored = await target.readCheckpoint('s1', entry.seq);
-      await target.writeCheckpoint('s1', { seq: entry.seq, digest: entry.digest, payload: `${stored?.payload.slice(0, -1)} }` });
+      const seq = nextSeq - 5;
+      const genuine = await payloadAt('s1', seq);
+      // The MAC of the genuine payload, stored with another one: changed after it was written.
+      await target.writeCheckpoint('s1', { seq, digest: keyedCheckpoint(seq, genuine).digest, payload: `${genuine.slice(0, -1)} }` });
       const opened = await SessionLog.open(target, 's1', { registry: registry() });
       expect(opened.checkpointReport.restoredFrom).toBe(20);
       expect(opened.checkpointReport.ignored).toEqual([
-        { seq: entry.seq, status: 'corrupt', reason: expect.stringMatching(/does not match the digest/) },
+        { seq, status: 'corrupt', reason: expect.stringMatching(/does not match the MAC written with it under this process's key/) },
       ]);
       expect(stateOf(opened)).toEqual(stateOf(await fullWalk('s1')));
     });
 
-    it('ignores a checkpoint whose digest matches but whose state does not hold together (corrupt)', async () => {
+    it("ignores a checkpoint not proven by this process's key (unproven): under another key, or with no key at all", async () => {
+      const nextSeq = await store(target, 's1', sealedBatches(23, 60));
+      await checkpointAt('s1', 20);
+      // A well-formed checkpoint of the log's own fold, MACed under a key of someone else's.
+      const other = createCheckpointKey(randomBytes(32));
+      const seq = nextSeq - 5;
+      await target.writeCheckpoint('s1', keyedCheckpoint(seq, await payloadAt('s1', seq), other));
+      const opened = await SessionLog.open(target, 's1', { registry: registry() });
+      expect(opened.checkpointReport).toEqual({
+        restoredFrom: 20,
+        ignored: [
+          {
+            seq,
+            status: 'unproven',
+            reason: `it was written under checkpoint key ${other.id}, not this process's key ${testCheckpointKey().id}`,
+          },
+        ],
+      });
+      expect(stateOf(opened)).toEqual(stateOf(await fullWalk('s1')));
+      // The same, opened with that key: it is the one used.
+      const withOther = await SessionLog.open(target, 's1', { registry: registry(), checkpointKey: other });
+      expect(withOther.checkpointReport.restoredFrom).toBe(seq);
+      expect(withOther.checkpointReport.ignored).toEqual([]);
+      // A process without a key file proves nothing: the whole log is read, and an open creates no key.
+      const saved = process.env[CHECKPOINT_KEY_FILE_VARIABLE];
+      const missing = `${saved as string}.missing`;
+      process.env[CHECKPOINT_KEY_FILE_VARIABLE] = missing;
+      try {
+        const keyless = await SessionLog.open(target, 's1', { registry: registry() });
+        expect(keyless.checkpointReport.restoredFrom).toBeUndefined();
+        expect(keyless.checkpointReport.ignored.map((finding) => [finding.seq, finding.status])).toEqual([
+          [seq, 'unproven'],
+          [20, 'unproven'],
+        ]);
+        expect(keyless.checkpointReport.ignored[0]?.reason).toBe(
+          `this process has no checkpoint key (no file ${missing}), so no checkpoint is proven`,
+        );
+        expect(stateOf(keyless)).toEqual(stateOf(await fullWalk('s1')));
+      } finally {
+        process.env[CHECKPOINT_KEY_FILE_VARIABLE] = saved;
+      }
+    });
+
+    it('ignores a checkpoint proven by the key whose state does not hold together (corrupt)', async () => {
       const batches = sealedBatches(22, 60);
       const events = batches.flat();
       await store(target, 's1', batches);
-      const entry = await checkpointAt('s1', events.length);
-      const payload = JSON.parse((await target.readCheckpoint('s1', entry.seq))?.payload as string) as { nodes: number[] };
+      const payload = JSON.parse(await payloadAt('s1', events.length)) as { nodes: number[] };
       const logOnly = events.find((event) => event.type === 'model/request') as LogEvent;
+      // MACed under the key: a key holder's bug. The restore still checks what it reads.
       const damaged = JSON.stringify({ ...payload, nodes: [...payload.nodes, logOnly.seq] });
-      await target.writeCheckpoint('s1', { seq: entry.seq, digest: nodeSha256.hex(damaged), payload: damaged });
+      await target.writeCheckpoint('s1', keyedCheckpoint(events.length, damaged));
       const opened = await SessionLog.open(target, 's1', { registry: registry() });
-      expect(opened.checkpointReport).toMatchObject({ restoredFrom: undefined, ignored: [{ seq: entry.seq, status: 'corrupt' }] });
+      expect(opened.checkpointReport).toMatchObject({ restoredFrom: undefined, ignored: [{ seq: events.length, status: 'corrupt' }] });
       expect(stateOf(opened)).toEqual(stateOf(await fullWalk('s1')));
     });
 
@@ -188,7 +255,7 @@ export function describeCheckpointContract(name: string, createHarness: () => Pr
       const elsewhere = await SessionLog.create(target, 'elsewhere-s1', { now: () => '2027-01-01T00:00:00.000Z' });
       await elsewhere.append([{ type: 'user/message', data: { content: [{ type: 'text', text: 'hello' }] }, surfaceOp: 'append' }]);
       const elsewherePayload = encodeFoldCheckpoint('s1', elsewhere.fold.snapshot());
-      await target.writeCheckpoint('s1', { seq: 2, digest: nodeSha256.hex(elsewherePayload), payload: elsewherePayload });
+      await target.writeCheckpoint('s1', keyedCheckpoint(2, elsewherePayload));
       const opened = await SessionLog.open(target, 's1', { registry: registry() });
       expect(opened.checkpointReport).toEqual({
         restoredFrom: undefined,
@@ -203,10 +270,9 @@ export function describeCheckpointContract(name: string, createHarness: () => Pr
 
     it('ignores a checkpoint taken of a history the log does not hold at its seq (stale)', async () => {
       await store(target, 's1', sealedBatches(41, 50));
-      const entry = await checkpointAt('s1', 30);
-      const payload = JSON.parse((await target.readCheckpoint('s1', entry.seq))?.payload as string) as { headHash: string };
+      const payload = JSON.parse(await payloadAt('s1', 30)) as { headHash: string };
       const stale = JSON.stringify({ ...payload, headHash: 'e'.repeat(64) });
-      await target.writeCheckpoint('s1', { seq: entry.seq, digest: nodeSha256.hex(stale), payload: stale });
+      await target.writeCheckpoint('s1', keyedCheckpoint(30, stale));
       const opened = await SessionLog.open(target, 's1', { registry: registry() });
       expect(opened.checkpointReport).toEqual({
         restoredFrom: undefined,

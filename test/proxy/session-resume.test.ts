@@ -71,8 +71,8 @@ describe('a named session continued by another proxy', () => {
     const store = harness.store;
     if (!hasCheckpoints(store)) throw new Error('the proxy test store keeps checkpoints');
 
-    // A plain writer's checkpoint first (no proxy state), then one with it, as the proxy's log writes them.
-    const plain = await SessionLog.open(store, 'resume-me');
+    // A plain writer's checkpoint first (no proxy state), a seq back, then one with it, as the proxy's log writes them.
+    const plain = await SessionLog.open(store, 'resume-me', { toSeq: ((await store.head('resume-me'))?.nextSeq ?? 1) - 1 });
     await plain.writeCheckpoint();
     const walked = new TurnObserver();
     await SessionLog.open(store, 'resume-me', { checkpoints: false, observe: (event) => walked.observe(event) });

@@ -16,6 +16,7 @@ import { COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../../src/compaction/event
 import { createToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
 import { FoldStateError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
+import { encodeFoldCheckpoint } from '../../src/log/fold-checkpoint.js';
 import type { SurfaceFold } from '../../src/log/surface-fold.js';
 import { verifyLog } from '../../src/log/verify.js';
 import { ScriptedModel, type ScriptedReply } from '../../src/providers/scripted-model.js';
@@ -26,9 +27,9 @@ import { defineTool } from '../../src/spine/tool.js';
 import { ToolCallIds } from '../../src/spine/tool-call-ids.js';
 import { copySessions } from '../../src/store/copy-sessions.js';
 import { encodeWalkedFold, verifyCheckpoints } from '../../src/store/fold-checkpoints.js';
-import { nodeSha256 } from '../../src/store/node-sha256.js';
 import { SessionLog } from '../../src/store/session-log.js';
 import { openSqliteStore, type SqliteLogStore } from '../../src/store/sqlite/index.js';
+import { keyedCheckpoint, rewriteSqliteCheckpoint, sqliteFileOf } from '../support/checkpoint-tamper.js';
 import { type RandomSource, seededRandom } from '../support/random-log.js';
 
 const CONFIG = { headroomTokens: 0, retainTokens: 200, summarizer: { kind: 'extractive' } } as const;
@@ -250,15 +251,14 @@ describe('checkpoints the harness cannot continue from', () => {
     const plain = await SessionLog.open(store, ID, { registry: createHarnessRegistry(), now });
     await plain.append([{ type: 'user/message', data: { content: [{ type: 'text', text: 'aside' }] }, surfaceOp: 'append' }]);
     const plainEntry = await plain.writeCheckpoint();
-    // One newer still, digest intact, whose harness state is not one.
+    // One newer still, MACed under the key (a key holder's bug), whose harness state is not one.
     await plain.append([{ type: 'user/message', data: { content: [{ type: 'text', text: 'aside' }] }, surfaceOp: 'append' }]);
-    const good = await plain.writeCheckpoint();
-    const stored = await store.readCheckpoint(ID, good.seq);
-    const body = JSON.parse(stored?.payload as string) as Record<string, unknown>;
+    const good = { seq: plain.nextSeq };
+    const body = JSON.parse(encodeFoldCheckpoint(ID, plain.fold.snapshot())) as Record<string, unknown>;
     const key = (new SessionObserver(ID, rig(store, 5, async () => {}).capabilities, () => {}).forLog() as { observer: { key: string } })
       .observer.key;
     const payload = JSON.stringify({ ...body, observed: { key, state: { lastTurn: 'four' } } });
-    await store.writeCheckpoint(ID, { seq: good.seq, digest: nodeSha256.hex(payload), payload });
+    await store.writeCheckpoint(ID, keyedCheckpoint(good.seq, payload));
 
     const { harness } = rig(store, 5, async () => {});
     const session = await harness.openSession(ID, 'continued');
@@ -276,7 +276,7 @@ describe('checkpoints the harness cannot continue from', () => {
   it('reads the whole log when no checkpoint serves, and a corrupt one is reported', async () => {
     const { store, seq } = await sessionWithCheckpoint();
     const stored = await store.readCheckpoint(ID, seq);
-    await store.writeCheckpoint(ID, { seq, digest: stored?.digest as string, payload: `${stored?.payload as string} ` });
+    rewriteSqliteCheckpoint(sqliteFileOf(store.location), ID, seq, { payload: `${stored?.payload as string} ` });
     const walkedState = await observedBothWays(store);
     expect(walkedState.from).toBeUndefined();
     const { harness } = rig(store, 5, async () => {});
@@ -297,7 +297,7 @@ describe('checkpoints the harness cannot continue from', () => {
     await verifyLog(store.read(ID), { registry, foldAt: { seqs: new Set([seq]), visit } });
     const entries = await store.listCheckpoints(ID);
     const head = await store.head(ID);
-    const findings = await verifyCheckpoints(store, ID, entries, walked, { registry, sha256: nodeSha256, nextSeq: head?.nextSeq ?? 0 });
+    const findings = await verifyCheckpoints(store, ID, entries, walked, { registry, nextSeq: head?.nextSeq ?? 0 });
     expect(findings.map((finding) => finding.status)).toEqual(['valid']);
   });
 });

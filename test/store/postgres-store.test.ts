@@ -9,7 +9,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import { ConcurrencyError, ConfigError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
+import { encodeFoldCheckpoint } from '../../src/log/fold-checkpoint.js';
 import { followSession } from '../../src/store/follow.js';
+import { nodeSha256 } from '../../src/store/node-sha256.js';
 import {
   hidePassword,
   MIGRATIONS,
@@ -23,12 +25,16 @@ import {
   readSchemaVersion,
   SCHEMA_VERSION,
 } from '../../src/store/postgres/index.js';
+import { SessionLog } from '../../src/store/session-log.js';
 import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract, type StoredRow } from '../contract/log-store-contract.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
 import { pausedBatches } from '../support/paused-batches.js';
 import { claimWithin, findPostgres } from '../support/postgres.js';
+
+/** A digest of the keyed form, for rows whose payload no reader proves. */
+const KEYED_DIGEST = `hmac-sha256:${'0'.repeat(16)}:${'a'.repeat(64)}`;
 
 const server = await findPostgres({ announce: true });
 const CHILD_TIMEOUT_MS = 20_000;
@@ -141,11 +147,11 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await pg.dropSchemas();
     });
 
-    it('creates its tables in the schema it is given, at schema version 5, and names it in its location', async () => {
+    it('creates its tables in the schema it is given, at schema version 6, and names it in its location', async () => {
       const store = await open();
       expect(store.location).toBe(`${pg.url.replace(/:[^/@:]*@/, '@')}?schema=${schema}`);
-      expect(SCHEMA_VERSION).toBe(5);
-      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '5' }]);
+      expect(SCHEMA_VERSION).toBe(6);
+      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '6' }]);
       const tables = await raw<{ table_name: string }>(
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
         [schema],
@@ -178,8 +184,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await raw(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
       const error = await openPostgresStore(pg.url, { schema }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PostgresSchemaVersionError);
-      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 5 });
-      expect((error as Error).message).toMatch(/schema version 99.*up to 5.*upgrade shadowlog/);
+      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 6 });
+      expect((error as Error).message).toMatch(/schema version 99.*up to 6.*upgrade shadowlog/);
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(99);
     });
 
@@ -204,16 +210,16 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const next = [...MIGRATIONS, later].map(recorded);
       const client = await pg.admin.connect();
       try {
-        expect(await migrate(client, schema, 'test', next)).toBe(6);
-        expect(applied).toEqual([5]);
-        expect(await migrate(client, schema, 'test', next)).toBe(6);
-        expect(applied).toEqual([5]);
+        expect(await migrate(client, schema, 'test', next)).toBe(7);
+        expect(applied).toEqual([6]);
+        expect(await migrate(client, schema, 'test', next)).toBe(7);
+        expect(applied).toEqual([6]);
       } finally {
         client.release();
       }
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(6);
-      // This library knows up to version 5, so the migrated schema is now too new for it.
-      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 6 });
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(7);
+      // This library knows up to version 6, so the migrated schema is now too new for it.
+      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 7 });
     });
 
     it('migrates a version 1 schema to the current version, keeping its events, and its followers are then woken by appends', async () => {
@@ -261,11 +267,71 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const writer = await open();
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
       expect(await readAll(writer, 's1')).toEqual(events);
-      await writer.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' });
+      await writer.writeCheckpoint('s1', { seq: 2, digest: KEYED_DIGEST, payload: '{}' });
       expect((await writer.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([2]);
-      await expect(reader.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' })).rejects.toMatchObject({
+      await expect(reader.writeCheckpoint('s1', { seq: 2, digest: KEYED_DIGEST, payload: '{}' })).rejects.toMatchObject({
         code: 'STORE_READ_ONLY',
       });
+    });
+
+    it('migrates a version 5 schema to version 6: its checkpoints kept and now append-only, an unkeyed one listed but never proven', async () => {
+      await schemaAtVersion(5);
+      const walked = await SessionLog.open(await open({ readOnly: true }), 's1', { checkpoints: false });
+      const payload = encodeFoldCheckpoint('s1', walked.fold.snapshot());
+      await raw(`INSERT INTO "${schema}".fold_checkpoints VALUES ('s1', $1, $2, $3)`, [events.length, nodeSha256.hex(payload), payload]);
+      const store = await open();
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
+      const reopened = await SessionLog.open(store, 's1');
+      expect(reopened.checkpointReport).toEqual({
+        restoredFrom: undefined,
+        ignored: [
+          { seq: events.length, status: 'unproven', reason: expect.stringMatching(/^it was written before checkpoints were keyed/) },
+        ],
+      });
+      expect(reopened.fold.toArray()).toEqual(walked.fold.toArray());
+      const error = await raw(`UPDATE "${schema}".fold_checkpoints SET payload = '{}'`).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'SL002', message: expect.stringMatching(/^shadowlog: fold checkpoints are append-only/) });
+    });
+
+    it('refuses, in the database itself, to update, truncate, overwrite or delete a fold checkpoint, but for pruning an older one', async () => {
+      const store = await open();
+      await store.append('s1', events, { expectedSeq: 0 });
+      await store.append('s2', events, { expectedSeq: 0 });
+      for (const seq of [2, 4]) await store.writeCheckpoint('s1', { seq, digest: KEYED_DIGEST, payload: `{"seq":${seq}}` });
+      await store.writeCheckpoint('s2', { seq: 3, digest: KEYED_DIGEST, payload: '{"seq":3}' });
+      const s = `"${schema}".fold_checkpoints`;
+      const attempts = [
+        `UPDATE ${s} SET payload = '{}' WHERE session_id = 's1' AND seq = 2`,
+        `UPDATE ${s} SET payload = '{}' WHERE false`,
+        `INSERT INTO ${s} VALUES ('s1', 2, '${KEYED_DIGEST}', '{"forged":1}') ON CONFLICT (session_id, seq) DO UPDATE SET payload = EXCLUDED.payload`,
+        `TRUNCATE ${s}`,
+        `DELETE FROM ${s} WHERE session_id = 's1' AND seq = 4`,
+        `DELETE FROM ${s} WHERE session_id = 's1'`,
+        `DELETE FROM ${s}`,
+        `DELETE FROM ${s} WHERE session_id = 's2'`,
+      ];
+      for (const sql of attempts) {
+        const error = await raw(sql).catch((caught: unknown) => caught);
+        expect(error, sql).toMatchObject({
+          code: 'SL002',
+          message: expect.stringMatching(/^shadowlog: fold checkpoints are append-only; /),
+        });
+      }
+      // A plain insert over one is refused by the primary key.
+      await expect(raw(`INSERT INTO ${s} VALUES ('s1', 2, '${KEYED_DIGEST}', '{"forged":1}')`)).rejects.toMatchObject({ code: '23505' });
+      const rows = () => raw(`SELECT session_id, seq::int AS seq, payload FROM ${s} ORDER BY session_id, seq`);
+      expect(await rows()).toEqual([
+        { session_id: 's1', seq: 2, payload: '{"seq":2}' },
+        { session_id: 's1', seq: 4, payload: '{"seq":4}' },
+        { session_id: 's2', seq: 3, payload: '{"seq":3}' },
+      ]);
+      // Pruning: a checkpoint older than another of its session goes.
+      await raw(`DELETE FROM ${s} WHERE session_id = 's1' AND seq = 2`);
+      expect(await store.pruneCheckpoints('s1', 1)).toBe(0);
+      expect(await rows()).toEqual([
+        { session_id: 's1', seq: 4, payload: '{"seq":4}' },
+        { session_id: 's2', seq: 3, payload: '{"seq":3}' },
+      ]);
     });
 
     it('migrates a version 4 schema to version 5, whose session id check admits exactly the ids the old one did', async () => {

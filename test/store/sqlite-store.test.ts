@@ -11,7 +11,10 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import type { LogEvent } from '../../src/log/event.js';
+import { encodeFoldCheckpoint } from '../../src/log/fold-checkpoint.js';
 import { importSession } from '../../src/store/jsonl.js';
+import { nodeSha256 } from '../../src/store/node-sha256.js';
+import { SessionLog } from '../../src/store/session-log.js';
 import {
   MIGRATIONS,
   type Migration,
@@ -103,6 +106,9 @@ async function readAll(store: SqliteLogStore, sessionId: string): Promise<LogEve
   return out;
 }
 
+/** A digest of the keyed form, for rows whose payload no reader proves. */
+const KEYED_DIGEST = `hmac-sha256:${'0'.repeat(16)}:${'a'.repeat(64)}`;
+
 describe('SqliteLogStore', () => {
   const events = sealLog(sampleDrafts());
   let directory: string;
@@ -129,15 +135,15 @@ describe('SqliteLogStore', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('creates the file and its parent directories, in WAL mode, at schema version 2', async () => {
+  it('creates the file and its parent directories, in WAL mode, at schema version 3', async () => {
     path = join(directory, 'nested', 'deeper', 'log.db');
     const store = await open();
     expect(store.location).toBe(`sqlite:${path}`);
     const db = raw({ readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(SCHEMA_VERSION).toBe(2);
-    expect(readSchemaVersion(db, path)).toBe(2);
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('2');
+    expect(SCHEMA_VERSION).toBe(3);
+    expect(readSchemaVersion(db, path)).toBe(3);
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('3');
   });
 
   it('refuses a file whose schema is newer than it knows, saying what to do, and leaves it alone', async () => {
@@ -145,8 +151,8 @@ describe('SqliteLogStore', () => {
     raw().prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
     const error = await openSqliteStore(path).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SchemaVersionError);
-    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 2 });
-    expect((error as Error).message).toMatch(/schema version 99.*up to 2.*upgrade shadowlog/);
+    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 3 });
+    expect((error as Error).message).toMatch(/schema version 99.*up to 3.*upgrade shadowlog/);
     expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(99);
   });
 
@@ -161,19 +167,19 @@ describe('SqliteLogStore', () => {
         migration.up(db);
       },
     });
-    const later: Migration = { from: 2, description: 'a later version', up: (db) => db.exec('CREATE TABLE later (x)') };
+    const later: Migration = { from: 3, description: 'a later version', up: (db) => db.exec('CREATE TABLE later (x)') };
     const next = [...MIGRATIONS, later].map(recorded);
     const db = raw();
-    expect(migrate(db, path, next)).toBe(3);
-    expect(applied).toEqual([2]);
-    expect(readSchemaVersion(db, path)).toBe(3);
-    expect(migrate(db, path, next)).toBe(3);
-    expect(applied).toEqual([2]);
-    // This library knows version 2 only, so the migrated file is now too new for it.
-    await expect(openSqliteStore(path)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 3 });
+    expect(migrate(db, path, next)).toBe(4);
+    expect(applied).toEqual([3]);
+    expect(readSchemaVersion(db, path)).toBe(4);
+    expect(migrate(db, path, next)).toBe(4);
+    expect(applied).toEqual([3]);
+    // This library knows up to version 3, so the migrated file is now too new for it.
+    await expect(openSqliteStore(path)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 4 });
   });
 
-  it('migrates a version 1 file to version 2, its events untouched, and reads a version 1 file read-only, finding no checkpoints', async () => {
+  it('migrates a version 1 file to the current version, its events untouched, and reads a version 1 file read-only, finding no checkpoints', async () => {
     // A file as the last shadowlog without checkpoints left it: version 1, one session.
     const fresh = raw();
     migrate(fresh, path, MIGRATIONS.slice(0, 1));
@@ -186,10 +192,64 @@ describe('SqliteLogStore', () => {
     expect(await reader.listCheckpoints('s1')).toEqual([]);
     expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(1);
     const writer = await open();
-    expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(2);
+    expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(SCHEMA_VERSION);
     expect(await readAll(writer, 's1')).toEqual(events);
-    await writer.writeCheckpoint('s1', { seq: 2, digest: 'a'.repeat(64), payload: '{}' });
+    await writer.writeCheckpoint('s1', { seq: 2, digest: KEYED_DIGEST, payload: '{}' });
     expect((await writer.listCheckpoints('s1')).map((entry) => entry.seq)).toEqual([2]);
+  });
+
+  it('migrates a version 2 file to version 3: its checkpoints kept and now append-only, an unkeyed one listed but never proven', async () => {
+    // A file as the last shadowlog with unkeyed checkpoints left it: version 2, a session and a checkpoint of its head.
+    const fresh = raw();
+    migrate(fresh, path, MIGRATIONS.slice(0, 2));
+    const insert = fresh.prepare('INSERT INTO events (session_id, seq, type, hash, body) VALUES (?, ?, ?, ?, ?)');
+    for (const event of events) insert.run('s1', event.seq, event.type, event.hash, canonicalJson(event));
+    const walked = await SessionLog.open(await open(), 's1', { checkpoints: false });
+    const payload = encodeFoldCheckpoint('s1', walked.fold.snapshot());
+    fresh
+      .prepare('INSERT INTO fold_checkpoints (session_id, seq, digest, payload) VALUES (?, ?, ?, ?)')
+      .run('s1', events.length, nodeSha256.hex(payload), payload);
+    expect(readSchemaVersion(fresh, path)).toBe(SCHEMA_VERSION);
+    const reopened = await SessionLog.open(await open(), 's1');
+    expect(reopened.checkpointReport).toEqual({
+      restoredFrom: undefined,
+      ignored: [{ seq: events.length, status: 'unproven', reason: expect.stringMatching(/^it was written before checkpoints were keyed/) }],
+    });
+    expect(reopened.fold.toArray()).toEqual(walked.fold.toArray());
+    expect(() => fresh.prepare("UPDATE fold_checkpoints SET payload = '{}'").run()).toThrow(/fold checkpoints are append-only/);
+  });
+
+  it('refuses, in the database itself, to update, overwrite or delete a fold checkpoint, but for pruning an older one', async () => {
+    const store = await open();
+    await store.append('s1', events, { expectedSeq: 0 });
+    await store.append('s2', events, { expectedSeq: 0 });
+    for (const seq of [2, 4]) await store.writeCheckpoint('s1', { seq, digest: KEYED_DIGEST, payload: `{"seq":${seq}}` });
+    await store.writeCheckpoint('s2', { seq: 3, digest: KEYED_DIGEST, payload: '{"seq":3}' });
+    const db = raw();
+    const attempts = [
+      "UPDATE fold_checkpoints SET payload = '{}' WHERE session_id = 's1' AND seq = 2",
+      "UPDATE fold_checkpoints SET digest = digest WHERE session_id = 's2'",
+      `INSERT OR REPLACE INTO fold_checkpoints (session_id, seq, digest, payload) VALUES ('s1', 2, '${KEYED_DIGEST}', '{"forged":1}')`,
+      `INSERT INTO fold_checkpoints (session_id, seq, digest, payload) VALUES ('s1', 4, '${KEYED_DIGEST}', '{"forged":1}') ON CONFLICT DO UPDATE SET payload = excluded.payload`,
+      "DELETE FROM fold_checkpoints WHERE session_id = 's1' AND seq = 4",
+      "DELETE FROM fold_checkpoints WHERE session_id = 's1'",
+      'DELETE FROM fold_checkpoints',
+      "DELETE FROM fold_checkpoints WHERE session_id = 's2'",
+    ];
+    for (const sql of attempts) expect(() => db.prepare(sql).run(), sql).toThrow(/^shadowlog: fold checkpoints are append-only; /);
+    const rows = () => db.prepare('SELECT session_id, seq, payload FROM fold_checkpoints ORDER BY session_id, seq').raw().all();
+    expect(rows()).toEqual([
+      ['s1', 2, '{"seq":2}'],
+      ['s1', 4, '{"seq":4}'],
+      ['s2', 3, '{"seq":3}'],
+    ]);
+    // Pruning: a checkpoint older than another of its session goes.
+    expect(db.prepare("DELETE FROM fold_checkpoints WHERE session_id = 's1' AND seq = 2").run().changes).toBe(1);
+    expect(await store.pruneCheckpoints('s1', 1)).toBe(0);
+    expect(rows()).toEqual([
+      ['s1', 4, '{"seq":4}'],
+      ['s2', 3, '{"seq":3}'],
+    ]);
   });
 
   it('refuses a file that is not a database with a StoreError that keeps the cause', async () => {

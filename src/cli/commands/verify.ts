@@ -9,7 +9,6 @@ import {
   encodeWalkedFold,
   hasCheckpoints,
   type LogStore,
-  nodeSha256,
   nodeSha256Hex,
   readInputFile,
   verifyCheckpoints,
@@ -75,11 +74,7 @@ async function verifySession(store: LogStore, sessionId: string): Promise<Sessio
   const report = await verifyLog(store.read(sessionId), { registry, hasher: nodeSha256Hex, foldAt: { seqs, visit } });
   if (!hasCheckpoints(store) || entries.length === 0) return { ...report, checkpoints: [] };
   const head = await store.head(sessionId);
-  const checkpoints = await verifyCheckpoints(store, sessionId, entries, walked, {
-    registry,
-    sha256: nodeSha256,
-    nextSeq: head?.nextSeq ?? 0,
-  });
+  const checkpoints = await verifyCheckpoints(store, sessionId, entries, walked, { registry, nextSeq: head?.nextSeq ?? 0 });
   const misleading = checkpoints.some((finding) => finding.trustedByOpen === true && finding.status !== 'valid');
   return { ...report, ok: report.ok && !misleading, checkpoints };
 }
@@ -98,11 +93,22 @@ function printReport(context: CommandContext, sessionId: string, report: VerifyR
   }
   for (const warning of report.warnings.slice(0, 50)) context.print(`  warning, seq ${warning.seq}: ${warning.code}: ${warning.message}`);
   if (report.warnings.length > 50) context.print(`  … and ${report.warnings.length - 50} more warnings (--json lists all)`);
-  for (const finding of report.checkpoints ?? []) {
-    const why = finding.status === 'valid' ? 'equals the fold of the log there' : `${finding.reason}; an open ignores it`;
-    const trusted = finding.trustedByOpen === true && finding.status !== 'valid' ? `${finding.reason}; an open would trust it` : why;
-    context.print(`  checkpoint at seq ${finding.seq}: ${finding.status} — ${trusted}`);
-  }
+  for (const finding of report.checkpoints ?? [])
+    context.print(`  checkpoint at seq ${finding.seq}: ${finding.status} — ${describeFinding(finding)}`);
+}
+
+/** What verify found of a checkpoint, and what an open does with it. */
+function describeFinding(finding: CheckpointFinding): string {
+  if (finding.status === 'valid') return 'equals the fold of the log there';
+  if (finding.trustedByOpen === true) return `${finding.reason}; an open would trust it`;
+  // One an open ignores: does it hold the log's fold (another key's), or another (forged or damaged)?
+  const compared =
+    finding.matchesLog === true
+      ? "; its fold equals the log's there"
+      : finding.matchesLog === false
+        ? "; its fold differs from the log's there"
+        : '';
+  return `${finding.reason}${compared}; an open ignores it`;
 }
 
 /** Registers `shadowlog verify` on the program. */

@@ -3,6 +3,7 @@
 import { ConcurrencyError, SeqOutOfRangeError, SessionBusyError, SessionNotFoundError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { assertSessionId } from '../../log/session-id.js';
+import { CheckpointExistsError } from '../checkpoint-errors.js';
 import type {
   AppendOptions,
   CheckpointEntry,
@@ -130,6 +131,12 @@ export class MemoryLogStore implements LogStore, CheckpointStore {
     checkCheckpointWrite(checkpoint, log.length);
     const { seq, digest, payload } = checkpoint;
     const kept = this.data.checkpoints.get(sessionId) ?? new Map<number, StoredCheckpoint>();
+    // Append-only, as the SQL stores' triggers hold theirs: the same one again is a retry, another is refused.
+    const stored = kept.get(seq);
+    if (stored !== undefined) {
+      if (stored.digest === digest && stored.payload === payload) return;
+      throw new CheckpointExistsError(this.location, sessionId, seq, stored.digest);
+    }
     kept.set(seq, { seq, digest, payload });
     this.data.checkpoints.set(sessionId, kept);
   }

@@ -23,6 +23,7 @@ import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogEr
 import type { LogEvent } from '../../log/event.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
+import { CheckpointExistsError } from '../checkpoint-errors.js';
 import type {
   AppendOptions,
   CheckpointEntry,
@@ -287,8 +288,13 @@ export class PostgresLogStore implements LogStore, CheckpointStore {
     // The log only grows: a seq within the head now stays within it.
     checkCheckpointWrite(checkpoint, head.nextSeq);
     const { seq, digest, payload } = checkpoint;
-    // An upsert: run again after a lost connection, it stores the same row.
-    await this.query('writing a fold checkpoint', { ...this.sql.writeCheckpoint, values: [sessionId, seq, digest, payload] });
+    // Run again after a lost connection, it finds its own row and is done.
+    const [row] = await this.query<{ inserted: boolean; stored: string | null; same: boolean | null }>('writing a fold checkpoint', {
+      ...this.sql.writeCheckpoint,
+      values: [sessionId, seq, digest, payload],
+    });
+    if (row?.inserted === true || row?.same === true) return;
+    throw new CheckpointExistsError(this.location, sessionId, seq, row?.stored ?? '');
   }
 
   async listCheckpoints(sessionId: string): Promise<CheckpointEntry[]> {

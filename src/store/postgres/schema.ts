@@ -29,7 +29,7 @@
 import type { ClientBase, Pool } from 'pg';
 import { ConfigError, CorruptLogError } from '../../log/errors.js';
 import { advisoryLockKey } from './advisory-lock.js';
-import { version4 } from './checkpoint-schema.js';
+import { version4, version6 } from './checkpoint-schema.js';
 import { PostgresSchemaVersionError } from './errors.js';
 import { version2 } from './notify-schema.js';
 import { NOT_NEXT_SEQ_STATE, version3 } from './seq-check-schema.js';
@@ -38,7 +38,7 @@ import { version5 } from './session-id-check-schema.js';
 export const DEFAULT_SCHEMA = 'shadowlog';
 
 export { NOT_NEXT_SEQ_STATE };
-/** SQLSTATE raised by the triggers that refuse UPDATE, DELETE and TRUNCATE of events. */
+/** SQLSTATE raised by the triggers that refuse UPDATE, DELETE and TRUNCATE of events (and of fold checkpoints but for pruning). */
 export const APPEND_ONLY_STATE = 'SL002';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -184,6 +184,13 @@ export const MIGRATIONS: readonly Migration[] = [
     up: async (client, schema) => {
       const rows = await client.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${schema}.events) AS found`);
       await client.query(version5(schema, rows.rows[0]?.found === true));
+    },
+  },
+  {
+    from: 5,
+    description: 'make fold checkpoints append-only: triggers refuse updates, truncation and deletes other than pruning',
+    up: async (client, schema) => {
+      await client.query(version6(schema));
     },
   },
 ];

@@ -33,10 +33,19 @@ export function statements(schema: string) {
       `SELECT seq, digest, length(payload) AS length FROM ${s}.fold_checkpoints WHERE session_id = $1 ORDER BY seq DESC`,
     ),
     readCheckpoint: named('read-checkpoint', `SELECT digest, payload FROM ${s}.fold_checkpoints WHERE session_id = $1 AND seq = $2`),
+    // Checkpoints are append-only: a row at the seq is kept. `inserted` says whether this one went
+    // in; if not, `stored` is the kept one's digest and `same` whether it is this very checkpoint
+    // (a retry after a lost connection). The outer query's snapshot does not see the new row.
     writeCheckpoint: named(
       'write-checkpoint',
-      `INSERT INTO ${s}.fold_checkpoints (session_id, seq, digest, payload) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (session_id, seq) DO UPDATE SET digest = EXCLUDED.digest, payload = EXCLUDED.payload`,
+      `WITH inserted AS (
+         INSERT INTO ${s}.fold_checkpoints (session_id, seq, digest, payload) VALUES ($1::text, $2::bigint, $3::text, $4::text)
+         ON CONFLICT (session_id, seq) DO NOTHING RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, stored.digest AS stored,
+         stored.digest = $3::text AND stored.payload = $4::text AS same
+       FROM (SELECT 1) AS one
+       LEFT JOIN ${s}.fold_checkpoints stored ON stored.session_id = $1::text AND stored.seq = $2::bigint`,
     ),
     pruneCheckpoints: named(
       'prune-checkpoints',

@@ -72,8 +72,8 @@ const VERSION_1 = `
   BEGIN SELECT RAISE(ABORT, 'shadowlog: sessions are append-only; a session cannot be deleted'); END;
 `;
 
-// Fold checkpoints (store/fold-checkpoints.ts): derived data beside the log, never part of it, so
-// rows are replaced and deleted freely. A payload can be large: a rowid table, not WITHOUT ROWID.
+// Fold checkpoints (store/fold-checkpoints.ts): derived data beside the log, never part of it
+// (append-only from version 3). A payload can be large: a rowid table, not WITHOUT ROWID.
 const VERSION_2 = `
   CREATE TABLE fold_checkpoints (
     session_id TEXT NOT NULL,
@@ -87,10 +87,36 @@ const VERSION_2 = `
 /** The first schema version with the fold_checkpoints table; a reader of an older file finds no checkpoints. */
 export const CHECKPOINTS_SCHEMA_VERSION = 2;
 
+/** The message of the triggers that keep fold checkpoints append-only. */
+export const CHECKPOINTS_APPEND_ONLY_MESSAGE = 'shadowlog: fold checkpoints are append-only';
+
+// Fold checkpoints become append-only (store/log-store.ts, CheckpointStore): a row is never
+// updated, nor overwritten by INSERT OR REPLACE (whose implicit delete fires no delete trigger,
+// but this insert check runs first), and a row is deleted only while a newer checkpoint of its
+// session is kept, which is what pruning does. A forged row cannot be proven anyway (its digest
+// is a MAC under a key the store never holds); these keep a proven one from being replaced.
+const VERSION_3 = `
+  CREATE TRIGGER fold_checkpoints_no_update BEFORE UPDATE ON fold_checkpoints
+  BEGIN SELECT RAISE(ABORT, '${CHECKPOINTS_APPEND_ONLY_MESSAGE}; a checkpoint cannot be updated'); END;
+
+  CREATE TRIGGER fold_checkpoints_no_overwrite BEFORE INSERT ON fold_checkpoints
+  WHEN EXISTS (SELECT 1 FROM fold_checkpoints WHERE session_id = NEW.session_id AND seq = NEW.seq)
+  BEGIN SELECT RAISE(ABORT, '${CHECKPOINTS_APPEND_ONLY_MESSAGE}; a checkpoint cannot be overwritten'); END;
+
+  CREATE TRIGGER fold_checkpoints_prune_only BEFORE DELETE ON fold_checkpoints
+  WHEN NOT EXISTS (SELECT 1 FROM fold_checkpoints WHERE session_id = OLD.session_id AND seq > OLD.seq)
+  BEGIN SELECT RAISE(ABORT, '${CHECKPOINTS_APPEND_ONLY_MESSAGE}; only pruning deletes one, while a newer checkpoint of its session is kept'); END;
+`;
+
 /** Every migration, in order: `MIGRATIONS[n]` takes a file from version n to n + 1. */
 export const MIGRATIONS: readonly Migration[] = [
   { from: 0, description: 'create the meta, events, sessions and owners tables', up: (db) => db.exec(VERSION_1) },
   { from: 1, description: 'keep fold checkpoints beside the log: the fold_checkpoints table', up: (db) => db.exec(VERSION_2) },
+  {
+    from: 2,
+    description: 'make fold checkpoints append-only: triggers refuse updates, overwrites and deletes other than pruning',
+    up: (db) => db.exec(VERSION_3),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

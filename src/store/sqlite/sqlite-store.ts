@@ -139,7 +139,7 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
       const head = this.headNow(sessionId);
       if (head === undefined) throw new SessionNotFoundError(sessionId);
       checkCheckpointWrite(checkpoint, head.nextSeq);
-      this.checkpointTable.write(sessionId, checkpoint);
+      this.checkpointTable.write(this.location, sessionId, checkpoint);
     });
     // One read transaction: every event from the same snapshot, without a statement's own per row.
     this.eventsAtTransaction = db.transaction((sessionId: string, seqs: readonly number[]) =>
