@@ -10,12 +10,13 @@
 // it on its first checkpoint (mode 0600, in a directory made 0700); a reader never creates it. A
 // file others can read or replace, or that is not the user's, is refused (as ssh refuses a key).
 
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, constants, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../log/errors.js';
 import { CheckpointKeyError } from './checkpoint-errors.js';
+import { nodeHmacSha256Hex, nodeSha256HexOfBytes } from './node-sha256.js';
 
 /** The environment variable that names the checkpoint key file (a key shared by a team, or a test's own). */
 export const CHECKPOINT_KEY_FILE_VARIABLE = 'SHADOWLOG_CHECKPOINT_KEY_FILE';
@@ -38,8 +39,8 @@ export function createCheckpointKey(secret: Uint8Array): CheckpointKey {
     throw new ConfigError('checkpointKey', `a checkpoint key is ${CHECKPOINT_KEY_BYTES} random bytes, found ${found}`);
   }
   const bytes = Buffer.from(secret);
-  const id = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-  return { id, mac: (text) => createHmac('sha256', bytes).update(text, 'utf8').digest('hex') };
+  const id = nodeSha256HexOfBytes(bytes).slice(0, 16);
+  return { id, mac: (text) => nodeHmacSha256Hex(bytes, text) };
 }
 
 const KEYED_DIGEST = /^hmac-sha256:([0-9a-f]{16}):([0-9a-f]{64})$/;

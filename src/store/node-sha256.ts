@@ -10,7 +10,7 @@
 // in which JSON.stringify writes a lone surrogate as a \uXXXX escape.
 
 import * as crypto from 'node:crypto';
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, createHmac, type Hash } from 'node:crypto';
 import type { Hasher, Sha256, Sha256State } from '../log/hash.js';
 
 /** crypto.hash (Node 20.12 and later): one call, no Hash object; about 15 % faster on an event's envelope. */
@@ -22,6 +22,11 @@ export const nodeSha256Hex: Hasher =
 /** SHA-256 of raw bytes (a proxied request's body as it arrived). */
 export function nodeSha256HexOfBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** HMAC-SHA256 of `text` (its UTF-8 bytes) under `key`, as lowercase hex (a fold checkpoint's digest, checkpoint-key.ts). */
+export function nodeHmacSha256Hex(key: Uint8Array, text: string): string {
+  return createHmac('sha256', key).update(text, 'utf8').digest('hex');
 }
 
 class NodeSha256State implements Sha256State {
