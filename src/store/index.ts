@@ -72,8 +72,11 @@ export { nodeSha256, nodeSha256Hex } from './node-sha256.js';
 export {
   checkOutputTarget,
   type OutputContent,
+  type OutputFileHandle,
   type OutputFileOptions,
   type OutputFileResult,
+  type OutputFileStats,
+  type OutputFileSystem,
   type OutputWrite,
   writeOutputFile,
 } from './output-file.js';
