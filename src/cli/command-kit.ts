@@ -2,9 +2,11 @@
 // its arguments. Each command registers itself on the program from its own file
 // (src/cli/commands/*.ts); src/cli/commands/index.ts lists them in the order help shows them.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { findDuplicateKey } from '../log/index.js';
+import { readInputFileSync } from '../store/index.js';
 import type { CommandContext } from './context.js';
 import type { StoreAccess } from './store-option.js';
 import { UsageError } from './usage-error.js';
@@ -18,14 +20,36 @@ export type RunCommand = (access: StoreAccess, command: (context: CommandContext
 /** Adds one command (or a few that share a file) to the program. */
 export type RegisterCommand = (program: Command, run: RunCommand) => void;
 
-export function readJsonFile(path: string, cwd: string): unknown {
+/** The most a JSON file named on the command line (a policy, prices, a tune report) may hold: 64 MiB. */
+const MAX_JSON_FILE_BYTES = 64 * 1024 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads a JSON file named on the command line (--compaction-config, --prices, --tune): a regular
+ * file (a directory or a device such as /dev/zero is a typed error, never read), of at most
+ * 64 MiB, valid UTF-8 and JSON, with no key twice in one object (JSON.parse would keep the last
+ * without a word, so the file would not say what it seems to).
+ */
+export function readJsonFile(path: string, cwd: string, expected = 'a JSON file'): unknown {
   const file = resolve(cwd, path);
   if (!existsSync(file)) throw new UsageError(`no file ${path}`);
+  const bytes = readInputFileSync(file, { shown: path, expected, maxBytes: MAX_JSON_FILE_BYTES });
+  let text: string;
+  let value: unknown;
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    text = utf8.decode(bytes);
+    value = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    throw new UsageError(
+      `${path}: the key ${JSON.stringify(duplicate.key)} appears twice in ${duplicate.path === '$' ? 'the top-level object' : duplicate.path}; JSON keeps only the last, so the file does not say what it seems to. Remove one of them`,
+    );
+  }
+  return value;
 }
 
 export function integerArgument(value: string, what: string, minimum = 0): number {

@@ -5,8 +5,10 @@
 
 import { CorruptLogError } from '../log/errors.js';
 import { isPlainObject } from '../log/shape.js';
-import { describeFirstRecord, detectFormat } from './detect-format.js';
-import { type ImportFormat, ImportFormatMismatchError, UnknownImportFormatError } from './import-errors.js';
+import { LineTooLongError } from '../store/file-errors.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../store/input-file.js';
+import { type DetectedFormat, describeFirstRecord, detectFormat, findOtherFormat } from './detect-format.js';
+import { type ImportFormat, ImportFormatMismatchError, MixedImportFormatError, UnknownImportFormatError } from './import-errors.js';
 import type { ImportInput } from './import-inputs.js';
 import { parseSourceFile, type SourceFile } from './source-file.js';
 
@@ -20,24 +22,32 @@ export type ClassifiedInput =
       readonly file: SourceFile;
     };
 
-export function classifyInput(input: ImportInput, format: ImportFormat | 'auto'): ClassifiedInput {
-  const header = hasShadowlogHeader(input.bytes);
+export function classifyInput(input: ImportInput, format: ImportFormat | 'auto', maxLineBytes = DEFAULT_MAX_LINE_BYTES): ClassifiedInput {
+  const header = hasShadowlogHeader(input, maxLineBytes);
   if (format === 'shadowlog' || (format === 'auto' && header)) {
     if (!header && format === 'shadowlog') refuseIfForeign(input);
     return { kind: 'shadowlog', input, detected: format === 'auto' ? 'line 1 is a shadowlog export header' : null };
   }
   if (header && format !== 'auto')
     throw new ImportFormatMismatchError(input.path, format, 'shadowlog', 'line 1 is a shadowlog export header');
-  const file = format === 'auto' ? parseOrTell(input) : parseSourceFile(input.path, input.bytes);
+  const file = format === 'auto' ? parseOrTell(input, maxLineBytes) : parseSourceFile(input.path, input.bytes, maxLineBytes);
   const found = detectFormat(file.records);
   if (format === 'auto') {
     if (found === undefined) throw new UnknownImportFormatError(input.path, describeFirstRecord(file.records));
+    refuseMixed(input, file, found);
     return { kind: 'foreign', input, format: found.format, detected: found.evidence, file };
   }
   if (found?.format !== format) {
     throw new ImportFormatMismatchError(input.path, format, found?.format, found?.evidence ?? describeFirstRecord(file.records));
   }
+  refuseMixed(input, file, found);
   return { kind: 'foreign', input, format, detected: null, file };
+}
+
+/** A file whose records show two formats is refused: one session file is one harness's. */
+function refuseMixed(input: ImportInput, file: SourceFile, found: DetectedFormat): void {
+  const other = findOtherFormat(file.records, found.format);
+  if (other !== undefined) throw new MixedImportFormatError(input.path, found, other, other.line);
 }
 
 /**
@@ -45,12 +55,12 @@ export function classifyInput(input: ImportInput, format: ImportFormat | 'auto')
  * before it show the format; a file that shows none first (a text file, a CSV) is of no known
  * format, which is what the user needs to hear.
  */
-function parseOrTell(input: ImportInput): SourceFile {
+function parseOrTell(input: ImportInput, maxLineBytes: number): SourceFile {
   try {
-    return parseSourceFile(input.path, input.bytes);
+    return parseSourceFile(input.path, input.bytes, maxLineBytes);
   } catch (error) {
     if (!(error instanceof CorruptLogError) || error.line === undefined) throw error;
-    const before = parseSourceFile(input.path, input.bytes.subarray(0, offsetOfLine(input.bytes, error.line))).records;
+    const before = parseSourceFile(input.path, input.bytes.subarray(0, offsetOfLine(input.bytes, error.line)), maxLineBytes).records;
     if (detectFormat(before) !== undefined) throw error;
     throw new UnknownImportFormatError(input.path, before.length === 0 ? error.message : describeFirstRecord(before));
   }
@@ -81,9 +91,12 @@ function refuseIfForeign(input: ImportInput): void {
   }
 }
 
-function hasShadowlogHeader(bytes: Buffer): boolean {
+function hasShadowlogHeader({ path, bytes }: ImportInput, maxLineBytes: number): boolean {
   const end = bytes.indexOf(10);
-  const first = bytes.subarray(0, end === -1 ? bytes.length : end).toString('utf8');
+  const length = end === -1 ? bytes.length : end;
+  // Refused before a string of it is built (V8 builds none past about 512 MiB).
+  if (length > maxLineBytes) throw new LineTooLongError(path, 1, maxLineBytes);
+  const first = bytes.subarray(0, length).toString('utf8');
   try {
     const value: unknown = JSON.parse(first);
     return isPlainObject(value) && value.format === 'shadowlog';

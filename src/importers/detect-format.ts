@@ -49,6 +49,22 @@ function formatOf({ line, value }: SourceRecord): DetectedFormat | undefined {
   return undefined;
 }
 
+/**
+ * The first record that only a format other than `format` writes, when there is one: a file
+ * holds one harness's session, and a file that mixes two (say a Claude Code line followed by a
+ * Codex rollout) would otherwise import with the other harness's lines kept as foreign events.
+ */
+export function findOtherFormat(
+  records: readonly SourceRecord[],
+  format: DetectedFormat['format'],
+): (DetectedFormat & { readonly line: number }) | undefined {
+  for (const record of records) {
+    const found = formatOf(record);
+    if (found !== undefined && found.format !== format) return { ...found, line: record.line };
+  }
+  return undefined;
+}
+
 /** A short description of a file's first record, for an error that says what was found. */
 export function describeFirstRecord(records: readonly SourceRecord[]): string {
   const first = records[0];

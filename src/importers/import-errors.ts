@@ -44,6 +44,28 @@ export class ImportFormatMismatchError extends ShadowlogError {
   }
 }
 
+/** A file whose records are of two formats: a file holds one harness's session, so it is refused. */
+export class MixedImportFormatError extends ShadowlogError {
+  readonly path: string;
+  readonly formats: readonly [ImportFormat, ImportFormat];
+  /** The line of the first record of the second format. */
+  readonly line: number;
+  constructor(
+    path: string,
+    first: { format: ImportFormat; evidence: string },
+    other: { format: ImportFormat; evidence: string },
+    line: number,
+  ) {
+    super(
+      'MIXED_IMPORT_FORMATS',
+      `${path} mixes two formats: ${first.evidence}, but ${other.evidence}; a session file holds one harness's session, so nothing was imported. Split the file into one file per session (each harness writes its own), and import those`,
+    );
+    this.path = path;
+    this.formats = [first.format, other.format];
+    this.line = line;
+  }
+}
+
 export interface ImportConflict {
   readonly sessionId: string;
   readonly path: string;

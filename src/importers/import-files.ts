@@ -33,6 +33,8 @@ export interface ImportFilesOptions {
   readonly window?: number;
   /** The types the log holds, for checking shadowlog exports (the core ones and compaction's). */
   readonly registry: EventTypeRegistry;
+  /** The longest line, in bytes (default 256 MiB): a longer one is a LineTooLongError naming the file and line. */
+  readonly maxLineBytes?: number;
 }
 
 /** A session ready to be written: its events, and what its report says of it. */
@@ -50,7 +52,7 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
     );
   }
   if (options.sessionId !== undefined) assertSessionId(options.sessionId);
-  const classified = inputs.map((input) => classifyInput(input, options.format));
+  const classified = inputs.map((input) => classifyInput(input, options.format, options.maxLineBytes));
   const [only] = classified;
   if (classified.length === 1 && only?.kind === 'shadowlog') return importOneExport(store, only, options);
   const foreign = classified.filter((input): input is ForeignInput => input.kind === 'foreign');
@@ -77,6 +79,7 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
     const result = await importSession(staging, Readable.from([input.input.bytes]), {
       registry: options.registry,
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
     });
     exports.set(input.input, result);
     staged.push(await stagedExport(staging, input.input.path, result.sessionId));
@@ -102,6 +105,7 @@ async function importOneExport(
   const result = await importSession(store, Readable.from([input.input.bytes]), {
     registry: options.registry,
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
   });
   const staged = await stagedExport(store, input.input.path, result.sessionId);
   const present = new Set(result.alreadyPresent ? [result.sessionId] : []);

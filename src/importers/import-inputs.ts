@@ -1,10 +1,12 @@
 // The files an import reads: each path given, and every .jsonl file under each directory given
 // (Claude Code keeps subagents in <session>/subagents/, Codex its rollouts in YYYY/MM/DD/), read
-// whole and told apart by content.
+// whole and told apart by content. Only regular files are read (a device or a FIFO is refused
+// before a byte is read), and a line over the limit is refused as it is read (store/input-file.ts).
 
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { FileError, inputFileError } from '../store/file-errors.js';
+import { readInputBytes } from '../store/input-file.js';
 
 export interface ImportInput {
   /** The path as the user gave it, or under a directory they gave ('-' for standard input). */
@@ -12,13 +14,22 @@ export interface ImportInput {
   readonly bytes: Buffer;
 }
 
+export interface ReadImportOptions {
+  /** The longest line, in bytes (default 256 MiB): a longer one is a LineTooLongError naming the file and line. */
+  readonly maxLineBytes?: number;
+  /** The largest file, in bytes (default 2 GiB): an import holds its files in memory. */
+  readonly maxBytes?: number;
+}
+
+const EXPECTED = 'a session file (a shadowlog export, or a Claude Code, Codex or pi session), or a directory of them';
+
 /** The files under `paths`, in the order given and, within a directory, sorted by path; each read once. */
-export async function readImportInputs(paths: readonly string[], cwd: string): Promise<ImportInput[]> {
+export async function readImportInputs(paths: readonly string[], cwd: string, options: ReadImportOptions = {}): Promise<ImportInput[]> {
   const files: Array<{ shown: string; absolute: string }> = [];
   for (const path of paths) {
     const absolute = resolve(cwd, path);
     const info = await stat(absolute).catch((error: unknown) => {
-      throw inputFileError(error, path) ?? error;
+      throw inputFileError(error, path, EXPECTED) ?? error;
     });
     if (!info.isDirectory()) {
       files.push({ shown: path, absolute });
@@ -39,9 +50,7 @@ export async function readImportInputs(paths: readonly string[], cwd: string): P
   for (const { shown, absolute } of files) {
     if (seen.has(absolute)) continue;
     seen.add(absolute);
-    const bytes = await readFile(absolute).catch((error: unknown) => {
-      throw inputFileError(error, shown) ?? error;
-    });
+    const bytes = await readInputBytes(absolute, { ...options, shown, expected: EXPECTED });
     inputs.push({ path: shown, bytes });
   }
   return inputs;

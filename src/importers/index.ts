@@ -10,8 +10,9 @@ export {
   ImportFormatMismatchError,
   ImportInputError,
   ImportMappingError,
+  MixedImportFormatError,
   UnknownImportFormatError,
 } from './import-errors.js';
 export { type ImportFilesOptions, importFiles } from './import-files.js';
-export { type ImportInput, readImportInputs } from './import-inputs.js';
+export { type ImportInput, type ReadImportOptions, readImportInputs } from './import-inputs.js';
 export type { FileReport, ImportSummary, SessionReport, UnmappedPart } from './import-report.js';

@@ -5,6 +5,8 @@
 
 import { CorruptLogError } from '../log/errors.js';
 import { isPlainObject } from '../log/shape.js';
+import { LineTooLongError } from '../store/file-errors.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../store/input-file.js';
 import { splitJoinedRecords } from './joined-records.js';
 
 /** One record of a source file. */
@@ -46,9 +48,14 @@ function* linesOf(buffer: Uint8Array): Generator<RawLine> {
   if (start < buffer.length) yield { number: ++number, bytes: buffer.subarray(start), terminated: false };
 }
 
-/** Parses a whole source file; throws CorruptLogError (naming the line) for what cannot be read. */
-export function parseSourceFile(path: string, buffer: Uint8Array): SourceFile {
+/**
+ * Parses a whole source file; throws CorruptLogError (naming the line) for what cannot be read,
+ * and LineTooLongError for a line over `maxLineBytes`, before it is decoded.
+ */
+export function parseSourceFile(path: string, buffer: Uint8Array, maxLineBytes = DEFAULT_MAX_LINE_BYTES): SourceFile {
   const all = [...linesOf(buffer)];
+  const long = all.find((raw) => raw.bytes.length > maxLineBytes);
+  if (long !== undefined) throw new LineTooLongError(path, long.number, maxLineBytes);
   const records: SourceRecord[] = [];
   const joinedLines: Array<{ line: number; records: number }> = [];
   let tornLine: SourceFile['tornLine'] = null;

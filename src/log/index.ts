@@ -5,6 +5,7 @@ export { canonicalJson } from './canonical-json.js';
 export { attachCleanupFailure, cleanupFailuresOf, runCleanupAfter, withCleanup } from './cleanup.js';
 export { blockPlaceholder, imageBlockFromUrl, parseBase64DataUrl, readableText } from './content-block.js';
 export { copyOfSeq } from './copy-of.js';
+export { type DuplicateKey, findDuplicateKey } from './duplicate-keys.js';
 export {
   ConcurrencyError,
   ConfigError,

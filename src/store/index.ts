@@ -21,7 +21,7 @@ export {
   SessionConflictError,
 } from './copy-sessions.js';
 export { type ExportFileOptions, type ExportFileResult, exportSessionToFile } from './export-file.js';
-export { FileError, type FileProblem } from './file-errors.js';
+export { FileError, type FileProblem, LineTooLongError } from './file-errors.js';
 export {
   type CheckedCheckpoint,
   type CheckpointFinding,
@@ -36,7 +36,16 @@ export {
   writeFoldCheckpoint,
 } from './fold-checkpoints.js';
 export { DEFAULT_POLL_MS, type FollowOptions, followSession } from './follow.js';
-export { readInputFile } from './input-file.js';
+export {
+  collectInputBytes,
+  DEFAULT_MAX_INPUT_BYTES,
+  DEFAULT_MAX_LINE_BYTES,
+  type InputFileOptions,
+  readInputBytes,
+  readInputFile,
+  readInputFileSync,
+  type WholeInputOptions,
+} from './input-file.js';
 export {
   type ExportSummary,
   exportSession,
@@ -48,6 +57,7 @@ export {
   JSONL_FORMAT,
   JSONL_VERSION,
   type JsonlHeader,
+  type JsonlReadOptions,
   type JsonlRecord,
   type JsonlTrailer,
   readJsonl,
@@ -68,6 +78,17 @@ export {
 } from './log-store.js';
 export { MemoryLogStore } from './memory/memory-store.js';
 export { nodeSha256, nodeSha256Hex } from './node-sha256.js';
+export {
+  checkOutputTarget,
+  type OutputContent,
+  type OutputFileHandle,
+  type OutputFileOptions,
+  type OutputFileResult,
+  type OutputFileStats,
+  type OutputFileSystem,
+  type OutputWrite,
+  writeOutputFile,
+} from './output-file.js';
 export { type CheckpointedObserver, DEFAULT_CHECKPOINT_EVERY, HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
 export {
   CheckpointsUnsupportedError,

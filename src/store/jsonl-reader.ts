@@ -8,12 +8,15 @@
 // last line): the torn line is still named and never read as an event, but the file cannot
 // prove it holds every event, so importing it is refused like a file cut at a line boundary.
 // A version-1 file (written before trailers) is read as before, its completeness unchecked.
+// A line longer than maxLineBytes (256 MiB by default) is refused before it is held whole.
 
 import { runCleanupAfter } from '../log/cleanup.js';
 import { findDuplicateKey } from '../log/duplicate-keys.js';
 import { CorruptLogError } from '../log/errors.js';
 import { isSessionId } from '../log/session-id.js';
 import { isPlainObject } from '../log/shape.js';
+import { LineTooLongError } from './file-errors.js';
+import { DEFAULT_MAX_LINE_BYTES } from './input-file.js';
 
 export const JSONL_FORMAT = 'shadowlog';
 /** The version this shadowlog writes: 2 closes the file with a trailer. */
@@ -53,6 +56,11 @@ export interface JsonlReader {
   close(): Promise<void>;
 }
 
+export interface JsonlReadOptions {
+  /** The longest line, in bytes (default 256 MiB); a longer one is a LineTooLongError, refused before it is held whole. */
+  readonly maxLineBytes?: number;
+}
+
 /** The trailer line of an export that held `events` events ending in `headHash`, newline included. */
 export function trailerLine(events: number, headHash: string): string {
   // Written in this order (not sorted) so that it reads as shadowlog's, as the header does.
@@ -66,18 +74,31 @@ interface RawLine {
   readonly terminated: boolean;
 }
 
-async function* linesOf(source: AsyncIterable<Buffer>): AsyncGenerator<RawLine> {
+/**
+ * The lines of `source`. A line longer than `maxLineBytes` is refused as its bytes come in,
+ * before it is joined into one buffer (let alone a string): memory stays bounded even for a
+ * source with no newline at all.
+ */
+async function* linesOf(source: AsyncIterable<Buffer>, maxLineBytes: number): AsyncGenerator<RawLine> {
   let pending: Buffer[] = [];
+  let pendingBytes = 0;
   let number = 0;
+  const tooLong = () => new LineTooLongError(undefined, number + 1, maxLineBytes);
   for await (const chunk of source) {
     let start = 0;
     for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, start)) {
+      if (pendingBytes + index - start > maxLineBytes) throw tooLong();
       pending.push(chunk.subarray(start, index));
       yield { number: ++number, bytes: Buffer.concat(pending), terminated: true };
       pending = [];
+      pendingBytes = 0;
       start = index + 1;
     }
-    if (start < chunk.length) pending.push(chunk.subarray(start));
+    if (start < chunk.length) {
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > maxLineBytes) throw tooLong();
+    }
   }
   const rest = Buffer.concat(pending);
   if (rest.length > 0) yield { number: ++number, bytes: rest, terminated: false };
@@ -184,8 +205,8 @@ function parseTrailer(value: Record<string, unknown>, line: number, expectsTrail
  * that blank line may follow the trailer. Anything else malformed is a CorruptLogError naming
  * its line.
  */
-export async function readJsonl(source: AsyncIterable<Buffer>): Promise<JsonlReader> {
-  const lines = linesOf(source)[Symbol.asyncIterator]();
+export async function readJsonl(source: AsyncIterable<Buffer>, options: JsonlReadOptions = {}): Promise<JsonlReader> {
+  const lines = linesOf(source, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)[Symbol.asyncIterator]();
   const close = async () => {
     await lines.return?.(undefined);
   };

@@ -19,7 +19,15 @@ import { JSONL_FORMAT, JSONL_VERSION, type JsonlReader, type JsonlTrailer, readJ
 import type { LogStore } from './log-store.js';
 import { nodeSha256Hex } from './node-sha256.js';
 
-export { JSONL_FORMAT, JSONL_VERSION, type JsonlHeader, type JsonlRecord, type JsonlTrailer, readJsonl } from './jsonl-reader.js';
+export {
+  JSONL_FORMAT,
+  JSONL_VERSION,
+  type JsonlHeader,
+  type JsonlReadOptions,
+  type JsonlRecord,
+  type JsonlTrailer,
+  readJsonl,
+} from './jsonl-reader.js';
 
 /** What an export wrote. */
 export interface ExportSummary {
@@ -87,6 +95,8 @@ export interface ImportOptions {
   readonly batchSize?: number;
   /** Computes the SHA-256 of each event for the chain check (default: node:crypto). */
   readonly hasher?: Hasher;
+  /** The longest line read, in bytes (default 256 MiB): a longer one is a LineTooLongError. */
+  readonly maxLineBytes?: number;
 }
 
 /** The refusal of a version-2 file that ends before its trailer; `torn` when its last line is cut short. */
@@ -119,7 +129,7 @@ function trailerProblem(trailer: JsonlTrailer, events: number, headHash: string)
  * trailer. Anything else malformed is a CorruptLogError naming its line, and nothing is stored.
  */
 export async function importSession(store: LogStore, source: AsyncIterable<Buffer>, options: ImportOptions = {}): Promise<ImportResult> {
-  const reader = await readJsonl(source);
+  const reader = await readJsonl(source, options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
   return withCleanup(() => importRecords(store, reader, options), reader.close);
 }
 
@@ -273,5 +283,9 @@ function checkEvent(value: unknown, line: number, checker: ChainCheck): LogEvent
 
 /** Imports a file by path; a file that cannot be read is a FileError naming it. */
 export function importSessionFile(store: LogStore, path: string, options: ImportOptions = {}): Promise<ImportResult> {
-  return importSession(store, readInputFile(path), options);
+  return importSession(
+    store,
+    readInputFile(path, options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+    options,
+  );
 }

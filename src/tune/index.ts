@@ -2,8 +2,8 @@
 // measures of each, and a recommended policy file (see docs/tune.md).
 
 export { type ArtifactKind, artifactsOf } from './artifacts.js';
-export { BUILT_IN_PRICES, callCost, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from './prices.js';
-export { markdownReport, writeTuneReport } from './report-files.js';
+export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from './prices.js';
+export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
 export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';
 export { costRetentionSvg, tokensPerCallSvg } from './svg-plots.js';

@@ -97,6 +97,13 @@ export function parsePriceTable(value: unknown, source: string, base: PriceTable
   };
 }
 
+/**
+ * The highest price a file may give: a million dollars per million tokens, a dollar a token. No
+ * model's list price comes near it (the dearest are hundreds of dollars per million); a price
+ * past it is a typo or a unit mistake, and a cost computed from one could reach Infinity.
+ */
+export const MAX_PRICE_PER_MILLION = 1_000_000;
+
 function parseEntry(entry: unknown, path: string, source: string): ModelPrice {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
     throw priceError(source, path, 'an object {input, cachedInput, output, cacheRule}');
@@ -107,9 +114,17 @@ function parseEntry(entry: unknown, path: string, source: string): ModelPrice {
   const rule = record.cacheRule;
   if (rule !== 'anthropic' && rule !== 'openai') throw priceError(source, `${path}.cacheRule`, '"anthropic" or "openai"');
   const read = (key: string, fallback?: number): number => {
-    const number = record[key] ?? fallback;
+    // A cache-write price derived from the input price is checked through it.
+    if (record[key] === undefined && fallback !== undefined) return fallback;
+    const number = record[key];
     if (typeof number !== 'number' || !Number.isFinite(number) || number < 0)
       throw priceError(source, `${path}.${key}`, 'dollars per million tokens, a number ≥ 0');
+    if (number > MAX_PRICE_PER_MILLION)
+      throw priceError(
+        source,
+        `${path}.${key}`,
+        `dollars per million tokens, at most ${MAX_PRICE_PER_MILLION.toLocaleString('en-US')} (a dollar a token, far above any list price), found ${number}`,
+      );
     return number;
   };
   const input = read('input');

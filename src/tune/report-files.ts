@@ -1,9 +1,20 @@
 // `tune --out DIR`: the report as files — report.md (the table, the recommendation and its
 // evidence, each session's figures and where each policy breaks), report.json (what --json
-// prints), policy.json (the recommended policy file) and the SVG plots.
+// prints), policy.json (the recommended policy file) and the SVG plots. They are written as every
+// output file is (store/output-file.ts): an existing one is refused unless `force`, and all of
+// them are written to temporary files first, so that a full disk leaves none.
 
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rmdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { FileError } from '../store/file-errors.js';
+import {
+  checkOutputDirectory,
+  checkOutputTarget,
+  type OutputFileOptions,
+  prepareOutputDirectory,
+  type StagedOutputFile,
+  stageOutputFile,
+} from '../store/output-file.js';
 import { costRetentionSvg, tokensPerCallSvg } from './svg-plots.js';
 import type { TuneReport } from './tune-report.js';
 import { markdownTable } from './tune-table.js';
@@ -19,31 +30,91 @@ export function plotName(position: number, sessionId: string): string {
   return `tokens-${String(position + 1).padStart(2, '0')}-${sessionId}.svg`;
 }
 
-export async function writeTuneReport(report: TuneReport, directory: string): Promise<string[]> {
-  await mkdir(directory, { recursive: true });
-  const written: string[] = [];
-  const write = async (name: string, text: string) => {
-    await writeFile(join(directory, name), text);
-    written.push(name);
-  };
-  await write('report.json', `${JSON.stringify(report, null, 2)}\n`);
-  if (report.recommendation !== null) await write('policy.json', `${JSON.stringify(report.recommendation.config, null, 2)}\n`);
-  if (report.policies.length > 0) await write('cost-retention.svg', costRetentionSvg(report.policies));
+/** The files every report with a recommendation and a policy writes, checked before a replay starts. */
+const FIXED_FILES = ['report.json', 'report.md', 'policy.json', 'cost-retention.svg'];
+
+export interface TuneReportFileOptions {
+  /** Replace report files already in the directory (others there are left alone). Default false: FILE_EXISTS. */
+  readonly force?: boolean;
+}
+
+/**
+ * Refuses a report directory that `writeTuneReport` would refuse, before the replay that fills
+ * it: a path that is not a directory, or (without `force`) one that holds a report already.
+ */
+export async function checkTuneReportTarget(directory: string, options: TuneReportFileOptions = {}): Promise<void> {
+  await checkOutputDirectory(directory);
+  for (const name of FIXED_FILES) await checkOutputTarget(join(directory, name), options);
+}
+
+export async function writeTuneReport(report: TuneReport, directory: string, options: TuneReportFileOptions = {}): Promise<string[]> {
+  const files = reportFiles(report);
+  const target = resolve(directory);
+  const fileOptions: OutputFileOptions = { force: options.force === true };
+  await checkOutputDirectory(target);
+  // Every file is checked before any is written: a report is refused whole, not half replaced.
+  for (const [name] of files) await checkOutputTarget(join(target, name), fileOptions);
+  const made = await prepareOutputDirectory(target);
+  const staged: StagedOutputFile[] = [];
+  let published = 0;
+  try {
+    for (const [name, text] of files) staged.push(await stageOutputFile(join(target, name), text, fileOptions));
+    for (const file of staged) {
+      await file.publish();
+      published++;
+    }
+  } catch (error) {
+    // Every temporary file not yet named goes; the one whose naming failed says so in the error.
+    let thrown: unknown = error;
+    const left: string[] = [];
+    for (const [index, file] of staged.entries()) {
+      if (index < published) continue;
+      if (index === published && staged.length === files.length) thrown = await file.discard(error);
+      else {
+        const path = await file.remove();
+        if (path !== undefined) left.push(path);
+      }
+    }
+    // A directory made for this report and left empty goes again (rmdir removes only an empty one).
+    if (made && published === 0) await rmdir(target).catch(() => undefined);
+    if (published > 0 || left.length > 0) throw withReportNote(thrown, files.slice(0, published), left);
+    throw thrown;
+  }
+  return files.map(([name]) => name);
+}
+
+/** The error of a report written in part: which files were named before it, and which temporary files stayed. */
+function withReportNote(error: unknown, written: ReadonlyArray<[string, string]>, left: readonly string[]): unknown {
+  if (!(error instanceof FileError)) return error;
+  const notes: string[] = [];
+  if (written.length > 0) notes.push(`${written.map(([name]) => name).join(', ')} had been written already`);
+  if (left.length > 0) notes.push(`the temporary files ${left.join(', ')} could not be removed: remove them by hand`);
+  return new FileError(error.problem, error.path, `${error.message}; ${notes.join('; ')}`, {
+    cause: error,
+    ...(error.systemCode === undefined ? {} : { systemCode: error.systemCode }),
+  });
+}
+
+/** The report's files, by name, in the order they are written. */
+function reportFiles(report: TuneReport): Array<[name: string, text: string]> {
+  const files: Array<[string, string]> = [['report.json', `${JSON.stringify(report, null, 2)}\n`]];
+  if (report.recommendation !== null) files.push(['policy.json', `${JSON.stringify(report.recommendation.config, null, 2)}\n`]);
+  if (report.policies.length > 0) files.push(['cost-retention.svg', costRetentionSvg(report.policies)]);
   const plotted = [...report.sessions].sort((a, b) => b.calls - a.calls).slice(0, PLOTTED_SESSIONS);
   const plots: string[] = [];
   for (const [position, session] of plotted.entries()) {
     const name = plotName(position, session.sessionId);
-    await write(
+    files.push([
       name,
       tokensPerCallSvg(
         session,
         session.policies.map((policy) => policy.policy),
       ),
-    );
+    ]);
     plots.push(name);
   }
-  await write('report.md', markdownReport(report, plots));
-  return written;
+  files.push(['report.md', markdownReport(report, plots)]);
+  return files;
 }
 
 export function markdownReport(report: TuneReport, plots: readonly string[]): string {

@@ -111,9 +111,11 @@ describe('exportSessionToFile', () => {
     writeFileSync(join(directory, 'taken.jsonl'), 'mine');
     const taken = await exportSessionToFile(store, 's1', join(directory, 'taken.jsonl')).catch((caught: unknown) => caught);
     expect(taken).toMatchObject({ code: 'FILE_EXISTS', systemCode: 'EEXIST' });
-    expect((taken as Error).message).toMatch(/already exists, and an export never overwrites a file/);
+    expect((taken as Error).message).toMatch(
+      /already exists, and shadowlog replaces a file only when told to; .*add --force to replace it$/,
+    );
     expect(readFileSync(join(directory, 'taken.jsonl'), 'utf8')).toBe('mine');
-    expect(await exportSessionToFile(store, 's1', directory).catch((caught: unknown) => caught)).toMatchObject({ code: 'FILE_EXISTS' });
+    expect(await exportSessionToFile(store, 's1', directory).catch((caught: unknown) => caught)).toMatchObject({ code: 'NOT_A_FILE' });
     const missing = await exportSessionToFile(store, 's1', join(directory, 'no', 'such', 'f.jsonl')).catch((caught: unknown) => caught);
     expect(missing).toMatchObject({ code: 'FILE_NOT_FOUND', systemCode: 'ENOENT' });
     expect((missing as Error).message).toMatch(/the directory .*no\/such does not exist/);

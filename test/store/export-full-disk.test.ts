@@ -55,7 +55,7 @@ describe.skipIf(!available)('export -o onto a full disk', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /^shadowlog: NO_SPACE: the disk is full \(ENOSPC\) writing .*big\.jsonl; free some space and export again; nothing was left behind\n$/,
+      /^shadowlog: NO_SPACE: the disk is full \(ENOSPC\) writing .*big\.jsonl; free some space and run it again; nothing was left behind\n$/,
     );
     expect(result.files).toEqual([]);
   });

@@ -135,8 +135,8 @@ describe('SqliteLogStore', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('creates the file and its parent directories, in WAL mode, at schema version 3', async () => {
-    path = join(directory, 'nested', 'deeper', 'log.db');
+  it('creates the file and its directory (one level, like .shadowlog), in WAL mode, at schema version 3', async () => {
+    path = join(directory, 'nested', 'log.db');
     const store = await open();
     expect(store.location).toBe(`sqlite:${path}`);
     const db = raw({ readonly: true });

@@ -3,27 +3,37 @@
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import { type ImportFormat, type ImportInput, ImportInputError, importFiles, readImportInputs } from '../../importers/index.js';
 import { assertSessionId, SessionNotFoundError } from '../../log/index.js';
-import { exportSession, exportSessionToFile } from '../../store/index.js';
+import { collectInputBytes, exportSession, exportSessionToFile } from '../../store/index.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
 import { importJson, printImport } from './import-report-text.js';
 
-export async function exportCommand(context: CommandContext, sessionId: string, outputPath: string | undefined): Promise<number> {
+export interface ExportCommandOptions {
+  /** Replace an existing output file. */
+  readonly force?: boolean;
+}
+
+export async function exportCommand(
+  context: CommandContext,
+  sessionId: string,
+  outputPath: string | undefined,
+  options: ExportCommandOptions = {},
+): Promise<number> {
   assertSessionId(sessionId);
   const store = await context.store();
   if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
   if (outputPath === undefined || outputPath === '-') {
+    if (options.force === true) throw new UsageError('--force replaces an --output file; the export goes to standard output without one');
     await exportSession(store, sessionId, context.io.stdout);
     return 0;
   }
   // Written beside the target and renamed when complete: a failed export leaves no file.
-  const written = await exportSessionToFile(store, sessionId, resolve(context.io.cwd, outputPath));
+  const written = await exportSessionToFile(store, sessionId, resolve(context.io.cwd, outputPath), { force: options.force === true });
   if (context.json) context.printJson({ sessionId, events: written.events, file: written.path, headHash: written.headHash });
   else context.print(`exported ${written.events} events of ${sessionId} to ${outputPath}`);
   return 0;
@@ -49,7 +59,8 @@ export async function importCommand(context: CommandContext, paths: readonly str
   if (paths.filter((path) => path === '-').length > 1) throw new ImportInputError('- (standard input) can be given once');
   const inputs: ImportInput[] = [];
   for (const path of paths) {
-    if (path === '-') inputs.push({ path: '-', bytes: await readAll(context.io.stdin) });
+    // Standard input is read under a file's bounds: /dev/zero piped in is refused, not held.
+    if (path === '-') inputs.push({ path: '-', bytes: await collectInputBytes(context.io.stdin, '-') });
     else inputs.push(...(await readImportInputs([path], context.io.cwd)));
   }
   const store = await context.store();
@@ -64,19 +75,16 @@ export async function importCommand(context: CommandContext, paths: readonly str
   return 0;
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
-}
-
 /** Registers `shadowlog export` on the program. */
 export function registerExportCommand(program: Command, run: RunCommand): void {
   program
     .command('export <id>')
     .description('write a session as JSONL (to stdout, or --output FILE)')
-    .option('-o, --output <file>', 'the file to write (it must not exist yet)')
-    .action((id: string, options: { output?: string }) => run('read', (context) => exportCommand(context, id, options.output))());
+    .option('-o, --output <file>', 'the file to write (it must not exist yet, unless --force)')
+    .option('--force', 'replace the --output file if it exists (the file itself: a symbolic link there is replaced, not followed)')
+    .action((id: string, options: { output?: string; force?: boolean }) =>
+      run('read', (context) => exportCommand(context, id, options.output, { force: options.force === true }))(),
+    );
 }
 
 /** Registers `shadowlog import` on the program. */

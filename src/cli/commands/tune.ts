@@ -3,14 +3,14 @@
 // what each would have sent, kept and cost, and the policy the evidence recommends.
 
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { importFiles, readImportInputs } from '../../importers/index.js';
 import { isEstimatorName } from '../../meter/index.js';
-import { MemoryLogStore } from '../../store/index.js';
+import { checkOutputTarget, MemoryLogStore, writeOutputFile } from '../../store/index.js';
 import {
   BUILT_IN_PRICES,
+  checkTuneReportTarget,
   parseGrid,
   parsePriceTable,
   type TuneReport,
@@ -19,7 +19,7 @@ import {
   tuneSessions,
   writeTuneReport,
 } from '../../tune/index.js';
-import { integerArgument, type RunCommand } from '../command-kit.js';
+import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createProgressBar } from '../progress-bar.js';
 import { createCliRegistry } from '../registry.js';
@@ -37,6 +37,8 @@ export interface TuneCommandOptions {
   readonly estimator?: string;
   readonly out?: string;
   readonly policyFile?: string;
+  /** Replace existing --out report files and --policy-file. */
+  readonly force?: boolean;
 }
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -59,7 +61,16 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
       `--estimator takes chars4, script-aware, o200k_base, cl100k_base or llama3, found ${JSON.stringify(options.estimator)}`,
     );
   const grid = parseGrid(options.grid);
-  const prices = options.prices === undefined ? BUILT_IN_PRICES : parsePriceTable(await readJson(context, options.prices), options.prices);
+  const prices =
+    options.prices === undefined
+      ? BUILT_IN_PRICES
+      : parsePriceTable(readJsonFile(options.prices, context.io.cwd, 'a JSON price table'), options.prices);
+  if (options.force === true && options.out === undefined && options.policyFile === undefined)
+    throw new UsageError('--force replaces the files of --out and --policy-file; give one of them with it');
+  const force = { force: options.force === true };
+  // Refused before the replay, which can take minutes; checked again when written.
+  if (options.out !== undefined) await checkTuneReportTarget(resolve(context.io.cwd, options.out), force);
+  if (options.policyFile !== undefined) await checkOutputTarget(resolve(context.io.cwd, options.policyFile), force);
 
   const sessions = await sessionsOf(context, inputs, options.all);
   if (sessions.length === 0) throw new UsageError('no sessions to tune: the store holds none, and no files were given');
@@ -83,9 +94,9 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
       }),
   });
   bar.finish();
-  if (options.out !== undefined) await writeTuneReport(report, resolve(context.io.cwd, options.out));
+  if (options.out !== undefined) await writeTuneReport(report, resolve(context.io.cwd, options.out), force);
   if (options.policyFile !== undefined && report.recommendation !== null) {
-    await writeFile(resolve(context.io.cwd, options.policyFile), `${JSON.stringify(report.recommendation.config, null, 2)}\n`);
+    await writeOutputFile(resolve(context.io.cwd, options.policyFile), `${JSON.stringify(report.recommendation.config, null, 2)}\n`, force);
   }
   if (context.json) context.printJson(report);
   else printReport(context, report, options);
@@ -117,17 +128,6 @@ async function sessionsOf(context: CommandContext, inputs: readonly string[], al
     for (const file of summary.files) for (const session of file.sessions) sessions.push({ store: scratch, sessionId: session.sessionId });
   }
   return sessions;
-}
-
-async function readJson(context: CommandContext, path: string): Promise<unknown> {
-  const text = await readFile(resolve(context.io.cwd, path), 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(error.code === 'ENOENT' ? `no file ${path}` : `cannot read ${path}: ${error.message}`);
-  });
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
 }
 
 function printReport(context: CommandContext, report: TuneReport, options: TuneCommandOptions): void {
@@ -172,8 +172,15 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
     .option('--prices <file>', 'a JSON price table laid over the built-in one')
     .option('--margin <share>', 'how far below the best retention the recommendation may be (default 0.02)')
     .option('--estimator <name>', 'how tokens are counted (default script-aware)')
-    .option('--out <dir>', 'write report.md, report.json, policy.json and SVG plots there')
-    .option('--policy-file <file>', 'write the recommended policy there')
+    .option(
+      '--out <dir>',
+      'write report.md, report.json, policy.json and SVG plots there (made if missing; its report files must not exist yet, unless --force)',
+    )
+    .option('--policy-file <file>', 'write the recommended policy there (it must not exist yet, unless --force)')
+    .option(
+      '--force',
+      'replace the report files of --out and the --policy-file if they exist (the files themselves: a symbolic link is replaced, not followed)',
+    )
     .action(
       (
         inputs: string[],
@@ -189,6 +196,7 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
           estimator?: string;
           out?: string;
           policyFile?: string;
+          force?: boolean;
         },
       ) => run('read', (context) => tuneCommand(context, inputs, { ...options, all: options.all === true }))(),
     );

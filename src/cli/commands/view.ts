@@ -2,12 +2,12 @@
 // writes one self-contained HTML file (no network requests when opened); without it the page
 // is served on 127.0.0.1 and follows the session as it grows, until Ctrl-C.
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { assertSessionId } from '../../log/index.js';
+import { checkOutputTarget, writeOutputFile } from '../../store/index.js';
 import { buildViewDocument, isLoopbackHost, parseTuneReport, renderViewPage, startViewServer } from '../../view/index.js';
-import { integerArgument, type RunCommand } from '../command-kit.js';
+import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { rendererFor } from '../renderers.js';
@@ -20,6 +20,8 @@ export interface ViewCommandOptions {
   readonly allowRemote?: boolean;
   readonly tune?: string;
   readonly pollMs?: number;
+  /** Replace an existing --out file. */
+  readonly force?: boolean;
 }
 
 export async function viewCommand(context: CommandContext, sessionId: string, options: ViewCommandOptions): Promise<number> {
@@ -27,6 +29,7 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
   if (options.out !== undefined && (options.port !== undefined || options.host !== undefined)) {
     throw new UsageError('--out writes a file; --port and --host serve the page. Give one or the other');
   }
+  if (options.force === true && options.out === undefined) throw new UsageError('--force replaces an --out file; give --out FILE with it');
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host) && options.allowRemote !== true) {
     throw new UsageError(
@@ -38,13 +41,17 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
   const registry = createCliRegistry();
   if (options.out !== undefined) {
     const file = resolve(context.io.cwd, options.out);
+    const fileOptions = { force: options.force === true, mode: 0o600 };
+    // Refused before the page is built; checked again when it is written.
+    await checkOutputTarget(file, fileOptions);
     const viewDocument = await buildViewDocument(store, sessionId, {
       resolveRenderer: rendererFor,
       registry,
       ...(tune === undefined ? {} : { tune }),
     });
     const page = await renderViewPage(viewDocument);
-    writeFileSync(file, page.html, { flag: 'w' });
+    // The page holds the whole session: readable by its owner only, as an export is.
+    await writeOutputFile(file, page.html, fileOptions);
     const { calls } = viewDocument.session;
     const verified = calls.filter((call) => call.check.status === 'verified').length;
     const failed = calls.filter((call) => call.check.status === 'failed').length;
@@ -90,15 +97,7 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
 }
 
 function readTuneReport(path: string, cwd: string): unknown {
-  const file = resolve(cwd, path);
-  if (!existsSync(file)) throw new UsageError(`no file ${path}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
-  return parseTuneReport(parsed, path);
+  return parseTuneReport(readJsonFile(path, cwd, 'a tune report (the JSON of `shadowlog tune --json`)'), path);
 }
 
 /** Resolves on Ctrl-C (SIGINT, SIGTERM) or when `signal` aborts. */
@@ -124,7 +123,8 @@ export function registerViewCommand(program: Command, run: RunCommand): void {
     .description(
       'the audit page: each call with the surface it was sent, digest-checked, compactions expandable to their originals, the token-pressure chart; served on 127.0.0.1 and following the session, or --out FILE',
     )
-    .option('--out <file>', 'write one self-contained HTML file instead of serving it')
+    .option('--out <file>', 'write one self-contained HTML file instead of serving it (it must not exist yet, unless --force)')
+    .option('--force', 'replace the --out file if it exists (the file itself: a symbolic link there is replaced, not followed)')
     .option('--port <port>', 'serve on this port (default: any free one)', (value) => integerArgument(value, 'a port', 0))
     .option('--host <address>', 'serve on this address (default 127.0.0.1; anything else needs --allow-remote)')
     .option('--allow-remote', 'allow a --host that is not loopback: anyone who can reach it can read the session')

@@ -14,11 +14,16 @@ type Connection = Database.Database;
 
 const CREATE_HINT = 'check the path; a store is created by a command that writes to it, such as import or demo';
 
-/** Opens `file` for writing, creating it and its directory if needed, and brings it to the current schema. */
+/**
+ * Opens `file` for writing, creating it if needed, and brings it to the current schema. A new
+ * file's directory is made when it is missing but its parent is there (`.shadowlog/` in a project),
+ * never more: a mistyped path does not grow a tree of directories from the root.
+ */
 export async function openWritableDatabase(file: string, location: string, locks: LockWaiter): Promise<Connection> {
   // Someone else's file is refused before a connection that could write to it is opened.
-  if (statIfExists(file)?.isFile() === true) await locks.run('reading the file', () => identifyFile(file, location, locks.attemptMs));
-  mkdirSync(dirname(file), { recursive: true });
+  const existing = statIfExists(file);
+  if (existing?.isFile() === true) await locks.run('reading the file', () => identifyFile(file, location, locks.attemptMs));
+  if (existing === undefined) makeDirectory(file, location);
   const db = new Database(file, { timeout: locks.attemptMs });
   try {
     // Reads, which wait too: another process may be creating the same new file right now.
@@ -77,6 +82,28 @@ export async function openReadOnlyDatabase(file: string, location: string, locks
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+/** Makes the directory of a new store's file, one level at most, or says why it cannot be. */
+function makeDirectory(file: string, location: string): void {
+  const directory = dirname(file);
+  const stats = statIfExists(directory);
+  if (stats?.isDirectory() === true) return;
+  const hint =
+    'a new store is created as a file in a directory that exists (or one new directory in one that does): create the directory first, or check the path';
+  if (stats !== undefined) throw new StoreNotFoundError(location, `${directory} is not a directory`, hint);
+  if (statIfExists(dirname(directory))?.isDirectory() !== true) {
+    throw new StoreNotFoundError(location, `there is no directory ${dirname(directory)} to create ${directory} in`, hint);
+  }
+  try {
+    // Never recursive: besides growing trees, a recursive mkdir loops forever under /proc.
+    mkdirSync(directory);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Made meanwhile by another process creating the same store: fine.
+    if (code === 'EEXIST') return;
+    throw new StoreNotFoundError(location, `cannot create the directory ${directory} (${code ?? (error as Error).message})`, hint);
   }
 }
 

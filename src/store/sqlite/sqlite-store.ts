@@ -55,7 +55,8 @@ const INSERT_ROWS = 10;
 
 /**
  * Opens the SQLite store at `path`: for writing (the default), creating the file and its
- * directory if needed; or, with `readOnly: true`, an existing store for reading only.
+ * directory (one level, in a parent that exists) if needed; or, with `readOnly: true`, an
+ * existing store for reading only.
  * Another application's SQLite file is refused with NotShadowlogDatabaseError, unchanged.
  */
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteLogStore> {
