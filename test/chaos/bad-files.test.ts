@@ -63,6 +63,23 @@ describe('input files that are not session files', () => {
         [[...storeArgs, 'import', '/dev/zero'], zeroMessage],
         [[...storeArgs, 'verify', '--file', '/dev/zero'], zeroMessage],
         [[...storeArgs, 'tune', SAMPLE, '--prices', '/dev/zero'], zeroMessage],
+        [[...storeArgs, 'meter', '/dev/zero'], zeroMessage],
+        // Refused while the options are read: no request is made (the base URL is never reached).
+        [
+          [
+            ...storeArgs,
+            'chat',
+            '--provider',
+            'openai',
+            '--base-url',
+            'http://127.0.0.1:9/v1',
+            '--model',
+            'm',
+            '--model-limits',
+            '/dev/zero',
+          ],
+          zeroMessage,
+        ],
       );
     }
     for (const [args, message] of checks) refused(args, await runCliChild(args, 60_000), message);

@@ -2,7 +2,7 @@
 // over the working directory. Lines starting with / are commands: /surface, /record,
 // /replay TURN [STEP], /help, /quit.
 
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
@@ -19,6 +19,7 @@ import {
   type UserModelLimits,
 } from '../../providers/index.js';
 import { type AgentSession, createFileTools, createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
+import { readInputFileSync } from '../../store/index.js';
 import { chatCompactionConfig } from '../chat-compaction-config.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -73,20 +74,19 @@ function chatModelLimits(options: ChatOptions): ModelLimitsOverride & { modelLim
   };
 }
 
+/** The most a model limits file may hold: a table of a few models is kilobytes. */
+const MODEL_LIMITS_MAX_BYTES = 16 * 1024 * 1024;
+
 /** The limits file named by --model-limits, else by SHADOWLOG_MODEL_LIMITS; none when neither is set. */
 export function readChatModelLimits(path: string | undefined, cwd: string): UserModelLimits | undefined {
   const named = path ?? nonEmpty(process.env.SHADOWLOG_MODEL_LIMITS);
   if (named === undefined) return undefined;
   const file = resolve(cwd, named);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(
-      `cannot read the model limits file ${named}${path === undefined ? ' (SHADOWLOG_MODEL_LIMITS)' : ''}: ${(error as Error).message}`,
-    );
-  }
-  return parseModelLimits(text, named);
+  const shown = `${named}${path === undefined ? ' (SHADOWLOG_MODEL_LIMITS)' : ''}`;
+  if (!existsSync(file)) throw new UsageError(`cannot read the model limits file ${shown}: there is no such file`);
+  // A regular file of a JSON table: not a directory, /dev/zero or a FIFO, and not gigabytes.
+  const bytes = readInputFileSync(file, { shown, expected: 'a model limits file (JSON)', maxBytes: MODEL_LIMITS_MAX_BYTES });
+  return parseModelLimits(bytes.toString('utf8'), named);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

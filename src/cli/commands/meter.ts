@@ -1,11 +1,11 @@
 // `shadowlog meter <file|->`: the tokens of a text file under each estimator and each offline
 // tokenizer (SPEC §10, §12), with each count's ratio to o200k_base.
 
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { HEURISTIC_ESTIMATOR_NAMES, heuristicEstimator, loadTokenizer, TOKENIZER_NAMES } from '../../meter/index.js';
+import { collectInputBytes, readInputBytes } from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
@@ -24,6 +24,9 @@ export class NotUtf8Error extends UsageError {
   }
 }
 
+/** The most `meter` reads: 256 MiB of text takes the tokenizers minutes already. */
+export const METER_MAX_BYTES = 256 * 1024 * 1024;
+
 export interface MeterReport {
   readonly file: string;
   /** Unicode code points. */
@@ -34,8 +37,18 @@ export interface MeterReport {
 }
 
 export async function meterCommand(context: CommandContext, file: string): Promise<number> {
-  const bytes = file === '-' ? await readStream(context.io.stdin) : await readInput(resolve(context.io.cwd, file), file);
   const shownName = file === '-' ? '(standard input)' : file;
+  // Read whole, but bounded: a regular file (not /dev/zero, a FIFO or a directory), or standard input, of at most METER_MAX_BYTES.
+  const bounds = {
+    shown: shownName,
+    expected: 'a text file, or - for standard input',
+    maxBytes: METER_MAX_BYTES,
+    maxLineBytes: METER_MAX_BYTES,
+  };
+  const bytes =
+    file === '-'
+      ? await collectInputBytes(context.io.stdin as AsyncIterable<Buffer | string>, shownName, bounds)
+      : await readInputBytes(existingFile(resolve(context.io.cwd, file), file), bounds);
   const text = decodeUtf8(bytes, shownName);
 
   const estimators: Record<string, number> = {};
@@ -58,24 +71,6 @@ function printTable(context: CommandContext, report: MeterReport): void {
     const ratio = reference === 0 ? '–' : (tokens / reference).toFixed(2);
     context.print(`${name.padEnd(14)}${String(tokens).padStart(10)}  ${ratio.padStart(12)}`);
   }
-}
-
-async function readInput(path: string, shownName: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UsageError(`no file ${shownName}; give the path of a text file, or - for standard input`);
-    if (code === 'EISDIR') throw new UsageError(`${shownName} is a directory; give the path of a text file, or - for standard input`);
-    if (code === 'EACCES' || code === 'EPERM') throw new UsageError(`cannot read ${shownName}: permission denied`);
-    throw error;
-  }
-}
-
-async function readStream(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -136,4 +131,9 @@ export function registerMeterCommand(program: Command, run: RunCommand): void {
       "a text file's tokens under each estimator and each offline tokenizer, with their ratios to o200k_base (- reads standard input)",
     )
     .action((file: string) => run('read', (context) => meterCommand(context, file))());
+}
+
+function existingFile(path: string, shownName: string): string {
+  if (!existsSync(path)) throw new UsageError(`no file ${shownName}; give the path of a text file, or - for standard input`);
+  return path;
 }
