@@ -72,10 +72,10 @@ describe('shadowlog meter', () => {
     expect(result.stderr).toBe('shadowlog: USAGE: no file no-such-file.txt; give the path of a text file, or - for standard input\n');
   });
 
-  it('refuses a directory with exit 2', async () => {
+  it('refuses a directory as every command refuses an input that is not a regular file (NOT_A_FILE, exit 1)', async () => {
     const result = await workspace.run(['meter', '.']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^shadowlog: USAGE: \. is a directory/);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^shadowlog: NOT_A_FILE: \. is a directory/);
   });
 
   it('refuses a file that is not UTF-8, naming the first bad byte, with exit 2', async () => {
