@@ -14,7 +14,7 @@ export class ProxyRefusalError extends ShadowlogError {
   }
 }
 
-/** A request target that is not a path on the upstream: an absolute URL, `//host…`, a backslash, or a path leaving the upstream's prefix. */
+/** A request target that is not one path on the upstream (request-target.ts), or a recorded endpoint spelled another way. */
 export class ProxyTargetRefusedError extends ProxyRefusalError {
   readonly target: string;
   constructor(target: string, why: string) {
@@ -40,16 +40,45 @@ export class ProxyHostRefusedError extends ProxyRefusalError {
   }
 }
 
-/** A request a web page of another origin made (a browser's "simple" POST needs no preflight). */
+/** A request a web page made (it carries Origin): a browser's "simple" POST needs no preflight, and a preflight is one too. */
 export class ProxyOriginRefusedError extends ProxyRefusalError {
   readonly origin: string;
   constructor(origin: string) {
     super(
       'PROXY_ORIGIN_REFUSED',
       403,
-      `a request from the web page at ${shownText(origin)} is refused: the proxy serves programs on this machine, and a page elsewhere must not have calls forwarded and recorded through it`,
+      `a request from the web page at ${shownText(origin)} is refused: the proxy serves programs (SDKs, agents), which send no Origin, and no web page may have calls forwarded and recorded through it`,
     );
     this.origin = origin;
+  }
+}
+
+/** A request that asks a server to read it as another method (X-HTTP-Method-Override and its kin): it could make a call the proxy does not record. */
+export class ProxyMethodOverrideError extends ProxyRefusalError {
+  constructor(header: string) {
+    super(
+      'PROXY_METHOD_OVERRIDE',
+      400,
+      `the ${header} header is refused: a server that honours it would read the request as another method, and the proxy decides what it records by the method it sees`,
+    );
+  }
+}
+
+/** A call for an API whose upstream the proxy was not given: nothing to forward it to. */
+export class ProxyNoUpstreamError extends ProxyRefusalError {
+  constructor(upstream: string) {
+    super(
+      'PROXY_NO_UPSTREAM',
+      502,
+      `no ${upstream} upstream is configured (start the proxy with --upstream-${upstream} URL); the request was not forwarded`,
+    );
+  }
+}
+
+/** A request that arrived, or was still waiting to be forwarded, when the proxy was told to stop. */
+export class ProxyStoppingError extends ProxyRefusalError {
+  constructor() {
+    super('PROXY_STOPPING', 503, 'the proxy is stopping; the request was not forwarded');
   }
 }
 

@@ -9,7 +9,7 @@
 // request sent before the first was answered is another conversation.
 
 import { randomBytes } from 'node:crypto';
-import { SessionBusyError } from '../log/errors.js';
+import { SessionBusyError, SessionExistsError } from '../log/errors.js';
 import { dataOf } from '../log/event-data.js';
 import { assertSessionId } from '../log/session-id.js';
 import type { LogStore } from '../store/log-store.js';
@@ -106,8 +106,13 @@ export class SessionRouter {
     return opening;
   }
 
-  /** The session a client named: started, or continued when the proxy recorded it; refused when it did not; a sibling when another writer owns it. */
-  private async openNamed(id: string, protocol: string): Promise<ProxySession> {
+  /**
+   * The session a client named: started, or continued when the proxy recorded it; refused when it
+   * did not; a sibling when another writer owns it, stored or new (claimed a moment ago by another
+   * proxy naming the same new id). One that another writer started between the look and the start
+   * is looked at again, as the stored session it now is.
+   */
+  private async openNamed(id: string, protocol: string, again = false): Promise<ProxySession> {
     const exists = (await this.store.head(id)) !== undefined;
     if (exists) await this.assertRecordedByProxy(id);
     try {
@@ -117,6 +122,7 @@ export class SessionRouter {
       this.sessions.set(id, session);
       return session;
     } catch (error) {
+      if (SessionExistsError.isInstance(error) && !exists && !again) return this.openNamed(id, protocol, true);
       if (!SessionBusyError.isInstance(error)) throw error;
       const reason = `session ${id} is owned by another writer (${error.owner}), and a session has one writer at a time, so the proxy forwarded this call and recorded it in a session of its own`;
       const sibling = ProxySession.start(this.store, siblingIdOf(id), protocol, this.onError, { sessionId: id, reason });
