@@ -56,7 +56,8 @@ export function addressingRefusal(headers: IncomingHttpHeaders, names: ReadonlyS
   // A client without a Host header is no browser (browsers always send one): only a browser can be misled by DNS rebinding.
   if (host !== undefined) {
     const name = hostOf(host);
-    if (name === undefined || !allowed(name)) return new ProxyHostRefusedError(host, ['localhost', '127.0.0.1', '[::1]', ...names]);
+    if (name === undefined || !allowed(name))
+      return new ProxyHostRefusedError(host, ['localhost', '127.0.0.1', '[::1]', ...names], name === undefined);
   }
   const origin = headers.origin;
   if (origin !== undefined) return new ProxyOriginRefusedError(origin);

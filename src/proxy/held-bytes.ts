@@ -25,9 +25,7 @@ export class HeldBytes {
     let held = Math.min(bytes, this.capacity);
     if (this.waiters.length > 0 || this.used + held > this.capacity) {
       this.waited++;
-      await new Promise<void>((resolve, reject) =>
-        this.waiters.push({ bytes: held, grant: resolve, cancel: reject }),
-      );
+      await new Promise<void>((resolve, reject) => this.waiters.push({ bytes: held, grant: resolve, cancel: reject }));
     } else {
       this.used += held;
     }

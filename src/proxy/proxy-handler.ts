@@ -96,7 +96,12 @@ export async function handleRequest(context: HandlerContext, request: IncomingMe
     return context.refuse(response, protocol, new ProxySessionHeaderError(SESSION_HEADER, named), true);
   const declared = declaredLength(request);
   if (declared !== undefined && declared > context.maxRequestBytes)
-    return context.refuse(response, protocol, new ProxyRequestTooLargeError(context.maxRequestBytes, `${declared} bytes (its content-length)`), true);
+    return context.refuse(
+      response,
+      protocol,
+      new ProxyRequestTooLargeError(context.maxRequestBytes, `${declared} bytes (its content-length)`),
+      true,
+    );
 
   // The body's bytes are held from before it is read until its request is written (or nothing is).
   let reservation: Awaited<ReturnType<HeldBytes['take']>>;

@@ -21,20 +21,22 @@ export class ProxyTargetRefusedError extends ProxyRefusalError {
     super(
       'PROXY_TARGET_REFUSED',
       400,
-      `the request target ${shownText(target)} ${why}; the proxy sends only to its configured upstream, so a client names a path (such as /v1/messages), never a host`,
+      `the request target ${shownText(target)} ${why}; nothing was forwarded (a client names a plain path, such as /v1/messages, which the proxy sends byte for byte to its upstream)`,
     );
     this.target = target;
   }
 }
 
-/** A Host header that names something else than this proxy (a domain name rebound to 127.0.0.1, say). */
+/** A Host header that names something else than this proxy (a domain name rebound to 127.0.0.1, say), or is no name and port at all. */
 export class ProxyHostRefusedError extends ProxyRefusalError {
   readonly host: string;
-  constructor(host: string, allowed: readonly string[]) {
+  constructor(host: string, allowed: readonly string[], malformed = false) {
     super(
       'PROXY_HOST_REFUSED',
       421,
-      `the Host header ${shownText(host)} does not name this proxy (it answers to ${allowed.join(', ')}); a web page cannot reach it by rebinding a domain name to this address`,
+      malformed
+        ? `the Host header ${shownText(host)} is not a host name (or a bracketed IPv6 address) with at most a port of digits, so it names no proxy`
+        : `the Host header ${shownText(host)} does not name this proxy (it answers to ${allowed.join(', ')}); a web page cannot reach it by rebinding a domain name to this address`,
     );
     this.host = host;
   }

@@ -14,10 +14,10 @@ import type { LogStore } from '../store/log-store.js';
 import { isLoopbackHost, remoteNames } from './client-checks.js';
 import { sendError } from './error-answer.js';
 import { HeldBytes } from './held-bytes.js';
-import { type ProxyProtocol, errorShapeOf, type UpstreamName } from './protocols.js';
-import { type HandlerContext, handleRequest, type ProxyCounts } from './proxy-handler.js';
+import { errorShapeOf, type ProxyProtocol, type UpstreamName } from './protocols.js';
 import { badOption, badUpstream } from './proxy-errors.js';
-import { ProxyStoppingError, type ProxyRefusalError } from './proxy-refusals.js';
+import { type HandlerContext, handleRequest, type ProxyCounts } from './proxy-handler.js';
+import { type ProxyRefusalError, ProxyStoppingError } from './proxy-refusals.js';
 import { RecordingQueue } from './recording-queue.js';
 import { SessionRouter } from './session-router.js';
 import type { UpstreamCallContext } from './upstream-call.js';
@@ -133,7 +133,11 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
   const maxRequestBytes = positive('maxRequestBytes', options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
   const maxHeldBytes = positive('maxHeldBytes', options.maxHeldBytes ?? Math.max(DEFAULT_MAX_HELD_BYTES, maxRequestBytes));
   if (maxHeldBytes < maxRequestBytes)
-    throw badOption('maxHeldBytes', `at least maxRequestBytes (${maxRequestBytes}), so that a call the proxy accepts always fits`, maxHeldBytes);
+    throw badOption(
+      'maxHeldBytes',
+      `at least maxRequestBytes (${maxRequestBytes}), so that a call the proxy accepts always fits`,
+      maxHeldBytes,
+    );
   const maxAnswerBytes = positive('maxAnswerBytes', options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
   const stopGraceMs = nonNegative('stopGraceMs', options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
   const queue = new RecordingQueue(positive('queueCapacity', options.queueCapacity ?? DEFAULT_QUEUE));

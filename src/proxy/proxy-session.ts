@@ -302,13 +302,16 @@ export class ProxySession {
   private enqueue(job: () => Promise<void>): Promise<boolean> {
     // Each write waits for the event loop's next turn: the call it records is on the wire first (a
     // store that writes synchronously, as SQLite does, would otherwise hold the call back by its fsync).
-    const run = this.chain.then(nextTurn).then(job).then(
-      () => true,
-      (error: unknown) => {
-        this.onError(error, this.id);
-        return false;
-      },
-    );
+    const run = this.chain
+      .then(nextTurn)
+      .then(job)
+      .then(
+        () => true,
+        (error: unknown) => {
+          this.onError(error, this.id);
+          return false;
+        },
+      );
     this.chain = run;
     return run;
   }
@@ -455,7 +458,9 @@ export class ProxySession {
     } catch (error) {
       if (!ShadowlogError.isInstance(error)) throw error;
       // The log's rules refused the answer (a call id already on the surface): it is kept as it arrived.
-      await log.append([{ type: 'model/unrecorded-answer', data: { turn, step, code: error.code, message: error.message, raw: outcome.raw } }]);
+      await log.append([
+        { type: 'model/unrecorded-answer', data: { turn, step, code: error.code, message: error.message, raw: outcome.raw } },
+      ]);
       this.lastReason = 'error';
       return;
     }

@@ -33,7 +33,7 @@ export interface UpstreamTarget {
 /** The target as a path and query; refused (ProxyTargetRefusedError) when it is not one path, as any reader would read it. */
 export function checkTarget(target: string): CheckedTarget {
   const refuse = (why: string) => new ProxyTargetRefusedError(redactedTarget(target), why);
-  if (!target.startsWith('/')) throw refuse('is not a path (an absolute URL, or "*")');
+  if (!target.startsWith('/')) throw refuse('is not a path (an absolute URL, or "*"), and the proxy sends to its configured upstream only');
   if (target.startsWith('//')) throw refuse('starts with //, which a URL reads as another host');
   if (/[^\x21-\x7e]/.test(target)) throw refuse('holds a byte that is not printable ASCII (a client percent-encodes those)');
   if (target.includes('#')) throw refuse('holds a fragment (#…), which a URL parser drops before sending');
@@ -62,7 +62,7 @@ export function recordedProtocol(method: string, target: CheckedTarget): ProxyPr
   if (variant !== undefined)
     throw new ProxyTargetRefusedError(
       redactedTarget(`${target.path}${target.query}`),
-      `is the recorded endpoint ${variant.path} spelled another way, which a server may answer as that endpoint; the proxy records calls to ${variant.path} spelled exactly so`,
+      `is the recorded endpoint ${variant.path} spelled another way, which a server may answer as that endpoint, unrecorded (the proxy records ${variant.path} spelled exactly so)`,
     );
   return undefined;
 }

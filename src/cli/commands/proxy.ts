@@ -99,7 +99,9 @@ function summaryLine(summary: ProxyServer['stats'] & { sessions: string[] }): st
     parts.push(`${count(summary.interrupted, 'call', 'calls')} cut when the proxy stopped (recorded as PROXY_INTERRUPTED)`);
   if (summary.refused > 0) parts.push(`${count(summary.refused, 'request', 'requests')} refused, nothing forwarded`);
   if (summary.clientAborts > 0)
-    parts.push(`${count(summary.clientAborts, 'upload', 'uploads')} abandoned by ${summary.clientAborts === 1 ? 'its client' : 'their clients'}`);
+    parts.push(
+      `${count(summary.clientAborts, 'upload', 'uploads')} abandoned by ${summary.clientAborts === 1 ? 'its client' : 'their clients'}`,
+    );
   if (summary.recordErrors > 0) parts.push(`${summary.recordErrors} could not be recorded`);
   return parts.join('; ');
 }
@@ -173,7 +175,7 @@ export function registerProxyCommand(program: Command, run: RunCommand): void {
     )
     .option(
       '--redact-query <name>',
-      "a further query parameter whose value is kept out of the log (repeatable); code, sig and every name holding one of those words always are (api-key, key, token, subscription-key, …)",
+      'a further query parameter whose value is kept out of the log (repeatable); code, sig and every name holding one of those words always are (api-key, key, token, subscription-key, …)',
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
