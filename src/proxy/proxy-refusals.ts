@@ -84,14 +84,14 @@ export class ProxyStoppingError extends ProxyRefusalError {
   }
 }
 
-/** An x-shadowlog-session header that names a session the proxy did not record (an import, a harness's session). */
+/** An x-shadowlog-session header that names a session whose log no shadowlog proxy started (a harness's session, an import of one). */
 export class ProxyForeignSessionError extends ProxyRefusalError {
   readonly sessionId: string;
   constructor(sessionId: string, startedBy: string) {
     super(
       'PROXY_FOREIGN_SESSION',
       409,
-      `session ${sessionId} was not recorded by the proxy (its session/start names ${shownText(startedBy)}), so the proxy will not add calls to it; name a new session, or one the proxy recorded`,
+      `session ${sessionId} was not started by a shadowlog proxy (its session/start names ${shownText(startedBy)}), so the proxy will not add calls to it; name a new session, or one a proxy started`,
     );
     this.sessionId = sessionId;
   }

@@ -1,6 +1,8 @@
 // Which session a request joins (docs/proxy.md, "Sessions"): the one its x-shadowlog-session
-// header names (a new one, or one the proxy recorded: never a session of another origin; when
-// another writer owns it, a sibling session of the proxy's own takes its calls); else, for a Responses request with previous_response_id, the session that
+// header names (a new one, or one whose log a shadowlog proxy started, an imported copy of one
+// included, since the log carries no mark of where it was written: never a harness's session;
+// when another writer owns it, a sibling session of the proxy's own takes its calls); else, for
+// a Responses request with previous_response_id, the session that
 // answer belongs to; else the idle session of the same API that the request extends (the
 // longest), or else whose surface it keeps the most of (a shared prefix and retained tail),
 // counting messages other than a leading system message, at least one; else the idle session
@@ -133,7 +135,11 @@ export class SessionRouter {
     }
   }
 
-  /** Refuses a stored session the proxy did not start (an import, a harness's session): a client may not add calls to it. */
+  /**
+   * Refuses a stored session whose log no shadowlog proxy started (a harness's session, an import
+   * of one): a client may not add calls to it. An import of a proxy's session reads as one: an
+   * import stores the same events, and nothing outside them says where they were written.
+   */
   private async assertRecordedByProxy(id: string): Promise<void> {
     const first = await this.store.readEvent(id, 0);
     let startedBy: string = first.type;
