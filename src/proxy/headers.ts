@@ -1,7 +1,9 @@
 // Which request and response headers the proxy passes on, and how the log records them: every
 // header but the hop-by-hop ones (RFC 9110 §7.6.1, and any the Connection header names) and the
 // proxy's own x-shadowlog-session; credentials are passed on and never written, the log names
-// them as redacted.
+// them as redacted. A header is a credential when its name holds one of CREDENTIAL_NAME_WORDS
+// (gateways name theirs freely: Helicone-Auth, Ocp-Apim-Subscription-Key, cf-aig-authorization),
+// or the operator named it (--redact-header).
 
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
@@ -20,8 +22,30 @@ const HOP_BY_HOP = new Set([
 /** The header a client names its session with; it is the proxy's, and not passed on. */
 export const SESSION_HEADER = 'x-shadowlog-session';
 
-/** Headers that carry credentials: passed on, never written to the log. */
-export const CREDENTIAL_HEADERS: readonly string[] = ['authorization', 'x-api-key', 'api-key', 'cookie', 'x-goog-api-key'];
+/**
+ * A header or query parameter whose name holds one of these (any case) carries a credential:
+ * passed on, never written. Names such as content-type, anthropic-version, anthropic-beta,
+ * openai-organization or x-stainless-* hold none, and stay readable in the log.
+ */
+export const CREDENTIAL_NAME_WORDS: readonly string[] = ['auth', 'key', 'token', 'secret', 'signature', 'passw', 'credential', 'cookie'];
+
+/** Headers that carry credentials (each holds one of CREDENTIAL_NAME_WORDS): passed on, never written to the log. */
+export const CREDENTIAL_HEADERS: readonly string[] = [
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'cookie',
+  'x-goog-api-key',
+  'helicone-auth',
+  'ocp-apim-subscription-key',
+  'x-portkey-api-key',
+  'cf-aig-authorization',
+];
+
+/** Whether a name (lower case) holds one of CREDENTIAL_NAME_WORDS. */
+export function hasCredentialWord(name: string): boolean {
+  return CREDENTIAL_NAME_WORDS.some((word) => name.includes(word));
+}
 
 export const REDACTED = '[redacted]';
 
@@ -51,12 +75,12 @@ export function recordedHeaders(
   headers: IncomingHttpHeaders,
   redact: readonly string[],
 ): { headers: Record<string, string>; redacted: string[] } {
-  const secret = new Set([...CREDENTIAL_HEADERS, ...redact.map((name) => name.toLowerCase())]);
+  const secret = new Set(redact.map((name) => name.toLowerCase()));
   const recorded: Record<string, string> = {};
   const redacted: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name === SESSION_HEADER) continue;
-    if (secret.has(name)) {
+    if (secret.has(name) || hasCredentialWord(name)) {
       recorded[name] = REDACTED;
       redacted.push(name);
     } else {

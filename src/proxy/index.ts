@@ -1,14 +1,16 @@
 // The public parts of the recording proxy (shadowlog/proxy): start one in front of an
 // upstream, and the matching rule it records sessions by.
 
-export { CREDENTIAL_HEADERS, REDACTED, SESSION_HEADER } from './headers.js';
+export { CREDENTIAL_HEADERS, CREDENTIAL_NAME_WORDS, REDACTED, SESSION_HEADER } from './headers.js';
 export { PROTOCOLS, type ProxyProtocol, type UpstreamName } from './protocols.js';
 export type { ProxyMessage, ProxyRequest, ProxyToolCall } from './proxy-message.js';
 export { messageKey } from './proxy-message.js';
 export {
   DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_HELD_BYTES,
   DEFAULT_MAX_REQUEST_BYTES,
   DEFAULT_PROXY_PORT,
+  DEFAULT_STOP_GRACE_MS,
   isLoopbackHost,
   ProxyListenError,
   type ProxyOptions,

@@ -81,9 +81,12 @@ export const PROTOCOLS: readonly ProxyProtocol[] = [
   },
 ];
 
-/** The protocol a request path (query string aside) is recorded as; undefined for any other path (forwarded, not recorded). */
-export function protocolOf(method: string, url: string): ProxyProtocol | undefined {
-  if (method !== 'POST') return undefined;
-  const path = url.split('?')[0];
+/**
+ * The API whose error shape an answer the proxy gives itself takes (a refusal, a failure): the
+ * protocol of the path, query string aside, with letters folded to lower case and a trailing
+ * slash dropped. Only for shaping errors: what is recorded is decided by request-target.ts.
+ */
+export function errorShapeOf(url: string): ProxyProtocol | undefined {
+  const path = (url.split(/[?#]/)[0] ?? '').toLowerCase().replace(/(.)\/+$/, '$1');
   return PROTOCOLS.find((protocol) => protocol.path === path);
 }

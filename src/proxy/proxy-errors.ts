@@ -2,11 +2,11 @@
 
 import { ConfigError } from '../log/errors.js';
 
-/** An upstream that is not an http(s) URL. */
-export function badUpstream(name: string, value: string): ConfigError {
+/** An upstream that is not an http(s) URL; `value` as it may be shown (redactedUrl). */
+export function badUpstream(name: string, value: string, why?: string): ConfigError {
   return new ConfigError(
     `upstream-${name}`,
-    `the ${name} upstream must be an http:// or https:// URL without a query or fragment (e.g. https://api.${name}.com), found ${JSON.stringify(value)}`,
+    `the ${name} upstream must be an http:// or https:// URL without a query or fragment (e.g. https://api.${name}.com), found ${JSON.stringify(value)}${why === undefined ? '' : `: ${why}`}`,
   );
 }
 

@@ -14,53 +14,84 @@ export class ProxyRefusalError extends ShadowlogError {
   }
 }
 
-/** A request target that is not a path on the upstream: an absolute URL, `//host…`, a backslash, or a path leaving the upstream's prefix. */
+/** A request target that is not one path on the upstream (request-target.ts), or a recorded endpoint spelled another way. */
 export class ProxyTargetRefusedError extends ProxyRefusalError {
   readonly target: string;
   constructor(target: string, why: string) {
     super(
       'PROXY_TARGET_REFUSED',
       400,
-      `the request target ${shownText(target)} ${why}; the proxy sends only to its configured upstream, so a client names a path (such as /v1/messages), never a host`,
+      `the request target ${shownText(target)} ${why}; nothing was forwarded (a client names a plain path, such as /v1/messages, which the proxy sends byte for byte to its upstream)`,
     );
     this.target = target;
   }
 }
 
-/** A Host header that names something else than this proxy (a domain name rebound to 127.0.0.1, say). */
+/** A Host header that names something else than this proxy (a domain name rebound to 127.0.0.1, say), or is no name and port at all. */
 export class ProxyHostRefusedError extends ProxyRefusalError {
   readonly host: string;
-  constructor(host: string, allowed: readonly string[]) {
+  constructor(host: string, allowed: readonly string[], malformed = false) {
     super(
       'PROXY_HOST_REFUSED',
       421,
-      `the Host header ${shownText(host)} does not name this proxy (it answers to ${allowed.join(', ')}); a web page cannot reach it by rebinding a domain name to this address`,
+      malformed
+        ? `the Host header ${shownText(host)} is not a host name (or a bracketed IPv6 address) with at most a port of digits, so it names no proxy`
+        : `the Host header ${shownText(host)} does not name this proxy (it answers to ${allowed.join(', ')}); a web page cannot reach it by rebinding a domain name to this address`,
     );
     this.host = host;
   }
 }
 
-/** A request a web page of another origin made (a browser's "simple" POST needs no preflight). */
+/** A request a web page made (it carries Origin): a browser's "simple" POST needs no preflight, and a preflight is one too. */
 export class ProxyOriginRefusedError extends ProxyRefusalError {
   readonly origin: string;
   constructor(origin: string) {
     super(
       'PROXY_ORIGIN_REFUSED',
       403,
-      `a request from the web page at ${shownText(origin)} is refused: the proxy serves programs on this machine, and a page elsewhere must not have calls forwarded and recorded through it`,
+      `a request from the web page at ${shownText(origin)} is refused: the proxy serves programs (SDKs, agents), which send no Origin, and no web page may have calls forwarded and recorded through it`,
     );
     this.origin = origin;
   }
 }
 
-/** An x-shadowlog-session header that names a session the proxy did not record (an import, a harness's session). */
+/** A request that asks a server to read it as another method (X-HTTP-Method-Override and its kin): it could make a call the proxy does not record. */
+export class ProxyMethodOverrideError extends ProxyRefusalError {
+  constructor(header: string) {
+    super(
+      'PROXY_METHOD_OVERRIDE',
+      400,
+      `the ${header} header is refused: a server that honours it would read the request as another method, and the proxy decides what it records by the method it sees`,
+    );
+  }
+}
+
+/** A call for an API whose upstream the proxy was not given: nothing to forward it to. */
+export class ProxyNoUpstreamError extends ProxyRefusalError {
+  constructor(upstream: string) {
+    super(
+      'PROXY_NO_UPSTREAM',
+      502,
+      `no ${upstream} upstream is configured (start the proxy with --upstream-${upstream} URL); the request was not forwarded`,
+    );
+  }
+}
+
+/** A request that arrived, or was still waiting to be forwarded, when the proxy was told to stop. */
+export class ProxyStoppingError extends ProxyRefusalError {
+  constructor() {
+    super('PROXY_STOPPING', 503, 'the proxy is stopping; the request was not forwarded');
+  }
+}
+
+/** An x-shadowlog-session header that names a session whose log no shadowlog proxy started (a harness's session, an import of one). */
 export class ProxyForeignSessionError extends ProxyRefusalError {
   readonly sessionId: string;
   constructor(sessionId: string, startedBy: string) {
     super(
       'PROXY_FOREIGN_SESSION',
       409,
-      `session ${sessionId} was not recorded by the proxy (its session/start names ${shownText(startedBy)}), so the proxy will not add calls to it; name a new session, or one the proxy recorded`,
+      `session ${sessionId} was not started by a shadowlog proxy (its session/start names ${shownText(startedBy)}), so the proxy will not add calls to it; name a new session, or one a proxy started`,
     );
     this.sessionId = sessionId;
   }

@@ -2,30 +2,26 @@
 // completions, OpenAI Responses and Anthropic Messages to its clients and forwards each request
 // to the upstream unchanged. The response goes back unchanged and unbuffered, chunk by chunk as
 // it arrives; a copy of it is read once it is complete, and the call is written to its session
-// (proxy-session.ts) after the client has its bytes. Other paths are passed through, unrecorded.
+// (proxy-session.ts) after the client has its bytes. Other paths are passed through, unrecorded
+// (proxy-handler.ts has one request's way). Stopping gives the calls in flight a grace period,
+// then cuts them, each recorded with what arrived.
 
-import { createServer, Agent as HttpAgent, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, Agent as HttpAgent, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, messageOf, ShadowlogError } from '../log/errors.js';
-import { isSessionId } from '../log/session-id.js';
 import type { LogStore } from '../store/log-store.js';
-import { nodeSha256HexOfBytes } from '../store/node-sha256.js';
-import { failure } from './answer-outcome.js';
-import { addressingRefusal, isLoopbackHost, remoteNames } from './client-checks.js';
+import { isLoopbackHost, remoteNames } from './client-checks.js';
 import { sendError } from './error-answer.js';
-import { recordedHeaders, SESSION_HEADER } from './headers.js';
-import { type ProxyProtocol, protocolOf, type UpstreamName } from './protocols.js';
+import { HeldBytes } from './held-bytes.js';
+import { errorShapeOf, type ProxyProtocol, type UpstreamName } from './protocols.js';
 import { badOption, badUpstream } from './proxy-errors.js';
-import { ProxyRefusalError, ProxyRequestTooLargeError, ProxySessionHeaderError } from './proxy-refusals.js';
-import type { CallOutcome, ReceivedCall } from './proxy-session.js';
+import { type HandlerContext, handleRequest, type ProxyCounts } from './proxy-handler.js';
+import { type ProxyRefusalError, ProxyStoppingError } from './proxy-refusals.js';
 import { RecordingQueue } from './recording-queue.js';
-import { ProxyClientAbortedError, readBody } from './request-body.js';
-import { UnreadableRequestError } from './request-notes.js';
-import { checkTarget, upstreamUrl } from './request-target.js';
 import { SessionRouter } from './session-router.js';
-import { forwardCall, passThrough, type UpstreamCallContext } from './upstream-call.js';
-import { redactedTarget, redactedUrl } from './url-redaction.js';
+import type { UpstreamCallContext } from './upstream-call.js';
+import { redactedUrl } from './url-redaction.js';
 
 export { isLoopbackHost } from './client-checks.js';
 
@@ -39,20 +35,26 @@ export interface ProxyOptions {
   readonly host?: string;
   /** Listen on an address that is not loopback: anyone who can reach it can send calls through the proxy and have them recorded. */
   readonly allowRemote?: boolean;
-  /** More names the proxy answers to in the Host and Origin headers, beside the loopback ones (and, with allowRemote, the address it listens on and the machine's name). */
+  /** More names (without a port) the proxy answers to in the Host header, beside the loopback ones (and, with allowRemote, the address it listens on and the machine's name). */
   readonly allowedHosts?: readonly string[];
-  /** More request headers to keep out of the log (authorization, x-api-key, api-key, cookie are always kept out). */
+  /** More request headers to keep out of the log, beside every header whose name holds one of CREDENTIAL_NAME_WORDS. */
   readonly redactHeaders?: readonly string[];
+  /** More query parameters whose values are kept out of the log, beside CREDENTIAL_QUERY_PARAMETERS and every name that holds one of CREDENTIAL_NAME_WORDS. */
+  readonly redactQuery?: readonly string[];
   /** How long the upstream may stay silent (before its headers, or between chunks); default 10 minutes. */
   readonly upstreamTimeoutMs?: number;
   /** A body larger than this is forwarded and stored, but not parsed (recorded as unparsed); default 32 MiB. */
   readonly maxParseBytes?: number;
   /** A recorded call's request body larger than this is refused (413), not forwarded; default 64 MiB. */
   readonly maxRequestBytes?: number;
+  /** The most bytes of recorded calls' request bodies held at once, read and not yet written; a call that would pass it waits, unread. At least maxRequestBytes; default 256 MiB. */
+  readonly maxHeldBytes?: number;
   /** The most of an answer the proxy keeps for the record, as received and as decoded; a larger one is recorded as PROXY_ANSWER_TOO_LARGE. Default 32 MiB. */
   readonly maxAnswerBytes?: number;
   /** Calls forwarded and not yet written; more wait (back-pressure). Default 256. */
   readonly queueCapacity?: number;
+  /** How long close() lets calls in flight go on before it cuts them (each recorded as PROXY_INTERRUPTED); default 5 seconds. */
+  readonly stopGraceMs?: number;
   /** What the operator should know: a remote address, refused requests, a session recorded as a sibling. */
   readonly onWarning?: (message: string) => void;
   /** A call that could not be written (the store failed): the proxy goes on, and says so here. */
@@ -62,20 +64,28 @@ export interface ProxyOptions {
 }
 
 export interface ProxyStats {
+  /** Calls sent to the upstream. */
   forwarded: number;
+  /** Calls whose request and outcome are in the store; with recordErrors, one count for every call forwarded, once it is written. */
   recorded: number;
   passedThrough: number;
+  /** Calls whose outcome is a failure of the upstream (unreachable, a timeout, an HTTP error, a malformed or cut answer, one too large to keep). */
   upstreamFailures: number;
+  /** Calls that could not be written (the store failed; a bug): each told through onRecordError. */
   recordErrors: number;
-  /** Requests refused before anything was forwarded or written (a target, Host or Origin refused, a foreign session, a body over the cap). */
+  /** Requests refused before anything was forwarded or written (a target, Host, Origin or method override refused, a foreign session, a body over the cap, no upstream for its API, the proxy stopping). */
   refused: number;
   /** Clients that closed their connection before their request body was complete (nothing forwarded). */
   clientAborts: number;
+  /** Calls cut because the proxy stopped (after the grace period, or at a second stop), each recorded as PROXY_INTERRUPTED. */
+  interrupted: number;
   /** The most calls forwarded and not yet written at once. */
   queuePeak: number;
   /** Calls that had to wait for a place in the queue (back-pressure), and those waiting now. */
   queueWaits: number;
   queueWaiting: number;
+  /** Calls that waited, unread, for room under maxHeldBytes. */
+  heldBytesWaits: number;
 }
 
 export interface ProxyServer {
@@ -90,7 +100,12 @@ export interface ProxyServer {
   sessionIds(): string[];
   /** Resolves once every call received so far is in the store. */
   settled(): Promise<void>;
-  /** Stops accepting, waits for the calls in flight and their writes, ends open turns, releases the sessions. */
+  /**
+   * Stops: accepts no more requests (those not yet forwarded get a 503 PROXY_STOPPING), lets the
+   * calls in flight go on for stopGraceMs, then cuts the rest (each recorded as PROXY_INTERRUPTED
+   * with what arrived), writes every call, ends the open turns and releases the sessions. Called
+   * again while stopping, it cuts at once; it always returns the same promise.
+   */
   close(): Promise<void>;
 }
 
@@ -101,7 +116,11 @@ const DEFAULT_MAX_PARSE_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 // A model's answer is text and tool calls, rarely a megabyte; an image in it a few.
 export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+// Four bodies at the largest the proxy accepts: what a few large calls at once need.
+export const DEFAULT_MAX_HELD_BYTES = 256 * 1024 * 1024;
 const DEFAULT_QUEUE = 256;
+// Long enough for an answer that is nearly done; short enough that Ctrl-C feels like it works.
+export const DEFAULT_STOP_GRACE_MS = 5000;
 // Refusals told one line each up to this many; then counted only (a flood would bury everything else).
 const REFUSALS_TOLD = 100;
 
@@ -112,9 +131,17 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
   const timeoutMs = positive('upstreamTimeoutMs', options.upstreamTimeoutMs ?? DEFAULT_TIMEOUT_MS);
   const maxParseBytes = positive('maxParseBytes', options.maxParseBytes ?? DEFAULT_MAX_PARSE_BYTES);
   const maxRequestBytes = positive('maxRequestBytes', options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
+  const maxHeldBytes = positive('maxHeldBytes', options.maxHeldBytes ?? Math.max(DEFAULT_MAX_HELD_BYTES, maxRequestBytes));
+  if (maxHeldBytes < maxRequestBytes)
+    throw badOption(
+      'maxHeldBytes',
+      `at least maxRequestBytes (${maxRequestBytes}), so that a call the proxy accepts always fits`,
+      maxHeldBytes,
+    );
   const maxAnswerBytes = positive('maxAnswerBytes', options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
+  const stopGraceMs = nonNegative('stopGraceMs', options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
   const queue = new RecordingQueue(positive('queueCapacity', options.queueCapacity ?? DEFAULT_QUEUE));
-  const redact = options.redactHeaders ?? [];
+  const held = new HeldBytes(maxHeldBytes);
   const exposed = !isLoopbackHost(host);
   if (exposed && options.allowRemote !== true) {
     throw new ConfigError(
@@ -124,7 +151,7 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
   }
   const names = remoteNames(host, options.allowRemote === true, options.allowedHosts ?? []);
   const warn = options.onWarning ?? (() => {});
-  const stats: ProxyStats = {
+  const counts: ProxyCounts = {
     forwarded: 0,
     recorded: 0,
     passedThrough: 0,
@@ -132,12 +159,10 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
     recordErrors: 0,
     refused: 0,
     clientAborts: 0,
-    queuePeak: 0,
-    queueWaits: 0,
-    queueWaiting: 0,
+    interrupted: 0,
   };
   const onRecordError = (error: unknown, sessionId: string) => {
-    stats.recordErrors++;
+    counts.recordErrors++;
     options.onRecordError?.(error, sessionId);
   };
   const router = new SessionRouter(options.store, onRecordError, options.newSessionId, (named, sibling, owner) =>
@@ -145,18 +170,44 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
       `session ${named} is owned by another writer (${owner}): its calls are forwarded and recorded in session ${sibling}, with a note saying why`,
     ),
   );
-  const context: UpstreamCallContext = {
+  const stop = new AbortController();
+  const cut = new AbortController();
+  const call: UpstreamCallContext = {
     agents: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
     timeoutMs,
     maxAnswerBytes,
+    cut: cut.signal,
+  };
+
+  /** Answers a refused request: counted, told (up to REFUSALS_TOLD lines), nothing forwarded or written. */
+  function refuse(response: ServerResponse, protocol: ProxyProtocol | undefined, refusal: ProxyRefusalError, close = false): void {
+    counts.refused++;
+    if (counts.refused <= REFUSALS_TOLD) warn(`refused a request (HTTP ${refusal.status}): ${refusal.code}: ${refusal.message}`);
+    if (counts.refused === REFUSALS_TOLD) warn(`${REFUSALS_TOLD} requests refused; further refusals are counted, not told`);
+    sendError(response, protocol, refusal.status, `shadowlog proxy: ${refusal.code}: ${refusal.message}`, { code: refusal.code, close });
+  }
+
+  const context: HandlerContext = {
+    upstreams,
+    names,
+    redactHeaders: options.redactHeaders ?? [],
+    redactQuery: options.redactQuery ?? [],
+    maxParseBytes,
+    maxRequestBytes,
+    queue,
+    held,
+    router,
+    call,
+    counts,
+    stop: stop.signal,
+    refuse,
   };
   const inFlight = new Set<Promise<void>>();
-
   const server = createServer({ noDelay: true }, (request, response) => {
-    const work = handle(request, response).catch((error: unknown) => {
+    const work = handleRequest(context, request, response).catch((error: unknown) => {
       // A bug or a store that refused a new session: the client still gets an answer in its API's shape.
       try {
-        sendError(response, protocolOf(request.method ?? '', request.url ?? ''), 502, `shadowlog proxy: ${messageOf(error)}`);
+        sendError(response, errorShapeOf(request.url ?? ''), 502, `shadowlog proxy: ${messageOf(error)}`);
       } catch {
         response.destroy();
       }
@@ -165,98 +216,6 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
     inFlight.add(work);
     work.finally(() => inFlight.delete(work));
   });
-
-  /** Answers a refused request: counted, told (up to REFUSALS_TOLD lines), nothing forwarded or written. */
-  function refuse(response: ServerResponse, protocol: ProxyProtocol | undefined, refusal: ProxyRefusalError, close = false): void {
-    stats.refused++;
-    if (stats.refused <= REFUSALS_TOLD) warn(`refused a request (HTTP ${refusal.status}): ${refusal.code}: ${refusal.message}`);
-    if (stats.refused === REFUSALS_TOLD) warn(`${REFUSALS_TOLD} requests refused; further refusals are counted, not told`);
-    sendError(response, protocol, refusal.status, `shadowlog proxy: ${refusal.code}: ${refusal.message}`, { code: refusal.code, close });
-  }
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const method = request.method ?? 'GET';
-    const target = request.url ?? '/';
-    const protocol = protocolOf(method, target);
-    let url: URL | undefined;
-    const upstreamName: UpstreamName =
-      protocol?.upstream ??
-      (target.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai');
-    const base = upstreams[upstreamName];
-    try {
-      checkTarget(target);
-      const refusal = addressingRefusal(request.headers, names);
-      if (refusal !== undefined) throw refusal;
-      if (base !== undefined) url = upstreamUrl(base, target);
-    } catch (error) {
-      if (!ProxyRefusalError.isInstance(error)) throw error;
-      return refuse(response, protocol, error, !request.complete);
-    }
-    if (protocol === undefined) {
-      stats.passedThrough++;
-      if (url === undefined) return sendError(response, undefined, 502, `shadowlog proxy: no ${upstreamName} upstream is configured`);
-      return passThrough(context, request, response, url);
-    }
-    const named = headerValue(request.headers[SESSION_HEADER]);
-    // Refused before anything is forwarded or written: the client named a session no store can hold.
-    if (named !== undefined && !isSessionId(named))
-      return refuse(response, protocol, new ProxySessionHeaderError(SESSION_HEADER, named), true);
-    let body: Buffer;
-    try {
-      body = await readBody(request, maxRequestBytes);
-    } catch (error) {
-      // The client's own business: counted, and the proxy goes on quietly.
-      if (ProxyClientAbortedError.isInstance(error)) {
-        stats.clientAborts++;
-        return;
-      }
-      if (ProxyRequestTooLargeError.isInstance(error)) return refuse(response, protocol, error, true);
-      throw error;
-    }
-    const { headers, redacted } = recordedHeaders(request.headers, redact);
-    const call: ReceivedCall = {
-      protocol,
-      path: redactedTarget(target),
-      body,
-      digest: nodeSha256HexOfBytes(body),
-      request: readRequest(protocol, body, maxParseBytes),
-      headers,
-      redactedHeaders: redacted,
-    };
-    const giveBack = await queue.take();
-    let routed: Awaited<ReturnType<SessionRouter['route']>>;
-    try {
-      routed = await router.route(call, named);
-    } catch (error) {
-      giveBack();
-      if (ProxyRefusalError.isInstance(error)) return refuse(response, protocol, error);
-      throw error;
-    }
-    let finished = false;
-    const finish = (outcome: CallOutcome) => {
-      if (finished) return;
-      finished = true;
-      if (outcome.kind === 'failure') stats.upstreamFailures++;
-      routed.session
-        .finish(call, outcome)
-        .then(() => {
-          stats.recorded++;
-        })
-        .finally(giveBack);
-    };
-    stats.forwarded++;
-    try {
-      if (url === undefined) {
-        const message = `shadowlog proxy: no ${protocol.upstream} upstream is configured (start the proxy with --upstream-${protocol.upstream} URL)`;
-        sendError(response, protocol, 502, message);
-        return finish(failure('PROXY_NO_UPSTREAM', message, undefined));
-      }
-      await forwardCall(context, request, response, protocol, url, body, finish);
-    } finally {
-      // A call routed to a session always gets an outcome: the session writes its calls in order, and waits for it.
-      if (!finished) finish(failure('PROXY_INTERNAL', 'the proxy failed while forwarding this call', undefined));
-    }
-  }
 
   if (exposed) {
     warn(
@@ -274,13 +233,43 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
+
+  async function shutDown(): Promise<void> {
+    stop.abort();
+    const stopping = new ProxyStoppingError();
+    queue.cancelWaiting(stopping);
+    held.cancelWaiting(stopping);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    // The calls in flight go on for the grace period (or until close is called again), then are cut.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...inFlight]),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, stopGraceMs);
+      }),
+      new Promise<void>((resolve) => {
+        if (cut.signal.aborted) resolve();
+        else cut.signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    cut.abort();
+    await Promise.allSettled([...inFlight]);
+    server.closeAllConnections();
+    await closed;
+    call.agents.http.destroy();
+    call.agents.https.destroy();
+    await router.close();
+  }
+
   return {
     url: `http://${shownHost}:${address.port}`,
     host: address.address,
     port: address.port,
     exposed,
     get stats() {
-      return { ...stats, queuePeak: queue.peak, queueWaits: queue.waited, queueWaiting: queue.waiting };
+      return { ...counts, queuePeak: queue.peak, queueWaits: queue.waited, queueWaiting: queue.waiting, heldBytesWaits: held.waited };
     },
     sessionIds: () => router.list().map((session) => session.id),
     async settled() {
@@ -288,16 +277,11 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
       await Promise.allSettled(router.list().map((session) => session.settled()));
     },
     close() {
-      closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
-        await Promise.allSettled([...inFlight]);
-        context.agents.http.destroy();
-        context.agents.https.destroy();
-        await router.close();
-      })();
+      if (closing !== undefined) {
+        cut.abort();
+        return closing;
+      }
+      closing = shutDown();
       return closing;
     },
   };
@@ -312,26 +296,6 @@ export class ProxyListenError extends ShadowlogError {
   }
 }
 
-function readRequest(protocol: ProxyProtocol, body: Buffer, maxParseBytes: number): ReceivedCall['request'] {
-  if (body.length > maxParseBytes) return { unparsed: `the body is ${body.length} bytes, more than the ${maxParseBytes} the proxy parses` };
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    return { unparsed: `the body is not JSON (${(error as Error).message})` };
-  }
-  try {
-    return protocol.readRequest(value);
-  } catch (error) {
-    if (error instanceof UnreadableRequestError) return { unparsed: error.message };
-    throw error;
-  }
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
 function checkedUpstreams(upstreams: ProxyOptions['upstreams']): Partial<Record<UpstreamName, URL>> {
   const checked: Partial<Record<UpstreamName, URL>> = {};
   for (const name of ['openai', 'anthropic'] as const) {
@@ -340,6 +304,10 @@ function checkedUpstreams(upstreams: ProxyOptions['upstreams']): Partial<Record<
     const url = URL.canParse(value) ? new URL(value) : undefined;
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '')
       throw badUpstream(name, redactedUrl(value));
+    // Every @ must be the one that ends a userinfo: a password holding / or @ makes the parser read a host and path the operator did not mean.
+    const ats = value.split('@').length - 1;
+    if (ats !== (url.username !== '' || url.password !== '' ? 1 : 0))
+      throw badUpstream(name, redactedUrl(value), 'an @ outside a userinfo: percent-encode a / or @ in a user name or password (%2F, %40)');
     checked[name] = url;
   }
   return checked;
@@ -347,5 +315,10 @@ function checkedUpstreams(upstreams: ProxyOptions['upstreams']): Partial<Record<
 
 function positive(key: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw badOption(key, 'a positive whole number', value);
+  return value;
+}
+
+function nonNegative(key: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw badOption(key, 'a whole number, 0 or more', value);
   return value;
 }

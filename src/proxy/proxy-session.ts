@@ -1,12 +1,14 @@
 // One session the proxy records: its log (this process owns it while the proxy runs), what the
-// client's next request is matched against, and the calls waiting to be written. Calls are
-// written strictly in order, each request with its outcome, on one chain: the store sees one
-// writer per session, and a call routed here while another is in flight (concurrent calls
-// naming one session) is written after that one's outcome, against the surface it left, so
-// that every answer is written on the surface of the request it answers. Matching needs no
-// store: the keys of the surface are kept here, updated when a request is routed and when its
-// answer arrives, before the client sees its end.
+// client's next request is matched against, and the calls waiting to be written. A call is
+// written once its outcome is known, its request and its outcome as one job, after the calls
+// whose outcome came before it: so every answer follows the request it answers, on the surface
+// that request sent, and a call waits for no other call's upstream (concurrent calls naming one
+// session are written in the order they end; one that did not include an earlier one's answer is
+// written as a rewrite of it). Matching needs no store: the keys of the surface are kept here,
+// updated when a request is routed and when its outcome arrives, and set to the log's own once a
+// write lands and nothing has moved them since.
 
+import { isUtf8 } from 'node:buffer';
 import { hostname } from 'node:os';
 import { FoldStateError, messageOf, ShadowlogError } from '../log/errors.js';
 import type { EventDraft, JsonObject, JsonValue, LogEvent, RawAnswer, TurnEndReason } from '../log/event.js';
@@ -67,7 +69,8 @@ export interface ReceivedCall {
   readonly protocol: ProxyProtocol;
   /** The request target as the log records it: credential query parameters redacted. */
   readonly path: string;
-  readonly body: Buffer;
+  /** The bytes received; given up (emptied) once its request is sealed for the store, when nothing else needs them. */
+  body: Buffer;
   readonly digest: string;
   /** The request read, or why it could not be (recorded as unparsed). */
   readonly request: ProxyRequest | { readonly unparsed: string };
@@ -91,10 +94,18 @@ export type CallOutcome =
 
 export type RouteMode = 'match' | 'continues';
 
-/** A call's outcome as it arrived, and the keys the session held right after it. */
-interface Answered {
-  readonly outcome: CallOutcome;
-  readonly keysAfter: readonly string[];
+/** A call routed here whose outcome has not arrived. */
+interface Pending {
+  readonly mode: RouteMode;
+  /** The keys of the surface its request stands for (undefined when its body could not be read). */
+  readonly keys: readonly string[] | undefined;
+}
+
+/** The turn numbering, moved only once the events that move it are in the store. */
+interface TurnState {
+  readonly turn: number;
+  readonly step: number;
+  readonly open: boolean;
 }
 
 export class ProxySession {
@@ -104,17 +115,13 @@ export class ProxySession {
   conversationKey: string | undefined;
   readonly protocol: string;
   lastUsed = 0;
-  private chain: Promise<void> = Promise.resolve();
-  /** The calls routed here whose outcome has not arrived: what gives each its outcome, and its writes once written. */
-  private readonly pending = new Map<ReceivedCall, { readonly answer: (answered: Answered) => void; readonly written: Promise<void> }>();
-  /** The call routed here last: its surface is the session's once the calls before it are written. */
-  private latest: ReceivedCall | undefined;
+  private chain: Promise<boolean> = Promise.resolve(true);
+  /** The calls routed here whose outcome has not arrived. */
+  private readonly pending = new Map<ReceivedCall, Pending>();
+  /** Counts routings and outcomes: a write sets the keys to the log's surface only if nothing moved them after its outcome. */
+  private moves = 0;
   private readonly nodeKeys = new Map<number, string>();
-  /** Calls written as off the surface (unparsed, or unmatched): their answers are not appended to it. */
-  private readonly offSurface = new WeakSet<ReceivedCall>();
-  private turn = 0;
-  private step = 0;
-  private turnOpen = false;
+  private turns: TurnState = { turn: 0, step: 0, open: false };
   private lastReason: TurnEndReason = 'completed';
 
   private log: SessionLog | undefined;
@@ -125,7 +132,7 @@ export class ProxySession {
   private constructor(
     readonly id: string,
     protocol: string,
-    private onError: (error: unknown, session: string) => void,
+    private readonly onError: (error: unknown, session: string) => void,
     /** Set on a session that holds the calls of another the proxy could not write (its owner is another writer). */
     readonly siblingOf?: SiblingNote,
   ) {
@@ -139,7 +146,8 @@ export class ProxySession {
 
   /**
    * A new session, routed to at once: its ownership and session/start are the first writes on its
-   * chain, so that the call that opened it is forwarded without waiting for the store.
+   * chain, so that the call that opened it is forwarded without waiting for the store. When they
+   * fail, each of its calls is reported unrecorded (ProxySessionUnavailableError, with the reason).
    */
   static start(
     store: LogStore,
@@ -149,31 +157,35 @@ export class ProxySession {
     siblingOf?: SiblingNote,
   ): ProxySession {
     const session = new ProxySession(id, protocol, onError, siblingOf);
-    session.enqueue(async () => {
-      const ownership = await store.acquireOwnership(id);
+    session.chain = nextTurn().then(async () => {
+      let ownership: Ownership | undefined;
       try {
+        ownership = await store.acquireOwnership(id);
         session.log = await SessionLog.create(store, id, { harnessVersion: PROXY_HARNESS_VERSION, observer: new TurnObserver() });
         session.ownership = ownership;
       } catch (error) {
-        await ownership.release();
+        await ownership?.release().catch(() => {});
         session.startFailure = error;
-        throw error;
       }
+      return true;
     });
     return session;
   }
 
-  /** A new session the client named: started before its first call is forwarded, so that a refusal (another owner) reaches the client. */
+  /**
+   * A new session the client named: started before its first call is forwarded, so that a session
+   * another writer has just claimed (SessionBusyError) or started (SessionExistsError) reaches the
+   * router, which records the call elsewhere.
+   */
   static async started(
     store: LogStore,
     id: string,
     protocol: string,
     onError: (error: unknown, session: string) => void,
   ): Promise<ProxySession> {
-    const session = ProxySession.start(store, id, protocol, () => {});
+    const session = ProxySession.start(store, id, protocol, onError);
     await session.chain;
-    if (session.startFailure !== undefined) throw session.startFailure;
-    session.onError = onError;
+    if (session.log === undefined) throw session.startFailure;
     return session;
   }
 
@@ -198,8 +210,8 @@ export class ProxySession {
       ];
       if (open) drafts.push({ type: 'turn/end', data: { turn, reason: 'interrupted' } });
       await log.append(drafts);
-      session.turn = turn;
-      session.keys = log.fold.toArray().map((node) => session.keyOf(node.seq));
+      session.turns = { turn, step: 0, open: false };
+      session.keys = session.surfaceKeys(log);
       return session;
     } catch (error) {
       await ownership.release();
@@ -207,63 +219,61 @@ export class ProxySession {
     }
   }
 
-  /** Routes `call` here: the keys move to its messages now, its events are written in turn. */
+  /** Routes `call` here: the keys move to its messages now; it is written once its outcome arrives (finish). */
   begin(call: ReceivedCall, mode: RouteMode): void {
-    this.latest = call;
     this.lastUsed = Date.now();
+    this.moves++;
+    let keys: string[] | undefined;
     if (!('unparsed' in call.request)) {
-      const keys = call.request.messages.map(messageKey);
-      this.keys =
+      const own = call.request.messages.map(messageKey);
+      keys =
         mode === 'continues'
-          ? [...this.keys, ...keys.slice(this.keys.length > 0 && call.request.messages[0]?.type === 'system/message' ? 1 : 0)]
-          : keys;
+          ? [...this.keys, ...own.slice(this.keys.length > 0 && call.request.messages[0]?.type === 'system/message' ? 1 : 0)]
+          : own;
+      this.keys = keys;
       if (call.request.conversationKey !== undefined) this.conversationKey = call.request.conversationKey;
     }
-    let answer: (answered: Answered) => void = () => {};
-    const answered = new Promise<Answered>((resolve) => {
-      answer = resolve;
-    });
-    const model = 'unparsed' in call.request ? 'unknown' : call.request.model;
-    // The request, then its outcome once it arrives, as one job: nothing of a later call comes between.
-    const written = this.enqueue(async () => {
-      await this.writeRequest(call, mode);
-      const { outcome, keysAfter } = await answered;
-      await this.writeOutcome(call, outcome, model, keysAfter);
-    });
-    this.pending.set(call, { answer, written });
+    this.pending.set(call, { mode, keys });
   }
 
   /**
-   * The call's outcome: the session is free for the next request at once; the events follow on
-   * the chain. Resolves once the call is written (or its write failed, which onError reports).
+   * The call's outcome: the session is free for the next request at once, its keys those of the
+   * surface this call leaves; the request and the outcome are written after the writes queued
+   * before. Resolves true once they are in the store, false when they could not be written
+   * (onError has the reason; a call whose request could not be written has no outcome written
+   * either, since an outcome cannot stand without its request).
    */
-  finish(call: ReceivedCall, outcome: CallOutcome): Promise<void> {
-    // Only the call routed last leaves its answer on the surface: an earlier one's is followed by
-    // a later request. A request off the surface (unparsed; unmatched, once written) leaves the
-    // surface as it was, answered or not: the keys are those of the log's surface (writeOutcome
-    // sees to a request written after its outcome arrived).
-    const offSurface = this.offSurface.has(call) || 'unparsed' in call.request;
-    if (outcome.kind === 'answer' && call === this.latest) {
-      const toolCalls = outcome.result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
-      if (!offSurface) this.keys = [...this.keys, messageKey({ type: 'assistant/message', content: outcome.result.content, toolCalls })];
-      this.lastResponseId = outcome.result.responseId;
-    }
-    if (this.offSurface.has(call) && call === this.latest && this.log !== undefined) this.keys = this.surfaceKeys(this.log);
+  finish(call: ReceivedCall, outcome: CallOutcome): Promise<boolean> {
     const pending = this.pending.get(call);
-    if (pending === undefined) return this.chain;
+    if (pending === undefined) return Promise.resolve(false);
     this.pending.delete(call);
-    pending.answer({ outcome, keysAfter: this.keys });
-    return pending.written;
+    this.moves++;
+    if (pending.keys !== undefined) {
+      // What the log will hold once this call is written; a request written off the surface puts the log's own back (below).
+      this.keys = [...pending.keys];
+      if (outcome.kind === 'answer') this.keys.push(answerKey(outcome.result));
+    }
+    if (outcome.kind === 'answer') this.lastResponseId = outcome.result.responseId;
+    const moves = this.moves;
+    const model = 'unparsed' in call.request ? 'unknown' : call.request.model;
+    return this.enqueue(async () => {
+      try {
+        const offSurface = await this.writeRequest(call, pending.mode);
+        await this.writeOutcome(outcome, model, offSurface);
+      } finally {
+        if (this.moves === moves && this.log !== undefined) this.keys = this.surfaceKeys(this.log);
+      }
+    });
   }
 
   /** Waits for every write queued so far. */
-  settled(): Promise<void> {
-    return this.chain;
+  async settled(): Promise<void> {
+    await this.chain;
   }
 
-  /** Ends the open turn and gives up the session. */
+  /** Writes the calls still without an outcome as interrupted, ends the open turn and gives up the session. */
   async close(): Promise<void> {
-    // Every call has its outcome by now (the server waits for them); one that has not is written as interrupted rather than left waiting.
+    // The server cuts every call before it closes the sessions; one still here is written as interrupted rather than left waiting.
     for (const call of [...this.pending.keys()]) {
       void this.finish(call, {
         kind: 'failure',
@@ -273,9 +283,10 @@ export class ProxySession {
         contextOverflow: false,
       });
     }
-    this.enqueue(async () => {
-      if (this.turnOpen) await this.written().append([this.turnEnd(this.busy ? 'interrupted' : this.lastReason)]);
-      this.turnOpen = false;
+    void this.enqueue(async () => {
+      if (!this.turns.open) return;
+      await this.written().append([this.turnEnd(this.lastReason)]);
+      this.turns = { ...this.turns, open: false };
     });
     await this.chain;
     await this.ownership?.release();
@@ -287,15 +298,22 @@ export class ProxySession {
     return this.log;
   }
 
-  /** Queues `job` on the chain; resolves once it ran (a failure goes to onError). */
-  private enqueue(job: () => Promise<void>): Promise<void> {
+  /** Queues `job` on the chain; resolves true once it ran, false when it failed (onError has the failure). */
+  private enqueue(job: () => Promise<void>): Promise<boolean> {
     // Each write waits for the event loop's next turn: the call it records is on the wire first (a
     // store that writes synchronously, as SQLite does, would otherwise hold the call back by its fsync).
-    this.chain = this.chain
+    const run = this.chain
       .then(nextTurn)
       .then(job)
-      .catch((error: unknown) => this.onError(error, this.id));
-    return this.chain;
+      .then(
+        () => true,
+        (error: unknown) => {
+          this.onError(error, this.id);
+          return false;
+        },
+      );
+    this.chain = run;
+    return run;
   }
 
   private keyOf(seq: number): string {
@@ -308,8 +326,10 @@ export class ProxySession {
     return key;
   }
 
-  private async writeRequest(call: ReceivedCall, mode: RouteMode): Promise<void> {
-    const fold = this.written().fold;
+  /** Writes the call's model/request and the surface events before it; true when it is off the surface. */
+  private async writeRequest(call: ReceivedCall, mode: RouteMode): Promise<boolean> {
+    const log = this.written();
+    const fold = log.fold;
     const parsed = 'unparsed' in call.request ? undefined : call.request;
     let plan: Plan | undefined;
     let turnDrafts: EventDraft[] = [];
@@ -343,29 +363,33 @@ export class ProxySession {
       }
     }
     let unmatched: string | undefined;
+    let offSurface = false;
     if (plan === undefined) {
       // The log's rules refuse the messages as a change of this surface (a client whose list breaks
       // its own API's rules), or the body could not be read: the call is still recorded, its body
       // holds them, and it is off the surface (log/off-surface.ts): its answer is not appended.
       if (parsed !== undefined) unmatched = "the request's messages cannot be written as a change of the session's surface";
-      this.offSurface.add(call);
+      offSurface = true;
       plan = { messages: [], startsTurn: false };
       turnDrafts = this.turnDrafts(false);
     }
-    this.applyTurn(plan.startsTurn);
+    const turns = this.nextTurns(plan.startsTurn);
     const messageDrafts = plan.messages.map((message) => message.draft);
     // The surface the request stands for: the fold after these drafts (a trial append, rolled back).
     const trial = prepareAppend(fold, [...turnDrafts, ...messageDrafts], () => new Date().toISOString(), nodeSha256Hex);
     const surfaceSeqs = fold.toArray().map((node) => node.seq);
     trial.rollback();
+    const requestBody = bodyOf(call.body);
+    // The bytes are in requestBody now, and went upstream before the outcome arrived: nothing else needs them.
+    call.body = EMPTY;
     const request: JsonObject = {
-      turn: this.turn,
-      step: this.step,
+      turn: turns.turn,
+      step: turns.step,
       provider: call.protocol.upstream,
       model: parsed?.model ?? 'unknown',
       provenance: 'proxied',
       requestDigest: call.digest,
-      requestBody: bodyOf(call.body),
+      requestBody,
       ...(encodeRequestSurface(fold.lastRequestSurface, surfaceSeqs) as unknown as JsonObject),
       ...windowOf(parsed?.model),
       proxy: {
@@ -381,23 +405,28 @@ export class ProxySession {
         ...(this.siblingOf === undefined ? {} : { siblingOf: { ...this.siblingOf } }),
       },
     };
-    const written = await this.written().append([...turnDrafts, ...messageDrafts, { type: 'model/request', data: request }]);
+    const written = await log.append([...turnDrafts, ...messageDrafts, { type: 'model/request', data: request }]);
+    // The turn moves only now that its events are in the store: a refused append leaves it as it was.
+    this.turns = turns;
+    if (turnDrafts.some((draft) => draft.type === 'turn/start')) this.lastReason = 'completed';
     const offset = turnDrafts.length;
     plan.messages.forEach((message, index) => {
       const event = written[offset + index];
       if (event !== undefined) this.nodeKeys.set(event.seq, message.key);
     });
+    return offSurface;
   }
 
-  private async writeOutcome(call: ReceivedCall, outcome: CallOutcome, model: string, keysAfter: readonly string[]): Promise<void> {
+  private async writeOutcome(outcome: CallOutcome, model: string, offSurface: boolean): Promise<void> {
+    const log = this.written();
+    const { turn, step } = this.turns;
     if (outcome.kind === 'failure') {
-      this.lastReason = 'error';
-      await this.written().append([
+      await log.append([
         {
           type: 'model/error',
           data: {
-            turn: this.turn,
-            step: this.step,
+            turn,
+            step,
             code: outcome.code,
             message: outcome.message,
             retryable: outcome.retryable,
@@ -407,12 +436,12 @@ export class ProxySession {
           },
         },
       ]);
-      if (this.offSurface.has(call) && this.keys === keysAfter) this.keys = this.surfaceKeys(this.written());
+      this.lastReason = outcome.code === 'PROXY_INTERRUPTED' ? 'interrupted' : 'error';
       return;
     }
     const { result } = outcome;
-    if (this.offSurface.has(call)) {
-      await this.writeOffSurfaceAnswer(outcome, keysAfter);
+    if (offSurface) {
+      await this.writeOffSurfaceAnswer(outcome);
       return;
     }
     const data = {
@@ -423,38 +452,35 @@ export class ProxySession {
       finishReason: result.finishReason,
       ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
     };
-    const toolCalls = result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
+    let event: LogEvent | undefined;
     try {
-      const [event] = await this.written().append([{ type: 'assistant/message', data, surfaceOp: 'append' }]);
-      if (event !== undefined) this.nodeKeys.set(event.seq, messageKey({ type: 'assistant/message', content: result.content, toolCalls }));
-      this.lastReason = 'completed';
+      [event] = await log.append([{ type: 'assistant/message', data, surfaceOp: 'append' }]);
     } catch (error) {
       if (!ShadowlogError.isInstance(error)) throw error;
       // The log's rules refused the answer (a call id already on the surface): it is kept as it arrived.
-      await this.written().append([
-        {
-          type: 'model/unrecorded-answer',
-          data: { turn: this.turn, step: this.step, code: error.code, message: error.message, raw: outcome.raw },
-        },
+      await log.append([
+        { type: 'model/unrecorded-answer', data: { turn, step, code: error.code, message: error.message, raw: outcome.raw } },
       ]);
-      this.keys = this.keys.slice(0, -1);
       this.lastReason = 'error';
+      return;
     }
+    if (event !== undefined) this.nodeKeys.set(event.seq, answerKey(result));
+    this.lastReason = 'completed';
   }
 
   /**
    * The answer to a request off the surface: it continues no surface the log holds, so it is kept
-   * as it arrived, with its counts, in a log-only event. The keys go back to the surface as the
-   * log holds it, unless a later call has moved them since this one's answer arrived.
+   * as it arrived, with its counts, in a log-only event.
    */
-  private async writeOffSurfaceAnswer(outcome: Extract<CallOutcome, { kind: 'answer' }>, keysAfter: readonly string[]): Promise<void> {
+  private async writeOffSurfaceAnswer(outcome: Extract<CallOutcome, { kind: 'answer' }>): Promise<void> {
     const usage = outcome.result.usage;
+    const { turn, step } = this.turns;
     await this.written().append([
       {
         type: 'model/unrecorded-answer',
         data: {
-          turn: this.turn,
-          step: this.step,
+          turn,
+          step,
           code: 'PROXY_OFF_SURFACE',
           message:
             "the request it answers is not on the session's surface (its model/request says why), so the answer continues no surface and is not appended to one",
@@ -464,7 +490,6 @@ export class ProxySession {
         ignorable: true,
       },
     ]);
-    if (this.keys === keysAfter) this.keys = this.surfaceKeys(this.written());
     this.lastReason = 'completed';
   }
 
@@ -473,26 +498,22 @@ export class ProxySession {
   }
 
   private turnDrafts(startsTurn: boolean): EventDraft[] {
-    if (this.turnOpen && !startsTurn) return [];
+    if (this.turns.open && !startsTurn) return [];
     const drafts: EventDraft[] = [];
-    if (this.turnOpen) drafts.push(this.turnEnd(this.lastReason));
-    drafts.push({ type: 'turn/start', data: { turn: this.turn + 1 } });
+    if (this.turns.open) drafts.push(this.turnEnd(this.lastReason));
+    drafts.push({ type: 'turn/start', data: { turn: this.turns.turn + 1 } });
     return drafts;
   }
 
-  private applyTurn(startsTurn: boolean): void {
-    if (this.turnOpen && !startsTurn) {
-      this.step++;
-      return;
-    }
-    this.turn++;
-    this.step = 1;
-    this.turnOpen = true;
-    this.lastReason = 'completed';
+  /** The turn and step of the next request: the next step of the open turn, or the first of a new one. */
+  private nextTurns(startsTurn: boolean): TurnState {
+    const { turn, step, open } = this.turns;
+    if (open && !startsTurn) return { turn, step: step + 1, open };
+    return { turn: turn + 1, step: 1, open: true };
   }
 
   private turnEnd(reason: TurnEndReason): EventDraft {
-    return { type: 'turn/end', data: { turn: this.turn, reason } };
+    return { type: 'turn/end', data: { turn: this.turns.turn, reason } };
   }
 }
 
@@ -502,11 +523,19 @@ export class ProxySessionUnavailableError extends ShadowlogError {
   constructor(sessionId: string, cause: unknown) {
     super(
       'PROXY_SESSION_UNAVAILABLE',
-      `session ${sessionId} could not be started in the store (${messageOf(cause)}), so this call was forwarded and not recorded`,
+      `session ${sessionId} could not be started in the store (${cause === undefined ? 'no reason given' : messageOf(cause)}), so this call was forwarded and not recorded`,
       { cause },
     );
     this.sessionId = sessionId;
   }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** The key of an answer as the next request repeats it. */
+function answerKey(result: ModelResult): string {
+  const toolCalls = result.toolCalls.map((tool) => ({ id: tool.callId, name: tool.name, arguments: tool.arguments }));
+  return messageKey({ type: 'assistant/message', content: result.content, toolCalls });
 }
 
 function nextTurn(): Promise<void> {
@@ -514,9 +543,8 @@ function nextTurn(): Promise<void> {
 }
 
 function bodyOf(body: Buffer): JsonObject {
-  const text = body.toString('utf8');
   // Bytes that are not UTF-8 do not survive a round trip through a string: they are kept as base64.
-  return Buffer.from(text, 'utf8').equals(body) ? { encoding: 'utf-8', text } : { encoding: 'base64', text: body.toString('base64') };
+  return isUtf8(body) ? { encoding: 'utf-8', text: body.toString('utf8') } : { encoding: 'base64', text: body.toString('base64') };
 }
 
 function windowOf(model: string | undefined): JsonObject {

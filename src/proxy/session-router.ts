@@ -1,6 +1,8 @@
 // Which session a request joins (docs/proxy.md, "Sessions"): the one its x-shadowlog-session
-// header names (a new one, or one the proxy recorded: never a session of another origin; when
-// another writer owns it, a sibling session of the proxy's own takes its calls); else, for a Responses request with previous_response_id, the session that
+// header names (a new one, or one whose log a shadowlog proxy started, an imported copy of one
+// included, since the log carries no mark of where it was written: never a harness's session;
+// when another writer owns it, a sibling session of the proxy's own takes its calls); else, for
+// a Responses request with previous_response_id, the session that
 // answer belongs to; else the idle session of the same API that the request extends (the
 // longest), or else whose surface it keeps the most of (a shared prefix and retained tail),
 // counting messages other than a leading system message, at least one; else the idle session
@@ -9,7 +11,7 @@
 // request sent before the first was answered is another conversation.
 
 import { randomBytes } from 'node:crypto';
-import { SessionBusyError } from '../log/errors.js';
+import { SessionBusyError, SessionExistsError } from '../log/errors.js';
 import { dataOf } from '../log/event-data.js';
 import { assertSessionId } from '../log/session-id.js';
 import type { LogStore } from '../store/log-store.js';
@@ -106,8 +108,13 @@ export class SessionRouter {
     return opening;
   }
 
-  /** The session a client named: started, or continued when the proxy recorded it; refused when it did not; a sibling when another writer owns it. */
-  private async openNamed(id: string, protocol: string): Promise<ProxySession> {
+  /**
+   * The session a client named: started, or continued when the proxy recorded it; refused when it
+   * did not; a sibling when another writer owns it, stored or new (claimed a moment ago by another
+   * proxy naming the same new id). One that another writer started between the look and the start
+   * is looked at again, as the stored session it now is.
+   */
+  private async openNamed(id: string, protocol: string, again = false): Promise<ProxySession> {
     const exists = (await this.store.head(id)) !== undefined;
     if (exists) await this.assertRecordedByProxy(id);
     try {
@@ -117,6 +124,7 @@ export class SessionRouter {
       this.sessions.set(id, session);
       return session;
     } catch (error) {
+      if (SessionExistsError.isInstance(error) && !exists && !again) return this.openNamed(id, protocol, true);
       if (!SessionBusyError.isInstance(error)) throw error;
       const reason = `session ${id} is owned by another writer (${error.owner}), and a session has one writer at a time, so the proxy forwarded this call and recorded it in a session of its own`;
       const sibling = ProxySession.start(this.store, siblingIdOf(id), protocol, this.onError, { sessionId: id, reason });
@@ -127,7 +135,11 @@ export class SessionRouter {
     }
   }
 
-  /** Refuses a stored session the proxy did not start (an import, a harness's session): a client may not add calls to it. */
+  /**
+   * Refuses a stored session whose log no shadowlog proxy started (a harness's session, an import
+   * of one): a client may not add calls to it. An import of a proxy's session reads as one: an
+   * import stores the same events, and nothing outside them says where they were written.
+   */
   private async assertRecordedByProxy(id: string): Promise<void> {
     const first = await this.store.readEvent(id, 0);
     let startedBy: string = first.type;

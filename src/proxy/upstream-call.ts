@@ -15,6 +15,7 @@ import { sendError } from './error-answer.js';
 import { passedOn, SESSION_HEADER } from './headers.js';
 import type { ProxyProtocol } from './protocols.js';
 import type { CallOutcome } from './proxy-session.js';
+import type { UpstreamTarget } from './request-target.js';
 import { upstreamHead } from './upstream-head.js';
 
 export interface UpstreamCallContext {
@@ -23,6 +24,8 @@ export interface UpstreamCallContext {
   readonly timeoutMs: number;
   /** The most of an answer the proxy keeps for the record, as received and as decoded. */
   readonly maxAnswerBytes: number;
+  /** Aborted when the proxy stops and its grace period is over: every call still in flight is cut. */
+  readonly cut: AbortSignal;
 }
 
 /** Forwards a recorded call; `finish` gets its outcome once (after the client has the answer's end). */
@@ -31,17 +34,22 @@ export function forwardCall(
   request: IncomingMessage,
   response: ServerResponse,
   protocol: ProxyProtocol,
-  url: URL,
+  url: UpstreamTarget,
   body: Buffer,
   finish: (outcome: CallOutcome) => void,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
     let done = false;
     let streamed = false;
+    /** An informational head (1xx) arrived: the upstream has the request, and an answer was begun. */
+    let informed = false;
+    /** The answer, once its head arrived. */
+    let answered: IncomingMessage | undefined;
     const copy = new AnswerCopy(context.maxAnswerBytes);
     const settle = (outcome: CallOutcome | Promise<CallOutcome>) => {
       if (done) return;
       done = true;
+      context.cut.removeEventListener('abort', onCut);
       Promise.resolve(outcome)
         .then(finish)
         .catch((error: unknown) => finish(failure('PROXY_INTERNAL', `the proxy could not read the answer: ${messageOf(error)}`, undefined)))
@@ -67,10 +75,40 @@ export function forwardCall(
         ),
       );
     };
+    // The proxy stops: what arrived is recorded, and the client's connection is cut (or told, before any of the answer).
+    const onCut = () => {
+      if (done) return;
+      const began = response.headersSent;
+      settle(
+        failure(
+          'PROXY_INTERRUPTED',
+          `the proxy was stopped, and cut this call before its answer was complete${overCap()}`,
+          began ? response.statusCode : undefined,
+          partial(),
+          true,
+        ),
+      );
+      upstream.destroy();
+      if (began) response.destroy();
+      else sendError(response, protocol, 503, 'shadowlog proxy: the proxy was stopped before the upstream answered', { close: true });
+    };
+    context.cut.addEventListener('abort', onCut);
+    if (context.cut.aborted) queueMicrotask(onCut);
+    upstream.on('information', () => {
+      informed = true;
+    });
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (done) return;
       const timedOut = error instanceof UpstreamTimeout;
+      // Bytes after a complete answer (a 204 followed by junk) belong to no answer: the answer ends as it was sent.
+      if (answered?.complete === true && !timedOut) return;
       if (response.headersSent) return cut(timedOut, error.message);
+      if (informed && !timedOut) {
+        // An answer was begun (a 1xx head) and ended before its final head: cut, not unreachable.
+        const message = `shadowlog proxy: the upstream at ${url.origin} sent an informational 1xx head, then ended its answer before the final one (${error.message})`;
+        sendError(response, protocol, 502, message);
+        return settle(failure('PROXY_STREAM_CUT', message, undefined, undefined, true));
+      }
       const malformed = isParseError(error);
       const message = timedOut
         ? `shadowlog proxy: the upstream at ${url.origin} sent nothing for ${context.timeoutMs} ms`
@@ -91,6 +129,7 @@ export function forwardCall(
       malformedHead(UNASKED_UPGRADE);
     });
     upstream.on('response', (answer) => {
+      answered = answer;
       const head = upstreamHead(answer);
       if (!head.ok) {
         answer.destroy();
@@ -143,15 +182,32 @@ export function forwardCall(
   });
 }
 
-/** Passes a request the proxy does not record through to the upstream, both ways as streams. */
-export function passThrough(context: UpstreamCallContext, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+/** Passes a request the proxy does not record through to the upstream, both ways as streams; cut when the proxy stops. */
+export function passThrough(
+  context: UpstreamCallContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: UpstreamTarget,
+): Promise<void> {
   return new Promise<void>((resolve) => {
     const upstream = send(context, request, url);
+    const onCut = () => {
+      upstream.destroy();
+      if (response.headersSent) response.destroy();
+      else sendError(response, undefined, 503, 'shadowlog proxy: the proxy was stopped before the upstream answered', { close: true });
+      resolve();
+    };
+    if (context.cut.aborted) queueMicrotask(onCut);
+    else context.cut.addEventListener('abort', onCut, { once: true });
+    response.on('close', () => context.cut.removeEventListener('abort', onCut));
     const fail = (status: number, message: string) => {
       sendError(response, undefined, status, message);
       resolve();
     };
+    let answered: IncomingMessage | undefined;
     upstream.on('error', (error: NodeJS.ErrnoException) => {
+      // Bytes after a complete answer (a 204 followed by junk) belong to no answer: the answer ends as it was sent.
+      if (answered?.complete === true && !(error instanceof UpstreamTimeout)) return;
       if (error instanceof UpstreamTimeout)
         return fail(504, `shadowlog proxy: the upstream at ${url.origin} sent nothing for ${context.timeoutMs} ms`);
       if (isParseError(error))
@@ -166,6 +222,7 @@ export function passThrough(context: UpstreamCallContext, request: IncomingMessa
       fail(502, `shadowlog proxy: the upstream at ${url.origin} sent an answer that cannot be passed on: ${UNASKED_UPGRADE}`);
     });
     upstream.on('response', (answer) => {
+      answered = answer;
       const head = upstreamHead(answer);
       if (!head.ok) {
         answer.destroy();
@@ -192,12 +249,13 @@ export function passThrough(context: UpstreamCallContext, request: IncomingMessa
   });
 }
 
-function send(context: UpstreamCallContext, request: IncomingMessage, url: URL) {
-  const https = url.protocol === 'https:';
-  const upstream = (https ? httpsRequest : httpRequest)(url, {
+/** The request to the upstream: its target the client's, byte for byte, under the upstream's prefix (never re-parsed as a URL). */
+function send(context: UpstreamCallContext, request: IncomingMessage, url: UpstreamTarget) {
+  const upstream = (url.https ? httpsRequest : httpRequest)({
+    ...url.options,
     method: request.method,
     headers: passedOn(request.rawHeaders, [SESSION_HEADER, 'host']),
-    agent: https ? context.agents.https : context.agents.http,
+    agent: url.https ? context.agents.https : context.agents.http,
   });
   upstream.setTimeout(context.timeoutMs, () => upstream.destroy(new UpstreamTimeout(context.timeoutMs)));
   return upstream;

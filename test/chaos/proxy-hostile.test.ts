@@ -125,9 +125,124 @@ describe('hostile clients', () => {
     expect(upstream.requests.map((request) => request.path)).toEqual(['/gateway/v1/chat/completions']);
   });
 
+  // docs/proxy.md: "POST /v1/chat/completions ... recorded"; "Any other path ... is passed through
+  // to the upstream unrecorded". A URL parser removes dot segments and drops a fragment: had the
+  // proxy classified the raw target and sent a parsed URL, each of these would reach the upstream
+  // as /v1/chat/completions, with the client's credentials, and nothing would be recorded.
+  it.each([
+    '/./v1/chat/completions',
+    '/v1/./chat/completions',
+    '/v1/x/../chat/completions',
+    '/v1/%2e/chat/completions',
+    '/v1/chat/completions#x',
+  ])('a model call to %s is not passed through unrecorded', async (target) => {
+    const { proxy, upstream, port } = await start();
+    const answer = await rawPost(port, target, { authorization: `Bearer ${SECRET}` }, CHAT);
+    const reached = upstream.requests.map((request) => request.path);
+    await proxy.proxy.settled();
+    // Either refused (nothing forwarded), or forwarded and recorded: never a model call the log does not hold.
+    if (reached.includes('/v1/chat/completions')) {
+      expect(proxy.proxy.stats.recorded, `${target} reached the upstream as /v1/chat/completions (HTTP ${answer.status})`).toBe(1);
+    } else {
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+    }
+  });
+
+  // docs/proxy.md: a target that "starts with //" is refused, since a URL reads it as another host.
+  // A dot segment before it would make the URL sent start with // all the same.
+  it('never sends the upstream a request target that starts with //', async () => {
+    const { upstream, port } = await start();
+    for (const target of ['/..//127.0.0.1:9/v1/models', '/.//127.0.0.1:9/v1/models', '/%2e//127.0.0.1:9/v1/models']) {
+      await rawPost(port, target, {}, CHAT);
+    }
+    expect(upstream.requests.map((request) => request.path).filter((path) => path.startsWith('//'))).toEqual([]);
+  });
+
+  it('refuses a target with a dot segment, a fragment or an empty segment, as sent or encoded: 400, nothing forwarded', async () => {
+    const { proxy, upstream, port } = await start();
+    const targets = [
+      '/v1/chat/completions/..',
+      '/v1/chat/completions/.',
+      '/v1//chat/completions',
+      '/v1/chat/completions//',
+      '/v1/%2E%2e/chat/completions',
+      '/v1/x/..%2fchat/completions',
+      '/v1/chat%2f%2fcompletions',
+      '/v1/x/..;/chat/completions',
+      '/v1/%5c../models',
+      '/v1/models#fragment',
+    ];
+    for (const target of targets) {
+      const answer = await rawPost(port, target, { authorization: `Bearer ${SECRET}` }, CHAT);
+      expect(answer.status, target).toBe(400);
+      expect(answer.body.toString('utf8'), target).toContain('PROXY_TARGET_REFUSED');
+      const get = await rawExchange(port, `GET ${target} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
+      expect(get.status, `GET ${target}`).toBe(400);
+    }
+    expect(upstream.requests).toEqual([]);
+    expect(await proxy.store.listSessions()).toEqual([]);
+    expect(proxy.proxy.stats).toMatchObject({ refused: 2 * targets.length, forwarded: 0, passedThrough: 0 });
+    await stillServes(proxy);
+  });
+
+  // A server that folds case, cuts ;params, drops a trailing slash or decodes %63 answers these as
+  // /v1/chat/completions; the proxy must record such a call or refuse it, never pass it through.
+  it('refuses a POST to a recorded endpoint spelled another way, and passes other methods through', async () => {
+    const { proxy, upstream, port } = await start();
+    const targets = [
+      '/v1/chat/completions/',
+      '/v1/chat/completions;x=1',
+      '/V1/chat/completions',
+      '/v1/Responses',
+      '/v1/messages/',
+      '/v1/chat/%63ompletions',
+      '/v1/chat%2Fcompletions',
+    ];
+    for (const target of targets) {
+      const answer = await rawPost(port, target, { authorization: `Bearer ${SECRET}` }, CHAT);
+      expect(answer.status, target).toBe(400);
+      expect(answer.body.toString('utf8'), target).toMatch(/PROXY_TARGET_REFUSED.*spelled another way/);
+    }
+    expect(upstream.requests).toEqual([]);
+    // Not a model call: a GET, or a POST to a path that is no recorded endpoint however it is read.
+    const get = await rawExchange(port, `GET /V1/chat/completions/ HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
+    expect(get.status).toBe(200);
+    const tokens = await rawPost(port, '/v1/messages/count_tokens', {}, CHAT);
+    expect(tokens.status).toBe(200);
+    expect(upstream.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      'GET /V1/chat/completions/',
+      'POST /v1/messages/count_tokens',
+    ]);
+    expect(proxy.proxy.stats).toMatchObject({ refused: targets.length, passedThrough: 2, forwarded: 0, recorded: 0 });
+  });
+
+  it('refuses a request that asks to be read as another method (X-HTTP-Method-Override and its kin)', async () => {
+    const { upstream, port } = await start();
+    for (const name of ['X-HTTP-Method-Override', 'x-http-method', 'X-Method-Override']) {
+      const answer = await rawExchange(
+        port,
+        `GET /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n${name}: POST\r\ncontent-length: ${CHAT.length}\r\nconnection: close\r\n\r\n${CHAT}`,
+      );
+      expect(answer.status, name).toBe(400);
+      expect(answer.body.toString('utf8'), name).toContain('PROXY_METHOD_OVERRIDE');
+    }
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('sends the target byte for byte: the prefix, then the path and query as the client sent them', async () => {
+    const { proxy, upstream, port } = await start({ upstreamPath: '/gateway' });
+    const query = `?api-version=2024-10-21&q='quoted'&r="x"&s=%7B%7D&t=a|b`;
+    const answer = await rawPost(port, `/v1/chat/completions${query}`, { 'x-shadowlog-session': 'exact' }, CHAT);
+    expect(answer.status).toBe(200);
+    expect(upstream.requests.map((request) => request.path)).toEqual([`/gateway/v1/chat/completions${query}`]);
+    const request = (await eventsOf(proxy, 'exact')).find((event) => event.type === 'model/request')?.data as { proxy: { path: string } };
+    expect(request.proxy.path).toBe(`/v1/chat/completions${query}`);
+  });
+
   it('refuses a Host that does not name the proxy (DNS rebinding): 421, nothing forwarded', async () => {
     const { proxy, upstream, port } = await start();
-    for (const host of [`evil.example:${port}`, `127.0.0.1.nip.io:${port}`]) {
+    const refused = [`evil.example:${port}`, `127.0.0.1.nip.io:${port}`, `127.0.0.1:${port}@evil.example`, '127.0.0.1:abc'];
+    for (const host of refused) {
       const answer = await rawPost(port, '/v1/chat/completions', { host, authorization: `Bearer ${SECRET}` }, CHAT);
       expect(answer.status, host).toBe(421);
     }
@@ -136,13 +251,19 @@ describe('hostile clients', () => {
       expect(answer.status, host).toBe(200);
     }
     expect(upstream.requests).toHaveLength(3);
-    expect(proxy.proxy.stats.refused).toBe(2);
+    expect(proxy.proxy.stats.refused).toBe(refused.length);
     await noSecretStored(proxy);
   });
 
-  it("refuses a browser's simple POST from another origin: 403, nothing forwarded or recorded", async () => {
+  it("refuses a browser's simple POST, whatever its origin (a page on another loopback port too): 403, nothing forwarded or recorded", async () => {
     const { proxy, upstream, port } = await start();
-    for (const origin of ['http://evil.example', 'null', `http://evil.example:${port}`]) {
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      `http://evil.example:${port}`,
+      'http://localhost:5173',
+      `http://127.0.0.1:${port}`,
+    ]) {
       const answer = await rawPost(port, '/v1/chat/completions', { origin, 'content-type': 'text/plain;charset=UTF-8' }, CHAT);
       expect(answer.status, origin).toBe(403);
       expect(answer.body.toString('utf8')).toContain('PROXY_ORIGIN_REFUSED');
@@ -150,6 +271,41 @@ describe('hostile clients', () => {
     expect(upstream.requests).toEqual([]);
     expect(await proxy.store.listSessions()).toEqual([]);
     await stillServes(proxy);
+  });
+
+  it('refuses every CORS preflight: an OPTIONS from a page gets a 403 and no CORS header, and reaches nothing', async () => {
+    const { upstream, port } = await start();
+    for (const origin of ['http://localhost:5173', 'http://evil.example']) {
+      const answer = await rawExchange(
+        port,
+        `OPTIONS /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\norigin: ${origin}\r\naccess-control-request-method: POST\r\naccess-control-request-headers: authorization, content-type\r\nconnection: close\r\n\r\n`,
+      );
+      expect(answer.status, origin).toBe(403);
+      expect(answer.head.toLowerCase()).not.toContain('access-control-allow');
+    }
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('refuses a call for an API whose upstream was not given: 502 PROXY_NO_UPSTREAM, not forwarded, not recorded', async () => {
+    upstream = await startScriptedUpstream();
+    harness = await startProxyHarness({ upstreams: { openai: upstream.url }, onWarning: (message) => warnings.push(message) });
+    const answer = await rawPost(
+      harness.proxy.port,
+      '/v1/messages',
+      { 'x-api-key': SECRET, 'x-shadowlog-session': 'nowhere' },
+      JSON.stringify({ model: 'claude-opus-4-6', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    expect(answer.status).toBe(502);
+    expect(answer.body.toString('utf8')).toContain('PROXY_NO_UPSTREAM');
+    const models = await rawExchange(
+      harness.proxy.port,
+      `GET /v1/messages/batches HTTP/1.1\r\nhost: 127.0.0.1:${harness.proxy.port}\r\nconnection: close\r\n\r\n`,
+    );
+    expect(models.status).toBe(502);
+    await harness.proxy.settled();
+    expect(harness.proxy.stats).toMatchObject({ forwarded: 0, recorded: 0, passedThrough: 0, refused: 2, recordErrors: 0 });
+    expect(await harness.store.listSessions()).toEqual([]);
+    expect(upstream.requests).toEqual([]);
   });
 
   it('refuses a body over the cap with a 413 in the API’s shape, declared or chunked: nothing forwarded, nothing written', async () => {
@@ -297,6 +453,78 @@ describe('hostile clients', () => {
     expect(proxy.proxy.stats).toMatchObject({ forwarded: 2, recorded: 2, recordErrors: 0 });
     expect((await verifyLog(proxy.store.read(siblings[0] as string))).ok).toBe(true);
   });
+  // docs/proxy.md, Sessions: "When another writer owns the session ..., the call is still
+  // forwarded, and recorded in a session of the proxy's own, ID.sibling-xxxxxx". Two proxies that
+  // name one new session at once: the other has claimed the id and not yet written its
+  // session/start. The calls go to a sibling, with no record error and no "(undefined)".
+  it('records in a sibling a named new session that another writer has just claimed', async () => {
+    const { proxy } = await start();
+    const other = await proxy.store.acquireOwnership('claimed');
+    try {
+      for (const content of ['first', 'second']) {
+        await client(proxy).chat.completions.create(
+          { model: 'gpt-4o', messages: [{ role: 'user', content }] },
+          { headers: { 'x-shadowlog-session': 'claimed' } },
+        );
+      }
+      await proxy.proxy.settled();
+    } finally {
+      await other.release();
+    }
+    expect(proxy.recordErrors.map((error) => (error as Error).message)).toEqual([]);
+    expect(proxy.proxy.sessionIds()).toEqual([expect.stringMatching(/^claimed\.sibling-[0-9a-f]{6}$/)]);
+    expect(proxy.proxy.stats).toMatchObject({ forwarded: 2, recorded: 2, recordErrors: 0 });
+    expect(warnings).toEqual([expect.stringContaining('session claimed is owned by another writer')]);
+    expect(await proxy.store.head('claimed')).toBeUndefined();
+  });
+
+  it("stores gateways' credentials redacted, in headers and in the query, and keeps the rest readable", async () => {
+    const { proxy, upstream, port } = await start({ redactHeaders: ['X-Tenant'], redactQuery: ['tenant'] });
+    const secretHeaders = {
+      'Helicone-Auth': `Bearer ${SECRET}`,
+      'Ocp-Apim-Subscription-Key': SECRET,
+      'x-portkey-api-key': SECRET,
+      'cf-aig-authorization': `Bearer ${SECRET}`,
+      'x-goog-api-key': SECRET,
+      'X-Tenant': SECRET,
+    };
+    const readable = { 'anthropic-version': '2023-06-01', 'x-stainless-lang': 'js', 'openai-organization': 'org-1' };
+    const query = [
+      `subscription-key=${SECRET}`,
+      `code=${SECRET}`,
+      `sig=${SECRET}`,
+      `x-api-key=${SECRET}`,
+      `access-token=${SECRET}`,
+      `api-key[]=${SECRET}`,
+      `api-key%5B0%5D=${SECRET}`,
+      `x=1;api-key=${SECRET}`,
+      `tenant=${SECRET}`,
+      'api-version=2024-10-21',
+    ].join('&');
+    const answer = await rawPost(
+      port,
+      `/v1/chat/completions?${query}`,
+      { ...secretHeaders, ...readable, 'x-shadowlog-session': 'gateway' },
+      CHAT,
+    );
+    expect(answer.status).toBe(200);
+    // Forwarded as sent.
+    expect(upstream.requests[0]?.path).toBe(`/v1/chat/completions?${query}`);
+    expect(upstream.requests[0]?.headers['ocp-apim-subscription-key']).toBe(SECRET);
+    const request = (await eventsOf(proxy, 'gateway')).find((event) => event.type === 'model/request')?.data as {
+      proxy: { path: string; headers: Record<string, string>; redactedHeaders: string[] };
+    };
+    expect(request.proxy.path).toBe(
+      '/v1/chat/completions?subscription-key=[redacted]&code=[redacted]&sig=[redacted]&x-api-key=[redacted]&access-token=[redacted]&api-key[]=[redacted]&api-key%5B0%5D=[redacted]&x=1;api-key=[redacted]&tenant=[redacted]&api-version=2024-10-21',
+    );
+    expect(request.proxy.redactedHeaders).toEqual(
+      Object.keys(secretHeaders)
+        .map((name) => name.toLowerCase())
+        .sort(),
+    );
+    expect(request.proxy.headers).toMatchObject({ ...readable, 'content-type': 'application/json' });
+    await noSecretStored(proxy);
+  });
 });
 
 describe('hostile upstreams', () => {
@@ -325,6 +553,42 @@ describe('hostile upstreams', () => {
     expect(errorsOf(await eventsOf(proxy, 'bad'))).toMatchObject([{ code: 'PROXY_UPSTREAM_MALFORMED' }]);
     await stillServes(proxy);
     expect(proxy.proxy.stats.recordErrors).toBe(0);
+  });
+
+  it('a 1xx head and then a close: a 502, recorded as a cut answer, not as an upstream out of reach', async () => {
+    const { proxy, upstream } = await start();
+    upstream.enqueue(
+      { raw: 'HTTP/1.1 103 Early Hints\r\nlink: </style.css>; rel=preload\r\n\r\n' },
+      { raw: 'HTTP/1.1 100 Continue\r\n\r\n' },
+    );
+    for (const index of [1, 2]) {
+      const error = await client(proxy)
+        .chat.completions.create(
+          { model: 'gpt-4o', messages: [{ role: 'user', content: `hi ${index}` }] },
+          { headers: { 'x-shadowlog-session': 'informed' } },
+        )
+        .catch((caught: unknown) => caught);
+      expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    }
+    expect(errorsOf(await eventsOf(proxy, 'informed'))).toMatchObject([
+      { code: 'PROXY_STREAM_CUT', message: expect.stringContaining('informational 1xx head') },
+      { code: 'PROXY_STREAM_CUT' },
+    ]);
+    expect(proxy.proxy.stats).toMatchObject({ upstreamFailures: 2, recorded: 2 });
+    await stillServes(proxy);
+  });
+
+  it('bytes after a complete answer (a 204, then junk): the client gets the answer, the junk goes nowhere', async () => {
+    const { proxy, upstream, port } = await start();
+    upstream.enqueue({ raw: 'HTTP/1.1 204 No Content\r\n\r\nJUNK' }, { raw: 'HTTP/1.1 204 No Content\r\n\r\nJUNK' });
+    const answer = await rawPost(port, '/v1/chat/completions', { 'x-shadowlog-session': 'empty' }, CHAT);
+    expect(answer.status).toBe(204);
+    expect(answer.body.length).toBe(0);
+    // No model answer in it: recorded as not JSON, with the status.
+    expect(errorsOf(await eventsOf(proxy, 'empty'))).toMatchObject([{ code: 'PROXY_MALFORMED_ANSWER', status: 204 }]);
+    const passed = await rawExchange(port, `GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
+    expect(passed.status).toBe(204);
+    await stillServes(proxy);
   });
 
   it('a malformed answer to a passed-through request: a 502, and the proxy goes on', async () => {
@@ -416,6 +680,8 @@ describe('hostile upstreams', () => {
     await vi.waitFor(() => expect(proxy.proxy.stats.recorded).toBe(1));
     const events = await eventsOf(proxy, 'endless');
     expect(errorsOf(events)).toMatchObject([{ code: 'PROXY_CLIENT_CLOSED' }]);
+    // The client went away: no failure of the upstream.
+    expect(proxy.proxy.stats.upstreamFailures).toBe(0);
     expect(Math.max(...events.map((event) => JSON.stringify(event).length))).toBeLessThan(64 * 1024);
     await stillServes(proxy);
   });

@@ -144,6 +144,40 @@ describe('shadowlog proxy', () => {
     expect(proxy.output() + proxy.errors()).not.toContain(secret);
   });
 
+  it('refuses an upstream URL whose password holds / in one line that does not show the password', async () => {
+    const secret = 'Zm9v/YmFy+SECRET';
+    const result = await cli(['proxy', '--port', '0', '--upstream-openai', `http://alice:${secret}@127.0.0.1:18501`], AbortSignal.abort());
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toContain('SECRET');
+    expect(result.stderr).toBe(
+      'shadowlog: INVALID_CONFIG: the openai upstream must be an http:// or https:// URL without a query or fragment (e.g. https://api.openai.com), found "http://[redacted]@127.0.0.1:18501"\n',
+    );
+    // One that parses, as another host with the password in its path: refused too, not sent to host "alice".
+    const parsed = await cli(['proxy', '--port', '0', '--upstream-openai', 'http://alice:123/SECRET@127.0.0.1:18501'], AbortSignal.abort());
+    expect(parsed.code).toBe(2);
+    expect(parsed.stderr).not.toContain('SECRET');
+    expect(parsed.stderr).toMatch(/found "http:\/\/\[redacted\]@127\.0\.0\.1:18501": an @ outside a userinfo: percent-encode a \/ or @/);
+  });
+
+  it('refuses an --allow-host with a port, in one line', async () => {
+    const result = await cli(
+      ['proxy', '--port', '0', '--upstream-openai', upstream.baseUrl, '--allow-host', 'proxy.local:8787'],
+      AbortSignal.abort(),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'shadowlog: INVALID_CONFIG: --allow-host takes a host name or address without a port (e.g. proxy.internal, 10.1.2.3, [fd00::1]), found "proxy.local:8787"\n',
+    );
+  });
+
+  it('names in its help every header it keeps out of the log, and --redact-query', async () => {
+    const help = (await cli(['proxy', '--help'])).stdout.toString('utf8');
+    expect(help).toContain('x-goog-api-key');
+    expect(help).toContain('--redact-query <name>');
+    expect(help).toContain('--stop-grace <ms>');
+    expect(help).toContain('--max-held-bytes <bytes>');
+  });
+
   it('exits 0 when clients abandon their uploads, and says so once, in the summary', async () => {
     const proxy = await startCliProxy();
     const port = Number(new URL(proxy.url).port);

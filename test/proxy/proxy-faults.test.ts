@@ -12,15 +12,21 @@ import { rendererFor } from '../../src/cli/renderers.js';
 import type { LogEvent, LogStore } from '../../src/index.js';
 import { dataOf } from '../../src/log/event-data.js';
 import { verifyLog } from '../../src/log/verify.js';
+import { startProxy } from '../../src/proxy/index.js';
 import { replay } from '../../src/spine/replay.js';
+import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
+import { rawPost, type ScriptedUpstream, startScriptedUpstream } from './hostile-peers.js';
 import { answerJson } from './proxy-answers.js';
 import { type ProxyHarness, sha256, startProxyHarness } from './proxy-harness.js';
 
 let harness: ProxyHarness | undefined;
+let scripted: ScriptedUpstream | undefined;
 const servers: Server[] = [];
 afterEach(async () => {
   await harness?.close();
+  await scripted?.close();
   harness = undefined;
+  scripted = undefined;
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
@@ -203,6 +209,194 @@ describe('proxy faults', () => {
     for (const id of proxy.sessionIds()) expect(recorded(await harness.events(id), 'assistant/message')).toHaveLength(1);
   });
 });
+
+/** The store, with append failing while `failing()` says so (an injected failure, as a full disk would give). */
+function flakyStore(failing: (events: readonly LogEvent[]) => boolean): (inner: LogStore) => LogStore {
+  return (inner) => {
+    const wrapper = Object.create(inner) as LogStore;
+    wrapper.append = async (sessionId, events, options) => {
+      if (failing(events)) throw new Error('disk full (injected)');
+      return inner.append(sessionId, events, options);
+    };
+    return wrapper;
+  };
+}
+
+describe('store faults', () => {
+  // ProxyStats.recorded counts calls written; recordErrors those that could not be: each call is one or the other.
+  it('does not count a call whose write failed as recorded', async () => {
+    let failing = false;
+    harness = await startProxyHarness({ wrapStore: flakyStore(() => failing) });
+    harness.upstream.enqueue(answerJson('openai', { text: 'ok' }, 1));
+    const openai = new OpenAI({ apiKey: 'sk-x', baseURL: `${harness.proxy.url}/v1`, maxRetries: 0 });
+    // The session exists first (its start written), then the store fails for the call's events.
+    await openai.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] }, { headers: { 'x-shadowlog-session': 'flaky' } })
+      .catch(() => undefined);
+    await harness.proxy.settled();
+    const before = { ...harness.proxy.stats };
+    failing = true;
+    harness.upstream.enqueue(answerJson('openai', { text: 'ok' }, 1));
+    await openai.chat.completions.create(
+      {
+        model: 'gpt-4o',
+        messages: [
+          { role: 'user', content: 'hello' },
+          { role: 'assistant', content: 'ok' },
+          { role: 'user', content: 'again' },
+        ],
+      },
+      { headers: { 'x-shadowlog-session': 'flaky' } },
+    );
+    await harness.proxy.settled();
+    failing = false;
+    const after = harness.proxy.stats;
+    expect(after.recordErrors - before.recordErrors).toBe(1);
+    expect(after.recorded - before.recorded, 'a call that could not be written is counted as recorded').toBe(0);
+    expect(after.forwarded).toBe(after.recorded + after.recordErrors);
+  });
+
+  // A call whose request could not be written has no outcome written either (it cannot stand
+  // without its request): it is one record error, and the calls after it are written as if it had
+  // never been, their turns paired.
+  it('keeps turn/start and turn/end paired after one failed write, and writes no outcome without its request', async () => {
+    let failNext = 0;
+    harness = await startProxyHarness({
+      wrapStore: flakyStore((events) => {
+        if (failNext > 0 && events.some((event) => event.type === 'model/request')) {
+          failNext--;
+          return true;
+        }
+        return false;
+      }),
+    });
+    harness.upstream.enqueue(...[1, 2, 3].map((index) => answerJson('openai', { text: `a${index}` }, index)));
+    const openai = new OpenAI({ apiKey: 'sk-x', baseURL: `${harness.proxy.url}/v1`, maxRetries: 0 });
+    const messages: Array<{ role: 'user' | 'assistant'; content: string }> = [{ role: 'user', content: 'q1' }];
+    for (const index of [1, 2, 3]) {
+      if (index === 2) failNext = 1;
+      await openai.chat.completions.create({ model: 'gpt-4o', messages }, { headers: { 'x-shadowlog-session': 'turns' } });
+      await harness.proxy.settled();
+      messages.push({ role: 'assistant', content: `a${index}` }, { role: 'user', content: `q${index + 1}` });
+    }
+    const events = await harness.events('turns');
+    const started = events.filter((event) => event.type === 'turn/start').map((event) => (event.data as { turn: number }).turn);
+    const ended = events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { turn: number }).turn);
+    // Every turn/end ends a turn that started; every turn that started before the last one ended.
+    expect(
+      ended.filter((turn) => !started.includes(turn)),
+      `turn/start ${started} turn/end ${ended}`,
+    ).toEqual([]);
+    expect(
+      started.slice(0, -1).filter((turn) => !ended.includes(turn)),
+      `turn/start ${started} turn/end ${ended}`,
+    ).toEqual([]);
+    // Two calls written, each answer right after its request; the second call's answer is nowhere
+    // (the third call's request brings back a2, as the client sent it, before its own model/request).
+    const written = events.filter((event) => ['model/request', 'assistant/message'].includes(event.type));
+    expect(written.map((event) => (event.type === 'model/request' ? 'request' : describeAnswer(event)))).toEqual([
+      'request',
+      'a1',
+      'a2',
+      'request',
+      'a3',
+    ]);
+    expect(harness.proxy.stats).toMatchObject({ forwarded: 3, recorded: 2, recordErrors: 1 });
+    expect((await verifyLog(harness.store.read('turns'))).ok).toBe(true);
+  });
+});
+
+describe('back-pressure', () => {
+  // docs/proxy.md: "calls of different sessions go on at once"; --queue bounds calls forwarded and
+  // not yet written against a slow store. A call is written once its outcome arrives, after the
+  // calls that ended before it: one long call of a session holds no other call's place.
+  it("does not hold other sessions' calls behind one long call of a session", async () => {
+    scripted = await startScriptedUpstream();
+    let stream: import('node:net').Socket | undefined;
+    scripted.enqueue({
+      socket: (socket) => {
+        stream = socket;
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n');
+      },
+    });
+    harness = await startProxyHarness({ upstreams: { openai: scripted.url, anthropic: scripted.url }, queueCapacity: 2 });
+    const port = harness.proxy.port;
+    const ask = (session: string, content: string, stream = false) =>
+      rawPost(
+        port,
+        '/v1/chat/completions',
+        { 'x-shadowlog-session': session },
+        JSON.stringify({ model: 'gpt-4o', stream, messages: [{ role: 'user', content }] }),
+      );
+    const long = ask('busy', 'a long generation', true);
+    await vi.waitFor(() => expect(stream).toBeDefined());
+    expect((await ask('busy', 'a short one')).status).toBe(200);
+    const other = await Promise.race([
+      ask('other', 'unrelated'),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 3000)),
+    ]);
+    stream?.destroy();
+    await long.catch(() => undefined);
+    expect(other?.status, 'a call of another session waited for the long call of session busy').toBe(200);
+    // The short call of busy was written while the long one went on; the long one after it, as a rewrite of it.
+    await harness.proxy.settled();
+    const events = await harness.events('busy');
+    const asked = events
+      .filter((event) => event.type === 'model/request')
+      .map((event) => JSON.parse((event.data as { requestBody: { text: string } }).requestBody.text).messages[0].content);
+    expect(asked).toEqual(['a short one', 'a long generation']);
+    expect(recorded(events, 'model/error')).toMatchObject([{ code: 'PROXY_STREAM_CUT' }]);
+    expect((await verifyLog(harness.store.read('busy'))).ok).toBe(true);
+  });
+
+  it('holds large uploads back, unread, once the bodies held would pass --max-held-bytes, and drops none', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = (inner: LogStore): LogStore => {
+      const wrapper = Object.create(inner) as LogStore;
+      wrapper.append = async (sessionId, events, options) => {
+        if (events.some((event) => event.type === 'model/request')) await gate;
+        return inner.append(sessionId, events, options);
+      };
+      return wrapper;
+    };
+    harness = await startProxyHarness({ maxRequestBytes: 4096, maxHeldBytes: 8192, wrapStore: slow });
+    harness.upstream.enqueue(...[1, 2, 3].map((index) => answerJson('openai', { text: `answer ${index}` }, index)));
+    const body = (index: number) =>
+      JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `${index} ${'x'.repeat(3000)}` }] });
+    const asks = [1, 2, 3].map((index) =>
+      fetch(`${harness?.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: body(index),
+      }),
+    );
+    const proxy = harness.proxy;
+    await vi.waitFor(() => expect(proxy.stats.heldBytesWaits).toBe(1));
+    // Two bodies held (answered, waiting for the store); the third is not read, nor forwarded.
+    await vi.waitFor(() => expect(harness?.upstream.requests).toHaveLength(2));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(harness.upstream.requests).toHaveLength(2);
+    release();
+    const answers = await Promise.all(asks);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    await proxy.settled();
+    expect(proxy.stats).toMatchObject({ forwarded: 3, recorded: 3, recordErrors: 0, heldBytesWaits: 1 });
+  });
+
+  it('refuses a held-bytes bound smaller than the largest request it accepts', async () => {
+    const store = new MemoryLogStore();
+    await expect(
+      startProxy({ store, upstreams: { openai: 'http://127.0.0.1:9' }, port: 0, maxRequestBytes: 4096, maxHeldBytes: 4095 }),
+    ).rejects.toThrow(/maxHeldBytes: expected at least maxRequestBytes \(4096\)/);
+  });
+});
+
+function describeAnswer(event: LogEvent): string {
+  return (event.data as { content: Array<{ text: string }> }).content[0]?.text ?? '';
+}
 
 function describeUser(events: readonly LogEvent[]): string[] {
   return events

@@ -21,4 +21,32 @@ describe('URL redaction', () => {
     expect(redactedUrl('alice:pw@gateway.internal')).toBe('[redacted]@gateway.internal');
     expect(redactedUrl('http://alice:pw@bad host/')).toBe('http://[redacted]@bad host/');
   });
+
+  // docs/proxy.md: a password in an upstream URL "is never printed (the banner and every error show
+  // alice:[redacted]@)". A password holding "/" (base64 has it) makes the URL unparseable, or parse
+  // as another host with the password in its path: everything up to the last @ is taken out.
+  it('never prints the password of an upstream URL, whatever it holds', () => {
+    for (const url of [
+      'http://alice:Zm9v/YmFy+SECRET@127.0.0.1:1',
+      'http://alice:a/b/SECRET@127.0.0.1:1/gw',
+      'http://alice:123/SECRET@127.0.0.1:1',
+      'http://alice:a@b@SECRET@127.0.0.1:1',
+      'alice:SECRET/x@127.0.0.1:1',
+    ]) {
+      expect(redactedUrl(url), url).not.toContain('SECRET');
+    }
+    expect(redactedUrl('http://alice:Zm9v/YmFy+SECRET@127.0.0.1:18501')).toBe('http://[redacted]@127.0.0.1:18501');
+    expect(redactedUrl('http://alice:123/SECRET@127.0.0.1:1/gw?key=K')).toBe('http://[redacted]@127.0.0.1:1/gw?key=[redacted]');
+  });
+
+  it("redacts gateways' credential parameters: by a word in the name, code and sig, array and ;-separated forms, path parameters", () => {
+    expect(
+      redactedTarget('/v1/x?subscription-key=S&code=S&sig=S&x-api-key=S&access-token=S&api-key[]=S&x=1;api-key=S&limit=5&order=asc'),
+    ).toBe(
+      '/v1/x?subscription-key=[redacted]&code=[redacted]&sig=[redacted]&x-api-key=[redacted]&access-token=[redacted]&api-key[]=[redacted]&x=1;api-key=[redacted]&limit=5&order=asc',
+    );
+    expect(redactedTarget('/v1/chat/completions;api-key=S;v=1?tenant=S', ['Tenant'])).toBe(
+      '/v1/chat/completions;api-key=[redacted];v=1?tenant=[redacted]',
+    );
+  });
 });

@@ -1,10 +1,19 @@
 // `shadowlog proxy`: a recording proxy for OpenAI- and Anthropic-style clients (docs/proxy.md).
-// It runs until stopped (Ctrl-C, SIGTERM, or the io's signal), then waits for the calls in flight
-// to be written, ends the open turns and says what it recorded.
+// It runs until stopped (Ctrl-C, SIGTERM, or the io's signal), then lets the calls in flight go
+// on for --stop-grace, cuts the rest (each recorded as interrupted), ends the open turns and says
+// what it recorded. A second Ctrl-C cuts at once; a third ends the process as Ctrl-C does.
 
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_REQUEST_BYTES, type ProxyServer, redactedUrl, startProxy } from '../../proxy/index.js';
+import {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_HELD_BYTES,
+  DEFAULT_MAX_REQUEST_BYTES,
+  DEFAULT_STOP_GRACE_MS,
+  type ProxyServer,
+  redactedUrl,
+  startProxy,
+} from '../../proxy/index.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { escapeTerminalText } from '../terminal-text.js';
@@ -18,10 +27,13 @@ export interface ProxyCommandOptions {
   readonly upstreamOpenai?: string;
   readonly upstreamAnthropic?: string;
   readonly redactHeader: readonly string[];
+  readonly redactQuery: readonly string[];
   readonly upstreamTimeout: number;
   readonly maxRequestBytes: number;
+  readonly maxHeldBytes?: number;
   readonly maxAnswerBytes: number;
   readonly queue: number;
+  readonly stopGrace: number;
 }
 
 export async function proxyCommand(context: CommandContext, options: ProxyCommandOptions): Promise<number> {
@@ -42,10 +54,13 @@ export async function proxyCommand(context: CommandContext, options: ProxyComman
     allowRemote: options.allowRemote === true,
     allowedHosts: options.allowHost,
     redactHeaders: options.redactHeader,
+    redactQuery: options.redactQuery,
     upstreamTimeoutMs: options.upstreamTimeout,
     maxRequestBytes: options.maxRequestBytes,
+    ...(options.maxHeldBytes === undefined ? {} : { maxHeldBytes: options.maxHeldBytes }),
     maxAnswerBytes: options.maxAnswerBytes,
     queueCapacity: options.queue,
+    stopGraceMs: options.stopGrace,
     onWarning: warn,
     onRecordError: (error, sessionId) =>
       warn(
@@ -53,19 +68,42 @@ export async function proxyCommand(context: CommandContext, options: ProxyComman
       ),
   });
   announce(context, proxy, options, store.location);
-  await stopped(context.io.signal);
-  await proxy.close();
+  const stops = stopRequests(context.io.signal);
+  try {
+    await stops.first;
+    const closing = proxy.close();
+    // A second stop cuts the calls in flight at once (each is still recorded, as interrupted).
+    void stops.second.then(() => {
+      warn('stopping now: the calls in flight are cut and recorded as interrupted (Ctrl-C again ends the process unrecorded)');
+      void proxy.close();
+    });
+    await closing;
+  } finally {
+    stops.dispose();
+  }
   const summary = { sessions: proxy.sessionIds(), ...proxy.stats };
   if (context.json) context.printJson(summary);
-  else {
-    const { stats } = proxy;
-    const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-    context.print(
-      `stopped: ${count(stats.forwarded, 'call', 'calls')} forwarded and ${stats.recorded} recorded in ${count(summary.sessions.length, 'session', 'sessions')}${summary.sessions.length === 0 ? '' : ` (${summary.sessions.join(', ')})`}; ${stats.passedThrough} other requests passed through unrecorded${stats.refused === 0 ? '' : `; ${count(stats.refused, 'request', 'requests')} refused, nothing forwarded`}${stats.clientAborts === 0 ? '' : `; ${count(stats.clientAborts, 'upload', 'uploads')} abandoned by ${stats.clientAborts === 1 ? 'its client' : 'their clients'}`}${stats.recordErrors === 0 ? '' : `; ${stats.recordErrors} could not be recorded`}`,
-    );
-  }
-  // Exit 1 says calls went unrecorded; a refused request or an abandoned upload is the client's doing.
+  else context.print(summaryLine(summary));
+  // Exit 1 says calls went unrecorded; a refused request, an abandoned upload or a call cut at stop (recorded) is not.
   return proxy.stats.recordErrors === 0 ? 0 : 1;
+}
+
+function summaryLine(summary: ProxyServer['stats'] & { sessions: string[] }): string {
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const { sessions } = summary;
+  const parts = [
+    `stopped: ${count(summary.forwarded, 'call', 'calls')} forwarded and ${summary.recorded} recorded in ${count(sessions.length, 'session', 'sessions')}${sessions.length === 0 ? '' : ` (${sessions.join(', ')})`}`,
+    `${summary.passedThrough} other requests passed through unrecorded`,
+  ];
+  if (summary.interrupted > 0)
+    parts.push(`${count(summary.interrupted, 'call', 'calls')} cut when the proxy stopped (recorded as PROXY_INTERRUPTED)`);
+  if (summary.refused > 0) parts.push(`${count(summary.refused, 'request', 'requests')} refused, nothing forwarded`);
+  if (summary.clientAborts > 0)
+    parts.push(
+      `${count(summary.clientAborts, 'upload', 'uploads')} abandoned by ${summary.clientAborts === 1 ? 'its client' : 'their clients'}`,
+    );
+  if (summary.recordErrors > 0) parts.push(`${summary.recordErrors} could not be recorded`);
+  return parts.join('; ');
 }
 
 function announce(context: CommandContext, proxy: ProxyServer, options: ProxyCommandOptions, location: string): void {
@@ -79,20 +117,36 @@ function announce(context: CommandContext, proxy: ProxyServer, options: ProxyCom
   else context.print(lines.join('\n'));
 }
 
-async function stopped(signal: AbortSignal | undefined): Promise<void> {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
+/**
+ * The stop requests: the first (Ctrl-C, SIGTERM, or the io's signal) and the second. After the
+ * second the proxy's handlers are gone, so a third Ctrl-C ends the process as it always does.
+ */
+function stopRequests(signal: AbortSignal | undefined): { first: Promise<void>; second: Promise<void>; dispose(): void } {
+  const first = new AbortController();
+  const second = new AbortController();
+  const stop = () => {
+    if (!first.signal.aborted) first.abort();
+    else {
+      second.abort();
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+  };
   signal?.addEventListener('abort', stop);
   if (signal?.aborted === true) stop();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    if (!controller.signal.aborted) await once(controller.signal, 'abort');
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    signal?.removeEventListener('abort', stop);
-  }
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const aborted = (controller: AbortController) =>
+    controller.signal.aborted ? Promise.resolve() : once(controller.signal, 'abort').then(() => {});
+  return {
+    first: aborted(first),
+    second: aborted(second),
+    dispose() {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      signal?.removeEventListener('abort', stop);
+    },
+  };
 }
 
 /** Registers `shadowlog proxy` on the program. */
@@ -107,7 +161,7 @@ export function registerProxyCommand(program: Command, run: RunCommand): void {
     .option('--allow-remote', 'listen on a --host that is not loopback: anyone who can reach it can send calls through the proxy')
     .option(
       '--allow-host <name>',
-      'a further name clients may address the proxy by, in Host and Origin (repeatable; loopback names always may)',
+      'a further name (without a port) clients may address the proxy by in Host (repeatable; loopback names always may)',
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
@@ -115,7 +169,13 @@ export function registerProxyCommand(program: Command, run: RunCommand): void {
     .option('--upstream-anthropic <url>', 'where Anthropic Messages calls go, e.g. https://api.anthropic.com')
     .option(
       '--redact-header <name>',
-      'a further request header to keep out of the log (repeatable; authorization, x-api-key, api-key and cookie always are)',
+      'a further request header to keep out of the log (repeatable); every header whose name holds auth, key, token, secret, signature, passw, credential or cookie always is (authorization, x-api-key, api-key, x-goog-api-key, …)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      '--redact-query <name>',
+      'a further query parameter whose value is kept out of the log (repeatable); code, sig and every name holding one of those words always are (api-key, key, token, subscription-key, …)',
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
@@ -132,6 +192,11 @@ export function registerProxyCommand(program: Command, run: RunCommand): void {
       DEFAULT_MAX_REQUEST_BYTES,
     )
     .option(
+      '--max-held-bytes <bytes>',
+      `the most bytes of recorded calls' request bodies held at once, across calls; a call that would pass it waits, unread (at least --max-request-bytes; default ${DEFAULT_MAX_HELD_BYTES}, or --max-request-bytes if larger)`,
+      (value) => integerArgument(value, 'bytes', 1),
+    )
+    .option(
       '--max-answer-bytes <bytes>',
       'the most of an answer kept for the record, as received and as decoded; the client always gets all of it',
       (value) => integerArgument(value, 'bytes', 1),
@@ -142,6 +207,12 @@ export function registerProxyCommand(program: Command, run: RunCommand): void {
       'calls forwarded and not yet written before new ones wait',
       (value) => integerArgument(value, 'a count', 1),
       256,
+    )
+    .option(
+      '--stop-grace <ms>',
+      'on Ctrl-C, how long the calls in flight may go on before they are cut (each recorded as interrupted); a second Ctrl-C cuts at once',
+      (value) => integerArgument(value, 'milliseconds', 0),
+      DEFAULT_STOP_GRACE_MS,
     )
     .action((options: ProxyCommandOptions) => run('write', (context) => proxyCommand(context, options))());
 }
