@@ -122,7 +122,7 @@ describe('replay of calls shadowlog did not send', () => {
     expect(result.request).toEqual(JSON.parse(PROXIED_BODY));
 
     const wire = await workspace.run([...store, 'replay', MAIN, '--turn', '1', '--step', '2', '--wire']);
-    expect(wire.stdout).toBe(`${PROXIED_BODY}\n`);
+    expect(wire.stdout).toBe(PROXIED_BODY);
     const shown = await workspace.run([...store, 'replay', MAIN, '--turn', '1', '--step', '2']);
     expect(shown.stdout).toMatch(/verified: the request body the proxy received \(84 bytes, stored in the log\) hashes to/);
   });
