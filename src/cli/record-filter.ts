@@ -1,9 +1,10 @@
 // Which events of the record `show --record` and `show --follow` print. By default, text output
 // leaves out the events that are source noise: foreign events (log/foreign-event.ts), lines of
-// another harness's file that the import kept whole because they have no meaning shadowlog maps
-// (Claude Code's progress lines, Codex's token counts, pi's thinking-level changes). Whatever of
-// such a line has a meaning is in the core events mapped beside it, so the rule is the format's,
-// not a list of one harness's names; what was left out is counted per type and named at the end.
+// another harness's file that the import kept whole because shadowlog maps them to no event of
+// its own (Claude Code's progress lines, Codex's token counts, pi's thinking-level changes). What
+// shadowlog understands of such a line is in the core events mapped beside it (and the import
+// reported each line it could not map), so the rule is the format's, not a list of one harness's
+// names; what was left out is counted per type and named at the end.
 // `--all` prints every event, `--type T` only events of the types named (JSON included, whose
 // default stays every event: scripts rely on it, SPEC §12).
 
