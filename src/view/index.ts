@@ -1,7 +1,16 @@
 // shadowlog/view: the audit page of a session — each call's surface rebuilt and digest-checked,
 // compactions expandable to their originals, the token-pressure chart — as one self-contained
-// HTML file or served on loopback with a live follow.
+// HTML file or served on loopback with a live follow; and the change of the surface from one
+// call to another, as its panel shows it (`shadowlog diff` prints the same).
 
+export {
+  type DiffEvent,
+  diffSurfaces,
+  type ReplacementKind,
+  type SurfaceDiff,
+  type SurfaceReplacement,
+  sourcesOf,
+} from './client/surface-diff.js';
 export { renderViewPage, scriptSafeJson, type ViewPage } from './page-html.js';
 export { CLIENT_MODULES, ViewAssetError } from './page-script.js';
 export { InvalidTuneReportError, parseTuneReport, TUNE_REPORT_SCHEMA, type TuneReport } from './tune-report.js';

@@ -187,7 +187,7 @@ describe("a proxied call off the session's surface", () => {
     );
     expect(unparsed.stdout).not.toMatch(/the model received \d/);
     expect(unparsed.stdout).not.toContain('be brief');
-    expect((await run(['replay', 'off', '--turn', '1', '--step', '3', '--wire'])).stdout).toBe(`${NOT_JSON}\n`);
+    expect((await run(['replay', 'off', '--turn', '1', '--step', '3', '--wire'])).stdout).toBe(NOT_JSON);
   });
 
   it('replay --json says so too, with the fields it always had', async () => {

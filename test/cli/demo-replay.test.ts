@@ -67,7 +67,7 @@ describe('shadowlog demo and replay', () => {
       const replayed = JSON.parse(result.stdout);
       expect(replayed).toMatchObject({ turn: data.turn, step: data.step, requestDigest: data.requestDigest, verified: true });
       const wire = await workspace.run(['replay', 'demo-test', '--turn', String(data.turn), '--step', String(data.step), '--wire']);
-      expect(wire.stdout).toBe(`${canonicalJson(replayed.request)}\n`);
+      expect(wire.stdout).toBe(canonicalJson(replayed.request));
     }
   });
 

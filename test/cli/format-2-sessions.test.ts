@@ -122,7 +122,7 @@ describe('replay of calls shadowlog did not send', () => {
     expect(result.request).toEqual(JSON.parse(PROXIED_BODY));
 
     const wire = await workspace.run([...store, 'replay', MAIN, '--turn', '1', '--step', '2', '--wire']);
-    expect(wire.stdout).toBe(`${PROXIED_BODY}\n`);
+    expect(wire.stdout).toBe(PROXIED_BODY);
     const shown = await workspace.run([...store, 'replay', MAIN, '--turn', '1', '--step', '2']);
     expect(shown.stdout).toMatch(/verified: the request body the proxy received \(84 bytes, stored in the log\) hashes to/);
   });
@@ -158,10 +158,13 @@ describe('replay of calls shadowlog did not send', () => {
 });
 
 describe('show, stats, sessions and export of format-2 sessions', () => {
-  it('show --record shows foreign lines compactly, and the new blocks, usage and error flag', async () => {
+  it('show --record hides foreign lines, naming them, and --all shows them compactly; the new blocks, usage and error flag', async () => {
     const shown = await workspace.run([...store, 'show', MAIN, '--record']);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(
+    expect(shown.stdout).not.toMatch(/·· claude-code\//);
+    expect(shown.stdout).toMatch(/\n2 source events hidden: 1 claude-code\/file-history-snapshot, 1 claude-code\/progress \(/);
+    const all = await workspace.run([...store, 'show', MAIN, '--record', '--all']);
+    expect(all.stdout).toMatch(
       /#1 ·· claude-code\/file-history-snapshot \(line 1, 92 characters, kept from the source\): \{"type":"file-history-snapshot"/,
     );
     expect(shown.stdout).toMatch(/\[reasoning by anthropic\] The expectation looks wrong\./);

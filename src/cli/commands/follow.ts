@@ -2,13 +2,16 @@
 // work. Text prints each event as `show --record` renders it, when it lands (a replacement says
 // there what it shadows; earlier events are not marked again). --json prints one canonical JSON
 // event per line (JSONL), since a stream cannot be one document. It stops on Ctrl-C, when
-// standard output closes, after --max-events, or once event --until-seq is printed.
+// standard output closes, after --max-events, or once event --until-seq is printed. Like
+// `show --record`, text leaves out the source's noise unless --all or --type says otherwise
+// (record-filter.ts): it says so when it first hides one, and counts them when it stops.
 
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { assertSessionId, canonicalEventJson, type LogEvent, SessionNotFoundError } from '../../log/index.js';
 import { DEFAULT_POLL_MS, followSession } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
+import { checkTypeNames, HiddenEvents, recordSelection } from '../record-filter.js';
 import { type RenderOptions, renderRecordEvent } from '../render-text.js';
 import { escapeTerminalText } from '../terminal-text.js';
 import { UsageError } from '../usage-error.js';
@@ -23,6 +26,10 @@ export interface FollowCommandOptions {
   /** How often to look for new events on a store that cannot be watched (SQLite), in milliseconds. */
   readonly pollMs?: number;
   readonly full: boolean;
+  /** Only events of these types (`noun/*` names a namespace). */
+  readonly types?: readonly string[];
+  /** Text: the source's noise too. */
+  readonly all?: boolean;
 }
 
 export async function followCommand(context: CommandContext, sessionId: string, options: FollowCommandOptions): Promise<number> {
@@ -31,6 +38,9 @@ export async function followCommand(context: CommandContext, sessionId: string, 
   if (options.untilSeq !== undefined && options.untilSeq < fromSeq) {
     throw new UsageError(`--until-seq ${options.untilSeq} is before --from ${fromSeq}; nothing would be printed`);
   }
+  const selection = recordSelection(options, context.json);
+  // The types of events still to come are not known: a name is checked for its form only.
+  checkTypeNames(selection);
   const store = await context.store();
   if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
@@ -56,6 +66,7 @@ export async function followCommand(context: CommandContext, sessionId: string, 
   try {
     if (!context.json) context.print(`following ${sessionId} from event #${fromSeq}: each event as it lands (Ctrl-C stops)`);
     let printed = 0;
+    const hidden = new HiddenEvents(selection);
     const follower = followSession(store, sessionId, {
       fromSeq,
       pollMs,
@@ -69,14 +80,24 @@ export async function followCommand(context: CommandContext, sessionId: string, 
       let chunk = '';
       let done = false;
       for (const event of page) {
-        chunk += `${format(event)}\n`;
-        printed++;
-        done = printed === options.maxEvents || event.seq === options.untilSeq;
+        // --until-seq stops at that event whether it is printed or left out.
+        done = event.seq === options.untilSeq;
+        if (hidden.shows(event.type)) {
+          chunk += `${format(event)}\n`;
+          printed++;
+          done ||= printed === options.maxEvents;
+        } else if (hidden.hidden === 1 && selection.kind === 'default') {
+          chunk += `${escapeTerminalText(`(${event.type} and the other lines kept whole from another harness's files are hidden as they land; --all shows them)`)}\n`;
+        }
         if (done) break;
       }
       await write(stdout, chunk, stopping.signal);
       if (done) break;
     }
+    // Said when it stops (Ctrl-C too), unless the reader has gone.
+    const summary = context.json ? '' : hidden.summary();
+    if (summary !== '' && !stdout.destroyed && !stdout.writableEnded)
+      await write(stdout, `${escapeTerminalText(summary)}\n`, stopping.signal);
   } finally {
     stopped?.removeEventListener('abort', stop);
     process.off('SIGINT', interrupt);

@@ -6,6 +6,7 @@ import { registerCheckpointCommand } from './checkpoint.js';
 import { registerCompactCommand } from './compact.js';
 import { registerCopyCommand } from './copy.js';
 import { registerDemoCommand } from './demo.js';
+import { registerDiffCommand } from './diff.js';
 import { registerExportCommand, registerImportCommand } from './export-import.js';
 import { registerMeterCommand } from './meter.js';
 import { registerOriginsCommand } from './origins.js';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerDemoCommand,
   registerChatCommand,
   registerReplayCommand,
+  registerDiffCommand,
   registerCompactCommand,
   registerTuneCommand,
   registerUnlockCommand,

@@ -25,6 +25,9 @@ export interface ReplayOptions {
 
 export async function replayCommand(context: CommandContext, sessionId: string, options: ReplayOptions): Promise<number> {
   assertSessionId(sessionId);
+  if (options.wire === true && context.json) {
+    throw new UsageError('--wire prints the raw request bytes and --json one JSON document about the call; give one of them');
+  }
   const store = await context.store();
   const result =
     options.compaction !== undefined
@@ -51,7 +54,14 @@ export async function replayCommand(context: CommandContext, sessionId: string, 
   return 0;
 }
 
-/** --wire: the bytes sent (the canonical JSON of a rendered request, or a proxied call's stored body); an imported call has none. */
+/**
+ * --wire: the bytes whose sha256 is the recorded digest, and nothing else (no newline after them,
+ * on a terminal too), so that `| sha256sum` prints the digest: a proxied call's stored body,
+ * decoded from base64 when it was not UTF-8; for a call shadowlog sent (a summarizer's too) the
+ * canonical JSON of the rendered request, which is what the provider adapter put on the wire and
+ * what the digest was computed over (SPEC §4). Raw bytes by design: nothing is escaped, since
+ * this is for piping. An imported call has no bytes.
+ */
 function writeWire(context: CommandContext, result: ReplayResult | SummaryReplayResult): void {
   if ('provenance' in result && result.provenance === 'imported') {
     throw new UsageError(
@@ -60,10 +70,9 @@ function writeWire(context: CommandContext, result: ReplayResult | SummaryReplay
   }
   if ('wireBody' in result && result.wireBody !== undefined) {
     context.io.stdout.write(result.wireBody);
-    context.io.stdout.write('\n');
     return;
   }
-  context.io.stdout.write(`${canonicalJson(result.request ?? {})}\n`);
+  context.write(canonicalJson(result.request ?? {}));
 }
 
 export function describeReplay(result: ReplayResult | SummaryReplayResult, maxChars: number): string {
@@ -177,7 +186,7 @@ export function registerReplayCommand(program: Command, run: RunCommand): void {
     .option('--turn <n>', 'the turn (from 1)', (value) => integerArgument(value, 'a turn number', 1))
     .option('--step <k>', 'the step within the turn (default 1)', (value) => integerArgument(value, 'a step number', 1))
     .option('--compaction <id>', "a compaction's summarizer call instead (the id, or its first characters)")
-    .option('--wire', 'print the exact request body that was sent')
+    .option('--wire', 'print the exact request body that was sent, raw bytes with nothing added: `| sha256sum` prints its digest')
     .option('--full', 'do not shorten long messages')
     .action((id: string, options: { turn?: number; step?: number; compaction?: string; wire?: boolean; full?: boolean }) =>
       run('read', (context) => {

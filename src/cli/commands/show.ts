@@ -1,5 +1,6 @@
-// `shadowlog show <id> [--surface|--record] [--at SEQ] [--follow]`: one of the two projections,
-// or the record as it grows (follow.ts).
+// `shadowlog show <id> [--surface|--record] [--at SEQ] [--follow] [--type T|--all]`: one of the
+// two projections, or the record as it grows (follow.ts). The record in text leaves out the
+// source's noise unless asked (record-filter.ts).
 
 import { type Command, Option } from 'commander';
 import {
@@ -16,6 +17,7 @@ import { type LogStore, SessionLog } from '../../store/index.js';
 import { noteIgnoredCheckpoints } from '../checkpoint-notes.js';
 import { integerArgument, type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { checkTypesPresent, collectTypes, HiddenEvents, isSelected, type RecordSelection, recordSelection } from '../record-filter.js';
 import { createCliRegistry } from '../registry.js';
 import { describeRange, type RenderOptions, renderMessage, renderRecordEvent } from '../render-text.js';
 import { type SubSession, subSessionsOf } from '../sub-sessions.js';
@@ -28,7 +30,11 @@ export interface ShowOptions {
   readonly at?: number;
   readonly full?: boolean;
   /** Follow the record as it grows instead (view is then `record`). */
-  readonly follow?: Omit<FollowCommandOptions, 'full'>;
+  readonly follow?: Omit<FollowCommandOptions, 'full' | 'types' | 'all'>;
+  /** The record: only events of these types (`noun/*` names a namespace). */
+  readonly types?: readonly string[];
+  /** The record in text: the source's noise too. */
+  readonly all?: boolean;
 }
 
 /** The options of `show` as the command line parses them. */
@@ -41,14 +47,24 @@ export interface ShowFlags {
   readonly maxEvents?: number;
   readonly untilSeq?: number;
   readonly pollMs?: number;
+  readonly type?: string[];
+  readonly all?: boolean;
 }
 
 export function showOptionsOf(flags: ShowFlags): ShowOptions {
   const { from, maxEvents, untilSeq, pollMs } = flags;
-  const base = { ...(flags.at === undefined ? {} : { at: flags.at }), full: flags.full === true };
+  const base = {
+    ...(flags.at === undefined ? {} : { at: flags.at }),
+    full: flags.full === true,
+    ...(flags.type === undefined ? {} : { types: flags.type }),
+    ...(flags.all === true ? { all: true } : {}),
+  };
   if (flags.follow !== true) {
     if (from !== undefined || maxEvents !== undefined || untilSeq !== undefined || pollMs !== undefined) {
       throw new UsageError('--from, --max-events, --until-seq and --poll-ms go with --follow');
+    }
+    if (flags.record !== true && (flags.type !== undefined || flags.all === true)) {
+      throw new UsageError('--type and --all choose which events of the record are shown: they go with --record or --follow');
     }
     return { view: flags.record === true ? 'record' : 'surface', ...base };
   }
@@ -63,7 +79,15 @@ export function showOptionsOf(flags: ShowFlags): ShowOptions {
 
 export async function showCommand(context: CommandContext, sessionId: string, options: ShowOptions): Promise<number> {
   assertSessionId(sessionId);
-  if (options.follow !== undefined) return followCommand(context, sessionId, { ...options.follow, full: options.full === true });
+  if (options.follow !== undefined) {
+    const { types, all } = options;
+    return followCommand(context, sessionId, {
+      ...options.follow,
+      full: options.full === true,
+      ...(types === undefined ? {} : { types }),
+      ...(all === undefined ? {} : { all }),
+    });
+  }
   const store = await context.store();
   const head = await store.head(sessionId);
   if (head === undefined) throw new SessionNotFoundError(sessionId);
@@ -74,7 +98,7 @@ export async function showCommand(context: CommandContext, sessionId: string, op
   const render: RenderOptions = { maxChars: options.full === true ? 0 : 600, subSessionOf: (callId) => spawnedBy.get(callId) };
   return options.view === 'surface'
     ? showSurface(context, sessionId, atSeq, render, subSessions)
-    : showRecord(context, sessionId, atSeq, render, subSessions);
+    : showRecord(context, sessionId, atSeq, render, subSessions, recordSelection(options, context.json));
 }
 
 /** The session's parent, for a sub-session (format 2). */
@@ -135,16 +159,38 @@ async function showRecord(
   atSeq: number,
   render: RenderOptions,
   subSessions: readonly SubSession[],
+  selection: RecordSelection,
 ): Promise<number> {
   const store = await context.store();
   const range = { toSeq: atSeq + 1 };
+  const where = `the record of ${sessionId} up to event #${atSeq}`;
+  // First pass: the types the record holds (to check --type against), and which replacement
+  // shadowed each surface event (sources that are surface events are exactly the shadowed
+  // nodes, SPEC §3).
+  const types = new Map<string, number>();
+  const surfaceSeqs = new Set<number>();
+  const shadowedBy = new Map<number, number>();
+  const needsFirstPass = !context.json || selection.kind === 'types';
+  if (needsFirstPass) {
+    for await (const page of store.read(sessionId, range)) {
+      for (const event of page) {
+        types.set(event.type, (types.get(event.type) ?? 0) + 1);
+        if (context.json || !isSurfaceType(event.type)) continue;
+        surfaceSeqs.add(event.seq);
+        for (const source of event.sourceEventSeqs ?? []) if (surfaceSeqs.has(source)) shadowedBy.set(source, event.seq);
+      }
+    }
+    checkTypesPresent(selection, types, where);
+  }
   if (context.json) {
     // Streamed, so that a long log is never held in memory as one document.
-    context.io.stdout.write(`{"sessionId":${JSON.stringify(sessionId)},"atSeq":${atSeq},"events":[`);
+    const chosen = selection.kind === 'types' ? `"types":${JSON.stringify(selection.types)},` : '';
+    context.io.stdout.write(`{"sessionId":${JSON.stringify(sessionId)},"atSeq":${atSeq},${chosen}"events":[`);
     let first = true;
     for await (const page of store.read(sessionId, range)) {
       let chunk = '';
       for (const event of page) {
+        if (!isSelected(selection, event.type)) continue;
         chunk += `${first ? '\n' : ',\n'}${canonicalJson(event)}`;
         first = false;
       }
@@ -153,24 +199,16 @@ async function showRecord(
     context.io.stdout.write('\n]}\n');
     return 0;
   }
-  // First pass: which replacement shadowed each surface event (sources that are surface
-  // events are exactly the shadowed nodes, SPEC §3).
-  const surfaceSeqs = new Set<number>();
-  const shadowedBy = new Map<number, number>();
-  for await (const page of store.read(sessionId, range)) {
-    for (const event of page) {
-      if (!isSurfaceType(event.type)) continue;
-      surfaceSeqs.add(event.seq);
-      for (const source of event.sourceEventSeqs ?? []) if (surfaceSeqs.has(source)) shadowedBy.set(source, event.seq);
-    }
-  }
   context.print(`record of ${sessionId} up to event #${atSeq}: everything that happened, originals included`);
   const parent = await parentOf(store, sessionId);
   if (parent !== undefined) context.print(parentLine(parent));
   if (subSessions.length > 0) context.print(subSessionsLine(subSessions));
+  const hidden = new HiddenEvents(selection);
   for await (const page of store.read(sessionId, range)) {
-    for (const event of page) context.print(renderRecordEvent(event, render, shadowedBy.get(event.seq)));
+    for (const event of page) if (hidden.shows(event.type)) context.print(renderRecordEvent(event, render, shadowedBy.get(event.seq)));
   }
+  const summary = hidden.summary();
+  if (summary !== '') context.print(summary);
   return 0;
 }
 
@@ -183,6 +221,18 @@ export function registerShowCommand(program: Command, run: RunCommand): void {
     .addOption(new Option('--record', 'the record: every event, originals included, with replacements marked'))
     .option('--at <seq>', 'as of the position after event SEQ', seqArgument)
     .option('--full', 'do not shorten long messages')
+    .addOption(
+      new Option(
+        '--type <types>',
+        'with --record or --follow: only events of these types (comma-separated or repeated; compaction/* names a namespace), with --json too',
+      ).argParser(collectTypes),
+    )
+    .addOption(
+      new Option(
+        '--all',
+        "with --record or --follow: every event, the lines kept from another harness's files too (hidden in text by default)",
+      ).conflicts('type'),
+    )
     .addOption(
       new Option(
         '--follow',

@@ -6,6 +6,7 @@
 import type { CallView, CompactionView } from '../view-data.js';
 import { eventList, recordList, surfaceList } from './node-lists.js';
 import type { SessionModel } from './session-model.js';
+import type { ReplacementKind } from './surface-diff.js';
 import { el, eventText, invisibleNote, shortDigest } from './text.js';
 
 function field(list: HTMLElement, name: string, value: string): void {
@@ -120,6 +121,13 @@ function renderOffSurfaceCall(
   return [record.element];
 }
 
+const REPLACEMENT_LABELS: Readonly<Record<ReplacementKind, string>> = {
+  compacted: '▤ compacted',
+  pruned: '✂ pruned',
+  masked: '▦ masked',
+  replaced: '⇄ replaced',
+};
+
 function diffSection(model: SessionModel, index: number): HTMLElement {
   const diff = model.diffOf(index);
   const section = el('section', 'diff');
@@ -131,7 +139,7 @@ function diffSection(model: SessionModel, index: number): HTMLElement {
   const list = el('ul');
   if (diff.appended.length > 0) list.append(el('li', 'appended', `+ ${diff.appended.length} appended: ${seqList(diff.appended)}`));
   for (const change of diff.replaced) {
-    const what = change.kind === 'pruned' ? '✂ pruned' : change.kind === 'compacted' ? '▤ compacted' : '⇄ replaced';
+    const what = REPLACEMENT_LABELS[change.kind];
     list.append(el('li', change.kind, `${what}: ${seqList(change.shadowed)} → #${change.seq}`));
   }
   if (diff.removed.length > 0)

@@ -3,6 +3,7 @@
 // from the first document and from each follow message; surfaces decoded per call on demand.
 
 import type { CallView, ChainView, CompactionView, PolicyView, PruneView, ViewDelta, ViewProblem } from '../view-data.js';
+import { diffSurfaces, SURFACE_TYPES, type SurfaceDiff } from './surface-diff.js';
 import type { ClientEvent } from './text.js';
 
 export type TimelineItem =
@@ -12,15 +13,7 @@ export type TimelineItem =
   | { readonly kind: 'prune'; readonly seq: number }
   | { readonly kind: 'seed'; readonly seq: number };
 
-/** What changed on the surface from one call to the next. */
-export interface SurfaceDiff {
-  readonly appended: number[];
-  readonly replaced: Array<{ readonly seq: number; readonly shadowed: number[]; readonly kind: 'pruned' | 'compacted' | 'replaced' }>;
-  readonly removed: number[];
-}
-
 const CHECKPOINT_EVERY = 32;
-const SURFACE_TYPES = new Set(['system/message', 'user/message', 'assistant/message', 'tool/result']);
 
 export class SessionModel {
   sessionId = '';
@@ -139,28 +132,7 @@ export class SessionModel {
 
   /** The change from the call before `index` to it (everything appended, for the first). */
   diffOf(index: number): SurfaceDiff {
-    const current = this.surfaceOf(index);
-    const previous = index > 0 ? this.surfaceOf(index - 1) : [];
-    const before = new Set(previous);
-    const now = new Set(current);
-    const removed = new Set(previous.filter((seq) => !now.has(seq)));
-    const diff: SurfaceDiff = { appended: [], replaced: [], removed: [] };
-    for (const seq of current) {
-      if (before.has(seq)) continue;
-      const event = this.events[seq];
-      const sources = Array.isArray(event?.sourceEventSeqs) ? event.sourceEventSeqs : [];
-      const shadowed = sources.filter((source) => removed.has(source));
-      if (shadowed.length === 0) {
-        diff.appended.push(seq);
-        continue;
-      }
-      for (const source of shadowed) removed.delete(source);
-      const pruned = sources.some((source) => this.events[source]?.type === 'compaction/prune');
-      const compacted = sources.some((source) => this.events[source]?.type === 'compaction/summary');
-      diff.replaced.push({ seq, shadowed, kind: pruned ? 'pruned' : compacted ? 'compacted' : 'replaced' });
-    }
-    diff.removed.push(...removed);
-    return diff;
+    return diffSurfaces(index > 0 ? this.surfaceOf(index - 1) : [], this.surfaceOf(index), (seq) => this.events[seq]);
   }
 }
 
