@@ -6,6 +6,7 @@
 // (proxy-handler.ts has one request's way). Stopping gives the calls in flight a grace period,
 // then cuts them, each recorded with what arrived.
 
+import { setMaxListeners } from 'node:events';
 import { createServer, Agent as HttpAgent, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -172,6 +173,9 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
   );
   const stop = new AbortController();
   const cut = new AbortController();
+  // Every call in flight listens for the cut and stops listening when it ends: many concurrent
+  // calls are many listeners, not a leak, so Node's warning at 11 would only be noise.
+  setMaxListeners(0, cut.signal);
   const call: UpstreamCallContext = {
     agents: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
     timeoutMs,
