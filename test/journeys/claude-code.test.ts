@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, launchChromium, watchedPage } from '../view/browser.js';
 import { createHarnessHome, type HarnessHome, type LaidOutSession } from './support/harness-home.js';
 import { type JourneyResult, shadowlog } from './support/journey-cli.js';
 import { countsThatDisagree, unindented, unreadableLines } from './support/reads-like-a-person.js';
@@ -25,6 +26,22 @@ beforeAll(async () => {
   imported = await shadowlog(home, ['import', home.roots['claude-code']]);
 });
 afterAll(() => home?.cleanup());
+
+/** The page's text as rendered in chromium, and what went wrong while it rendered. */
+async function pageAsSeen(file: string): Promise<{ text: string; errors: string[] }> {
+  const browser = await launchChromium();
+  try {
+    const { page, incidents } = await watchedPage(browser);
+    await page.goto(`file://${file}`);
+    await page.locator('text=call 1.1').first().waitFor();
+    // innerText, not textContent: the lines as laid out, which is what the checks read.
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered lines are the point
+    const text = await page.evaluate(() => document.body.innerText);
+    return { text, errors: incidents.errors };
+  } finally {
+    await browser.close();
+  }
+}
 
 /** A command that should succeed: exit 0, nothing on stderr, and output a person can read. */
 function expectReadable(result: JourneyResult, options: { ownLines?: (line: string) => boolean } = {}): void {
@@ -137,13 +154,24 @@ describe('replaying a call another harness made', () => {
 describe('the audit page, written offline', () => {
   let page: JourneyResult;
   let data: {
-    session: { calls: Array<{ turn: number; step: number; contextWindow: number | null; usage: Record<string, number> | null }> };
+    session: {
+      calls: Array<{
+        turn: number;
+        step: number;
+        contextWindow: number | null;
+        estimatedTokens: number | null;
+        usage: Record<string, number> | null;
+      }>;
+    };
   };
+  // What a person sees of the page in a browser (where chromium is installed; CI installs it).
+  let seen = { text: '', errors: [] as string[] };
   beforeAll(async () => {
     page = await shadowlog(home, ['view', main.storeId, '--out', 'page.html']);
     const html = readFileSync(join(home.cwd, 'page.html'), 'utf8');
     const block = /<script type="application\/json" id="shadowlog-data">([\s\S]*?)<\/script>/.exec(html);
     data = JSON.parse(block?.[1] ?? 'null');
+    if (HAS_CHROMIUM) seen = await pageAsSeen(join(home.cwd, 'page.html'));
   });
 
   it('says what it wrote, with every count a number', () => {
@@ -159,6 +187,24 @@ describe('the audit page, written offline', () => {
       expect(call.usage?.inputTokens).toEqual(expect.any(Number));
       expect(call.contextWindow).toEqual(expect.any(Number));
     }
+  });
+
+  // Defect, open: an imported call carries no estimate (estimatedTokens null), so the page's
+  // timeline reads "? tok" for each of the 139 calls and the call panel "~? tokens estimated",
+  // although `stats --calls` estimates every one of them and the provider reported each input.
+  // Remove `.fails` when the page has a number there.
+  it.fails('gives every call a number of tokens, as stats --calls does', () => {
+    expect(data.session.calls.filter((call) => call.estimatedTokens === null).map((call) => `${call.turn}.${call.step}`)).toEqual([]);
+  });
+
+  it.runIf(HAS_CHROMIUM)('opens in a browser without an error, headed by the counts the command printed', () => {
+    expect(seen.errors).toEqual([]);
+    expect(seen.text).toContain('1545 events · 139 model calls');
+  });
+
+  // The same defect as above, as a person sees it: "? tok" down the whole timeline.
+  it.runIf(HAS_CHROMIUM).fails('shows no "?" where a number belongs', () => {
+    expect(unreadableLines(seen.text)).toEqual([]);
   });
 
   // Defect, open: the importer records the model table's window for claude-opus-4-6 (1,000,000),
