@@ -87,3 +87,38 @@ export function shadowlogPiped(home: HarnessHome, args: readonly string[], pipe:
   const line = [process.execPath, ...shadowlogArgv(args)].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ');
   return collect(home, 'bash', ['-c', `set -o pipefail; ${line} | ${pipe}`], commandLine(home, args, pipe), undefined);
 }
+
+/** A command that runs until stopped (`sync --watch`): `stop()` sends SIGINT, as Ctrl-C does, and resolves with all it printed. */
+export interface RunningJourney {
+  /** Everything printed so far. */
+  output(): { stdout: string; stderr: string };
+  stop(): Promise<JourneyResult>;
+}
+
+export function startShadowlog(home: HarnessHome, args: readonly string[]): RunningJourney {
+  const command = commandLine(home, args);
+  const child = spawn(process.execPath, shadowlogArgv(args), {
+    cwd: home.cwd,
+    env: userEnvironment(home),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const closed = new Promise<number>((done) => child.once('close', (code) => done(code ?? -1)));
+  return {
+    output: () => ({ stdout, stderr }),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS);
+      const code = await closed;
+      clearTimeout(timer);
+      return { code, stdout, stderr, command };
+    },
+  };
+}
