@@ -171,7 +171,7 @@ describe('import as a transaction', () => {
     const result = await workspace.run(['import', corpusFile(CORPUS_FILES.codexOld)]);
     expect(result.stdout).toBe(
       `${corpusFile(CORPUS_FILES.codexOld)}: codex (detected: line 1 is a Codex session_meta record (Codex 0.58.0)), 279 lines, 341713 bytes\n` +
-        `  imported codex-019a93b9-f380-7600-98ff-940e6b99603c into sqlite:${join(workspace.cwd, '.shadowlog/shadowlog.db')}: 283 events, 39 model calls, 0 compactions mapped, 161 lines kept as foreign events, 0 parts not mapped; hash chain and surface verified\n`,
+        `  imported codex-019a93b9-f380-7600-98ff-940e6b99603c into sqlite:${join(workspace.cwd, '.shadowlog/shadowlog.db')}: 282 events, 39 model calls, 0 compactions mapped, 161 lines kept as foreign events, 0 parts not mapped; hash chain and surface verified\n`,
     );
   });
 });
