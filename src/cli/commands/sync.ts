@@ -96,7 +96,7 @@ function printPass(context: CommandContext, report: SyncPassReport, location: st
     }
     const count = (status: string) => harness.sessions.filter((session) => session.status === status).length;
     context.print(
-      `${harness.harness}: ${where}: ${harness.files} files; sessions: ${count('imported')} imported, ${count('grew')} grew, ${count('already-present')} unchanged; ${harness.skipped.length} files skipped, ${harness.failed.length} failed`,
+      `${harness.harness}: ${where}: ${plural(harness.files, 'file')}; sessions: ${count('imported')} imported, ${count('grew')} grew, ${count('already-present')} unchanged; ${plural(harness.skipped.length, 'file')} skipped, ${harness.failed.length} failed`,
     );
     printDetails(context, harness);
   }
@@ -135,6 +135,8 @@ function printDetails(context: CommandContext, harness: HarnessSyncReport): void
     );
   }
 }
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** A path under the home directory, as ~/… */
 function tilde(path: string): string {

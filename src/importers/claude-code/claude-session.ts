@@ -7,7 +7,8 @@
 //
 // Nothing in an answer's lines says it is the last one, so an answer is complete when a record
 // that is not part of it comes (another answer, the user's input, a compact boundary, or the
-// records Claude Code writes when the model stops: stop_hook_summary, turn_duration); until then
+// records Claude Code writes when the model stops: stop_hook_summary, turn_duration), or a line
+// of it names its stop reason (older versions); until then
 // its events are not settled (session-builder.ts), and an import of a live file holds them back.
 
 import type { Usage } from '../../log/event.js';
@@ -75,6 +76,8 @@ export class ClaudeSessionMapper {
         if (this.boundary === undefined) this.builder.settle();
         this.group = { messageId, lines: [record], between: [] };
       }
+      // A stop reason is written with an answer's last line (older versions write one line per answer).
+      if (typeof message?.stop_reason === 'string') this.flush();
       return;
     }
     const endsAnswer = (type === 'user' && !isOnlyToolResults(record)) || isCompactBoundary(record) || isStopRecord(record);
