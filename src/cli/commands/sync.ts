@@ -113,10 +113,12 @@ function printChanges(context: CommandContext, report: SyncPassReport): void {
   for (const harness of report.harnesses) {
     for (const session of harness.sessions) {
       if (session.written === 0) continue;
-      const what = session.status === 'grew' ? `grew by ${session.written} events` : `imported, ${session.written} events`;
-      context.print(`${time} ${session.sessionId}: ${what}, ${session.modelCalls} model calls in all (${tilde(session.path)})`);
+      const what =
+        session.status === 'grew' ? `grew by ${plural(session.written, 'event')}` : `imported, ${plural(session.written, 'event')}`;
+      context.print(`${time} ${session.sessionId}: ${what}, ${plural(session.modelCalls, 'model call')} in all (${tilde(session.path)})`);
     }
-    printDetails(context, harness);
+    // What is held back is written in a later pass, and printed then.
+    printDetails(context, { ...harness, sessions: [] });
   }
 }
 
