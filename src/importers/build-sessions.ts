@@ -18,13 +18,30 @@ export interface BuiltSession {
   readonly builder: SessionBuilder;
 }
 
-export function buildForeignSessions(inputs: readonly ForeignInput[], options: ImportOptions): BuiltSession[] {
+/**
+ * Called with the inputs of a file, or of a Claude Code conversation, whose mapping failed; when
+ * it returns, the others are built on (without it, the error is thrown).
+ */
+export type BuildFailure = (inputs: readonly ForeignInput[], error: unknown) => void;
+
+export function buildForeignSessions(inputs: readonly ForeignInput[], options: ImportOptions, onFailure?: BuildFailure): BuiltSession[] {
   const built: BuiltSession[] = [];
+  const attempt = (group: readonly ForeignInput[], build: () => BuiltSession[]): void => {
+    if (onFailure === undefined) {
+      built.push(...build());
+      return;
+    }
+    try {
+      built.push(...build());
+    } catch (error) {
+      onFailure(group, error);
+    }
+  };
   const byFile = new Map<SourceFile, ForeignInput>(inputs.map((input) => [input.file, input]));
   const conversations = new Map<string, { main: SourceFile[]; subagents: SourceFile[] }>();
   for (const input of inputs) {
-    if (input.format === 'pi') for (const builder of importPi(input.file, options)) built.push({ input, builder });
-    else if (input.format === 'codex') for (const builder of importCodex(input.file, options)) built.push({ input, builder });
+    if (input.format === 'pi') attempt([input], () => importPi(input.file, options).map((builder) => ({ input, builder })));
+    else if (input.format === 'codex') attempt([input], () => importCodex(input.file, options).map((builder) => ({ input, builder })));
     else {
       const key = claudeSessionIdOf(input.file) ?? input.input.path;
       const conversation = conversations.get(key) ?? { main: [], subagents: [] };
@@ -36,8 +53,15 @@ export function buildForeignSessions(inputs: readonly ForeignInput[], options: I
     // Two transcripts with one session id are imported apart; the subagents go with the first.
     const mains = main.length === 0 ? [undefined] : main;
     mains.forEach((file, index) => {
-      const { sessions } = importClaudeCode({ main: file, subagents: index === 0 ? subagents : [] }, options);
-      for (const session of sessions) built.push({ input: byFile.get(session.file) as ForeignInput, builder: session.builder });
+      const files = [...(file === undefined ? [] : [file]), ...(index === 0 ? subagents : [])];
+      attempt(
+        files.map((each) => byFile.get(each) as ForeignInput),
+        () =>
+          importClaudeCode({ main: file, subagents: index === 0 ? subagents : [] }, options).sessions.map((session) => ({
+            input: byFile.get(session.file) as ForeignInput,
+            builder: session.builder,
+          })),
+      );
     });
   }
   return built;

@@ -21,12 +21,15 @@ export function describeFormat(format: ImportFormat): string {
 /** A file that is none of the formats shadowlog imports. */
 export class UnknownImportFormatError extends ShadowlogError {
   readonly path: string;
+  /** What the file holds instead ("no records at all", "line 1 is a record of type …"). */
+  readonly found: string;
   constructor(path: string, found: string) {
     super(
       'UNKNOWN_IMPORT_FORMAT',
       `${path} is not a format shadowlog imports: expected ${IMPORT_FORMATS.map((format) => DESCRIBED[format]).join(', ')}, found ${found}. Check the file, or name its format with --format ${IMPORT_FORMATS.join('|')}`,
     );
     this.path = path;
+    this.found = found;
   }
 }
 
@@ -71,6 +74,12 @@ export interface ImportConflict {
   readonly path: string;
   readonly storedEvents: number;
   readonly importedEvents: number;
+  /** The first seq where the store and the file part. */
+  readonly firstDifferentSeq?: number;
+  /** The first line of the file that differs from what was imported, or that imports differently now. */
+  readonly line?: number;
+  /** What differs, in words. */
+  readonly reason?: string;
 }
 
 /** Sessions the store already holds under the same id with other events: nothing is imported. */
@@ -81,12 +90,12 @@ export class ImportConflictError extends ShadowlogError {
       .slice(0, 5)
       .map(
         (conflict) =>
-          `${conflict.sessionId} from ${conflict.path} (${conflict.storedEvents} events stored, ${conflict.importedEvents} read now)`,
+          `${conflict.sessionId} from ${conflict.path} (${conflict.storedEvents} events stored, ${conflict.importedEvents} read now${conflict.reason === undefined ? '' : `; ${conflict.reason}`})`,
       );
     if (conflicts.length > 5) shown.push(`and ${conflicts.length - 5} more`);
     super(
       'SESSION_CONFLICT',
-      `${location} already holds ${conflicts.length === 1 ? 'a session' : `${conflicts.length} sessions`} of the same id with different events: ${shown.join(', ')}; nothing was imported. A file that grew since it was imported reads differently: import it under another id with --as ID (one file), or move the stored session aside`,
+      `${location} already holds ${conflicts.length === 1 ? 'a session' : `${conflicts.length} sessions`} of the same id with different events: ${shown.join(', ')}; nothing was imported. A file that only grew imports its new records; one whose imported part changed cannot be appended to what the store holds: import it under another id with --as ID (one file), or into another store`,
     );
     this.conflicts = conflicts;
   }

@@ -1,16 +1,25 @@
 // `shadowlog import` as a transaction: every file is read, told apart by content and mapped into
 // sessions in memory (a shadowlog export checked as `import` always has, into a staging store),
-// every session is checked against the store, and only then is anything written. A file that
-// cannot be read or mapped, or a session the store holds with other events, stops the import
-// before the first write. A session the store already holds event for event is left as it is:
-// importing the same file again is a no-op, since ids and times come from the source and the
-// events seal to the same hashes.
+// every session is checked against the store, and only then is anything written. A session the
+// store already holds event for event is left as it is, and one whose start the store holds (the
+// file grew since it was imported) gets the rest appended: ids and times come from the source,
+// so the same records seal to the same hashes (store-reconcile.ts).
+//
+// A file named alone that cannot be read or mapped, or whose session the store holds with other
+// events, stops the import before the first write. Under a directory given, a file that is no
+// session of a known format is skipped and reported, and a damaged one (or one in conflict) is
+// reported as failed while the others are imported.
+//
+// A file that changed within `settleMs` may still be written to: the events that records still
+// to come could change (an answer whose lines may continue) are held back, and reported.
 //
 // Each session is written in one store transaction; the store has none that spans sessions, so
 // a failure of the store itself midway (a full disk) keeps the sessions written before it, and
 // running the same import again completes it.
 
 import { Readable } from 'node:stream';
+import { COMPACTION_SUMMARY } from '../compaction/event-types.js';
+import { ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import { canonicalEventJson } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
@@ -21,9 +30,18 @@ import type { LogStore } from '../store/log-store.js';
 import { MemoryLogStore } from '../store/memory/memory-store.js';
 import { buildForeignSessions, type ForeignInput } from './build-sessions.js';
 import { type ClassifiedInput, classifyInput } from './classify-inputs.js';
-import { type ImportConflict, ImportConflictError, type ImportFormat, ImportInputError } from './import-errors.js';
+import { claudeSessionIdOf } from './claude-code/claude-importer.js';
+import {
+  type ImportConflict,
+  ImportConflictError,
+  type ImportFormat,
+  ImportInputError,
+  UnknownImportFormatError,
+} from './import-errors.js';
 import type { ImportInput } from './import-inputs.js';
-import type { FileReport, ImportSummary, SessionReport } from './import-report.js';
+import type { FailedFile, FileReport, ImportSummary, SessionReport, SkippedFile } from './import-report.js';
+import type { SourceFile } from './source-file.js';
+import { firstLineFrom, reconcileWithStore } from './store-reconcile.js';
 
 export interface ImportFilesOptions {
   readonly format: ImportFormat | 'auto';
@@ -35,14 +53,30 @@ export interface ImportFilesOptions {
   readonly registry: EventTypeRegistry;
   /** The longest line, in bytes (default 256 MiB): a longer one is a LineTooLongError naming the file and line. */
   readonly maxLineBytes?: number;
+  /**
+   * A file modified less than this long ago (ms) is taken to be still written to: what is not
+   * settled at its end is held back (default 0: every file is complete as it is).
+   */
+  readonly settleMs?: number;
+  /** The time to measure `settleMs` from (default now). */
+  readonly now?: number;
 }
 
-/** A session ready to be written: its events, and what its report says of it. */
+/** A session ready to be written: every event the file gives, how many may be written now, and what its report says of it. */
 interface StagedSession {
-  readonly path: string;
+  readonly input: ImportInput;
   readonly sessionId: string;
   readonly events: readonly LogEvent[];
-  readonly report: Omit<SessionReport, 'status' | 'sessionId' | 'events' | 'logBytes'>;
+  /** Events [0, writable) may be written now; the rest wait for the file to settle. */
+  readonly writable: number;
+  readonly file?: SourceFile;
+  readonly report: Pick<SessionReport, 'parent' | 'unmapped'>;
+}
+
+interface Outcome {
+  readonly status: SessionReport['status'];
+  readonly stored: number;
+  readonly written: number;
 }
 
 export async function importFiles(store: LogStore, inputs: readonly ImportInput[], options: ImportFilesOptions): Promise<ImportSummary> {
@@ -52,45 +86,76 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
     );
   }
   if (options.sessionId !== undefined) assertSessionId(options.sessionId);
-  const classified = inputs.map((input) => classifyInput(input, options.format, options.maxLineBytes));
+  const skipped: SkippedFile[] = [];
+  const failed: FailedFile[] = [];
+  const failedPaths = new Set<string>();
+  const fail = (input: ImportInput, error: unknown): void => {
+    if (input.fromDirectory !== true || !ShadowlogError.isInstance(error)) throw error;
+    failedPaths.add(input.path);
+    failed.push({ path: input.path, code: error.code, message: error.message, line: lineOf(error) });
+  };
+  const classified: ClassifiedInput[] = [];
+  for (const input of inputs) {
+    try {
+      const one = classifyInput(input, options.format, options.maxLineBytes);
+      const reason = one.kind === 'foreign' ? notASession(one) : undefined;
+      if (reason !== undefined && input.fromDirectory === true) skipped.push({ path: input.path, reason });
+      else classified.push(one);
+    } catch (error) {
+      if (input.fromDirectory === true && error instanceof UnknownImportFormatError)
+        skipped.push({ path: input.path, reason: skipReason(error) });
+      else fail(input, error);
+    }
+  }
   const [only] = classified;
-  if (classified.length === 1 && only?.kind === 'shadowlog') return importOneExport(store, only, options);
+  if (inputs.length === 1 && only?.kind === 'shadowlog') return importOneExport(store, only, options);
   const foreign = classified.filter((input): input is ForeignInput => input.kind === 'foreign');
   const mappingOptions = {
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
     ...(options.window === undefined ? {} : { window: options.window }),
   };
-  const staged: StagedSession[] = buildForeignSessions(foreign, mappingOptions).map(({ input, builder }) => ({
-    path: input.input.path,
+  const now = options.now ?? Date.now();
+  const live = (input: ImportInput) =>
+    options.settleMs !== undefined && input.modifiedMs !== undefined && now - input.modifiedMs < options.settleMs;
+  const onFailure = (group: readonly ForeignInput[], error: unknown) => {
+    for (const each of group) fail(each.input, error);
+  };
+  const staged: StagedSession[] = buildForeignSessions(foreign, mappingOptions, onFailure).map(({ input, builder }) => ({
+    input: input.input,
     sessionId: builder.sessionId,
     events: builder.events,
-    report: {
-      ...(builder.parent === undefined ? {} : { parent: builder.parent }),
-      modelCalls: builder.counts.modelCalls,
-      compactions: builder.counts.compactions,
-      foreignLines: builder.counts.foreignLines,
-      unmapped: builder.unmapped,
-    },
+    writable: live(input.input) ? builder.settledEvents : builder.events.length,
+    file: input.file,
+    report: { ...(builder.parent === undefined ? {} : { parent: builder.parent }), unmapped: builder.unmapped },
   }));
   const exports = new Map<ImportInput, Awaited<ReturnType<typeof importSession>>>();
   const staging = new MemoryLogStore();
   for (const input of classified) {
     if (input.kind !== 'shadowlog') continue;
-    const result = await importSession(staging, Readable.from([input.input.bytes]), {
-      registry: options.registry,
-      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
-    });
-    exports.set(input.input, result);
-    staged.push(await stagedExport(staging, input.input.path, result.sessionId));
+    try {
+      const result = await importSession(staging, Readable.from([input.input.bytes]), {
+        registry: options.registry,
+        ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+        ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+      });
+      exports.set(input.input, result);
+      staged.push(await stagedExport(staging, input.input, result.sessionId));
+    } catch (error) {
+      fail(input.input, error);
+    }
   }
-  refuseDuplicates(staged);
-  const present = await checkAgainstStore(store, staged);
-  for (const session of staged) {
-    if (present.has(session.sessionId)) continue;
-    await store.appendAll(session.sessionId, asAsync(batchesOf(session.events)), { expectedSeq: 0 });
+  const unique = refuseDuplicates(staged, fail);
+  const outcomes = await reconcileAll(store, unique, fail);
+  for (const session of unique) {
+    const outcome = outcomes.get(session);
+    if (outcome === undefined || outcome.written === 0) continue;
+    const from = outcome.stored - outcome.written;
+    await store.appendAll(session.sessionId, asAsync(batchesOf(session.events.slice(from, outcome.stored))), { expectedSeq: from });
   }
-  return { files: classified.map((input) => fileReport(input, staged, present, exports.get(input.input))) };
+  const files = classified
+    .filter((input) => !failedPaths.has(input.input.path))
+    .map((input) => fileReport(input, unique, outcomes, exports.get(input.input)));
+  return { files, skipped, failed };
 }
 
 /**
@@ -107,58 +172,86 @@ async function importOneExport(
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
   });
-  const staged = await stagedExport(store, input.input.path, result.sessionId);
-  const present = new Set(result.alreadyPresent ? [result.sessionId] : []);
-  return { files: [fileReport(input, [staged], present, result)] };
+  const staged = await stagedExport(store, input.input, result.sessionId);
+  const stored = staged.events.length;
+  const outcome: Outcome = result.alreadyPresent
+    ? { status: 'already-present', stored, written: 0 }
+    : { status: 'imported', stored, written: stored };
+  return { files: [fileReport(input, [staged], new Map([[staged, outcome]]), result)], skipped: [], failed: [] };
 }
 
-/** The sessions that are already in the store, event for event; throws, writing nothing, when one is there with other events. */
-async function checkAgainstStore(store: LogStore, staged: readonly StagedSession[]): Promise<Set<string>> {
-  const present = new Set<string>();
+/**
+ * What each session needs written: all of it when new, the rest when the store holds its start.
+ * Conflicts of files named alone throw, writing nothing; under a directory they fail their file.
+ */
+async function reconcileAll(
+  store: LogStore,
+  staged: readonly StagedSession[],
+  fail: (input: ImportInput, error: unknown) => void,
+): Promise<Map<StagedSession, Outcome>> {
+  const outcomes = new Map<StagedSession, Outcome>();
   const conflicts: ImportConflict[] = [];
   for (const session of staged) {
-    const head = await store.head(session.sessionId);
-    if (head === undefined) continue;
-    const last = session.events[session.events.length - 1];
-    // The last hash covers every event before it: equal heads are equal sessions.
-    if (head.nextSeq === session.events.length && head.lastHash === last?.hash) present.add(session.sessionId);
-    else
-      conflicts.push({
-        sessionId: session.sessionId,
-        path: session.path,
-        storedEvents: head.nextSeq,
-        importedEvents: session.events.length,
-      });
+    const found = await reconcileWithStore(store, { ...session, path: session.input.path });
+    if (found.kind === 'new') outcomes.set(session, { status: 'imported', stored: session.writable, written: session.writable });
+    else if (found.kind === 'held') {
+      const stored = Math.max(found.stored, session.writable);
+      const written = stored - found.stored;
+      outcomes.set(session, { status: written === 0 ? 'already-present' : 'grew', stored, written });
+    } else if (session.input.fromDirectory === true) fail(session.input, new ImportConflictError(store.location, [found.conflict]));
+    else conflicts.push(found.conflict);
   }
   if (conflicts.length > 0) throw new ImportConflictError(store.location, conflicts);
-  return present;
+  return outcomes;
 }
 
-function refuseDuplicates(staged: readonly StagedSession[]): void {
+/** Two files that give one session: the second is refused (under a directory, it fails and the first imports). */
+function refuseDuplicates(staged: readonly StagedSession[], fail: (input: ImportInput, error: unknown) => void): StagedSession[] {
   const seen = new Map<string, string>();
+  const unique: StagedSession[] = [];
   for (const session of staged) {
     const earlier = seen.get(session.sessionId);
-    if (earlier !== undefined) {
-      throw new ImportInputError(
-        `${earlier} and ${session.path} both give session ${session.sessionId}; import them one at a time, the second with --as ID`,
-      );
+    if (earlier === undefined) {
+      seen.set(session.sessionId, session.input.path);
+      unique.push(session);
+      continue;
     }
-    seen.set(session.sessionId, session.path);
+    fail(
+      session.input,
+      new ImportInputError(
+        `${earlier} and ${session.input.path} both give session ${session.sessionId}; import them one at a time, the second with --as ID`,
+      ),
+    );
   }
+  return unique;
 }
 
-async function stagedExport(staging: LogStore, path: string, sessionId: string): Promise<StagedSession> {
+async function stagedExport(staging: LogStore, input: ImportInput, sessionId: string): Promise<StagedSession> {
   const events: LogEvent[] = [];
   for await (const page of staging.read(sessionId)) events.push(...page);
-  let modelCalls = 0;
-  let compactions = 0;
-  let foreignLines = 0;
-  for (const event of events) {
-    if (event.type === 'model/request') modelCalls++;
-    else if (event.type === 'compaction/summary') compactions++;
-    else if (isForeignType(event.type)) foreignLines++;
+  return { input, sessionId, events, writable: events.length, report: { unmapped: [] } };
+}
+
+/** Why a file that parsed as another harness's gives no session to import, if it gives none. */
+function notASession(input: ForeignInput): string | undefined {
+  // Claude Code leaves files of summary records alone in a project directory: no conversation.
+  if (input.format === 'claude-code' && claudeSessionIdOf(input.file) === undefined) {
+    return 'a Claude Code file that names no session (summary or file-history records only): no conversation to import';
   }
-  return { path, sessionId, events, report: { modelCalls, compactions, foreignLines, unmapped: [] } };
+  return undefined;
+}
+
+function skipReason(error: UnknownImportFormatError): string {
+  if (error.found === 'no records at all') return 'empty: no records at all';
+  return `not a session of any format shadowlog imports (${error.found})`;
+}
+
+/** The line an error names, when it names one. */
+function lineOf(error: ShadowlogError): number | null {
+  const fields = error as ShadowlogError & { line?: unknown; lines?: unknown; conflicts?: ReadonlyArray<{ line?: number }> };
+  if (typeof fields.line === 'number') return fields.line;
+  if (Array.isArray(fields.lines) && typeof fields.lines[0] === 'number') return fields.lines[0];
+  return fields.conflicts?.[0]?.line ?? null;
 }
 
 function* batchesOf(events: readonly LogEvent[], size = 1000): Generator<readonly LogEvent[]> {
@@ -172,20 +265,26 @@ async function* asAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
 function fileReport(
   input: ClassifiedInput,
   staged: readonly StagedSession[],
-  present: ReadonlySet<string>,
+  outcomes: ReadonlyMap<StagedSession, Outcome>,
   exported: Awaited<ReturnType<typeof importSession>> | undefined,
 ): FileReport {
   const sessions = staged
-    .filter((session) => session.path === input.input.path)
-    .map(
-      (session): SessionReport => ({
+    .filter((session) => session.input === input.input && outcomes.has(session))
+    .map((session): SessionReport => {
+      const outcome = outcomes.get(session) as Outcome;
+      const held = session.events.slice(0, outcome.stored);
+      const pending = session.events.length - outcome.stored;
+      return {
         sessionId: session.sessionId,
         ...session.report,
-        status: present.has(session.sessionId) ? 'already-present' : 'imported',
-        events: session.events.length,
-        logBytes: session.events.reduce((sum, event) => sum + Buffer.byteLength(canonicalEventJson(event)) + 1, 0),
-      }),
-    );
+        status: outcome.status,
+        events: outcome.stored,
+        written: outcome.written,
+        ...countsOf(held),
+        ...(pending <= 0 ? {} : { pending: { events: pending, fromLine: firstLineFrom(session.events, outcome.stored) } }),
+        logBytes: held.reduce((sum, event) => sum + Buffer.byteLength(canonicalEventJson(event)) + 1, 0),
+      };
+    });
   const lines = input.kind === 'foreign' ? input.file.lines : countLines(input.input.bytes);
   return {
     path: input.input.path,
@@ -198,6 +297,19 @@ function fileReport(
     ...(exported === undefined ? {} : { trailer: exported.trailer }),
     sessions,
   };
+}
+
+/** The calls, the compactions and the foreign lines among the events the store holds. */
+function countsOf(events: readonly LogEvent[]): Pick<SessionReport, 'modelCalls' | 'compactions' | 'foreignLines'> {
+  let modelCalls = 0;
+  let compactions = 0;
+  let foreignLines = 0;
+  for (const event of events) {
+    if (event.type === 'model/request') modelCalls++;
+    else if (event.type === COMPACTION_SUMMARY) compactions++;
+    else if (isForeignType(event.type)) foreignLines++;
+  }
+  return { modelCalls, compactions, foreignLines };
 }
 
 function countLines(bytes: Buffer): number {

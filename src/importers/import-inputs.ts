@@ -12,6 +12,10 @@ export interface ImportInput {
   /** The path as the user gave it, or under a directory they gave ('-' for standard input). */
   readonly path: string;
   readonly bytes: Buffer;
+  /** Found under a directory given: a file there that is no session is skipped, a damaged one reported while the rest import. */
+  readonly fromDirectory?: boolean;
+  /** When the file was last modified (ms since the epoch): a file that changed within the settle time may still be written to. */
+  readonly modifiedMs?: number;
 }
 
 export interface ReadImportOptions {
@@ -25,14 +29,14 @@ const EXPECTED = 'a session file (a shadowlog export, or a Claude Code, Codex or
 
 /** The files under `paths`, in the order given and, within a directory, sorted by path; each read once. */
 export async function readImportInputs(paths: readonly string[], cwd: string, options: ReadImportOptions = {}): Promise<ImportInput[]> {
-  const files: Array<{ shown: string; absolute: string }> = [];
+  const files: Array<{ shown: string; absolute: string; fromDirectory: boolean }> = [];
   for (const path of paths) {
     const absolute = resolve(cwd, path);
     const info = await stat(absolute).catch((error: unknown) => {
       throw inputFileError(error, path, EXPECTED) ?? error;
     });
     if (!info.isDirectory()) {
-      files.push({ shown: path, absolute });
+      files.push({ shown: path, absolute, fromDirectory: false });
       continue;
     }
     const found = await jsonlFilesUnder(absolute);
@@ -43,15 +47,17 @@ export async function readImportInputs(paths: readonly string[], cwd: string, op
         `${path} is a directory with no .jsonl files in it; give session files, or a directory that holds some`,
       );
     }
-    files.push(...found.map((file) => ({ shown: join(path, relative(absolute, file)), absolute: file })));
+    files.push(...found.map((file) => ({ shown: join(path, relative(absolute, file)), absolute: file, fromDirectory: true })));
   }
   const inputs: ImportInput[] = [];
   const seen = new Set<string>();
-  for (const { shown, absolute } of files) {
+  for (const { shown, absolute, fromDirectory } of files) {
     if (seen.has(absolute)) continue;
     seen.add(absolute);
+    // The time is taken before the bytes: a write in between makes the file look newer, never older.
+    const modifiedMs = (await stat(absolute)).mtimeMs;
     const bytes = await readInputBytes(absolute, { ...options, shown, expected: EXPECTED });
-    inputs.push({ path: shown, bytes });
+    inputs.push({ path: shown, bytes, modifiedMs, ...(fromDirectory ? { fromDirectory } : {}) });
   }
   return inputs;
 }

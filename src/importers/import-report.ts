@@ -13,9 +13,22 @@ export interface UnmappedPart {
 export interface SessionReport {
   readonly sessionId: string;
   readonly parent?: SessionParent;
-  /** 'imported': written now; 'already-present': the store held this exact session, nothing was written. */
-  readonly status: 'imported' | 'already-present';
+  /**
+   * 'imported': written now; 'already-present': the store held this exact session (or all of it
+   * that is complete yet), nothing was written; 'grew': the store held the start of it (the file
+   * grew since it was imported), and the new events were appended.
+   */
+  readonly status: 'imported' | 'already-present' | 'grew';
+  /** The session's events in the store after the import. */
   readonly events: number;
+  /** The events this import wrote (all of them for 'imported', the new ones for 'grew', 0 for 'already-present'). */
+  readonly written: number;
+  /**
+   * Events held back because the file is still being written (it changed within the settle time)
+   * and records to come could change them: an answer whose lines may continue, a compaction
+   * whose summary is not written yet. `fromLine` is the first line they come from.
+   */
+  readonly pending?: { readonly events: number; readonly fromLine: number | null };
   readonly modelCalls: number;
   /** The source's own compactions, mapped to replacements. */
   readonly compactions: number;
@@ -43,6 +56,26 @@ export interface FileReport {
   readonly sessions: readonly SessionReport[];
 }
 
+/** A file under a directory that is no session of a known format (notes, an empty file, another tool's data): left alone. */
+export interface SkippedFile {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** A session file under a directory that could not be imported (damaged, or the store holds the session with other events). */
+export interface FailedFile {
+  readonly path: string;
+  /** The error's code: CORRUPT_LOG, SESSION_CONFLICT, IMPORT_REFUSED, … */
+  readonly code: string;
+  readonly message: string;
+  /** The line it names, when it names one. */
+  readonly line: number | null;
+}
+
 export interface ImportSummary {
   readonly files: readonly FileReport[];
+  /** Files under a directory given that are not sessions, each with why (a file named alone is refused instead). */
+  readonly skipped: readonly SkippedFile[];
+  /** Session files under a directory given that failed, after the others were imported (a file named alone fails the import instead). */
+  readonly failed: readonly FailedFile[];
 }

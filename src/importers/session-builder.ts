@@ -3,6 +3,12 @@
 // mapping shadowlog's rules refuse is caught at the line that caused it, and nothing reaches a
 // store until the whole file has been read. Turns, steps, call ids and the surface each imported
 // call saw are kept here; the source mappers say what happened, in the source's order.
+//
+// A source file may still be growing (a live session, a resumed one), so the events of a prefix
+// of a file must be a prefix of the events of the whole file: nothing is added because the file
+// ends (the last turn stays open until the file shows the next one begin), and the mappers mark
+// where the events so far can no longer change (`settle`), so that what is still being written
+// (an answer whose lines keep coming) can be held back until it is complete.
 
 import { COMPACTION_EVENT_TYPES } from '../compaction/event-types.js';
 import { ShadowlogError } from '../log/errors.js';
@@ -55,6 +61,7 @@ export class SessionBuilder {
   private inTurn = false;
   private outcome: TurnEndReason = 'completed';
   private lines: readonly number[] = [];
+  private settled = 0;
 
   constructor(options: SessionBuilderOptions) {
     this.sessionId = options.sessionId;
@@ -73,6 +80,21 @@ export class SessionBuilder {
         },
       },
     ]);
+    this.settle();
+  }
+
+  /**
+   * How many of the events no record added to the end of the source can change; those after
+   * them depend on records still to come (an answer whose lines may continue, a compaction whose
+   * summary is not written yet).
+   */
+  get settledEvents(): number {
+    return this.settled;
+  }
+
+  /** Marks every event so far as settled: the mapper holds nothing that a later record could change. */
+  settle(): void {
+    this.settled = this.events.length;
   }
 
   /**
@@ -209,10 +231,11 @@ export class SessionBuilder {
     return this.fold.toArray().map((node) => node.seq);
   }
 
-  /** Ends the open turn, if any. */
-  finish(): void {
-    if (this.inTurn) this.endTurn();
-  }
+  /**
+   * The end of the source. The open turn, if any, stays open: the file may grow, and a turn ends
+   * when the source shows the next one begin (the harness's own logs end the same way while it runs).
+   */
+  finish(): void {}
 
   /**
    * Usage whose parts do not fit in its wholes (more cached than input, more reasoning than
@@ -277,8 +300,18 @@ export class SessionBuilder {
     this.append([{ type: 'turn/start', data: { turn: this.turn } }]);
   }
 
+  /**
+   * A turn ends when its last event happened, not when the next input came: so the turn/end is
+   * the same whether the next input was in the file at the first import or appended later.
+   */
   private endTurn(): void {
-    this.append([{ type: 'turn/end', data: { turn: this.turn, reason: this.outcome } }]);
+    const next = this.time;
+    this.time = this.events[this.events.length - 1]?.time ?? next;
+    try {
+      this.append([{ type: 'turn/end', data: { turn: this.turn, reason: this.outcome } }]);
+    } finally {
+      this.time = next;
+    }
     this.inTurn = false;
   }
 }

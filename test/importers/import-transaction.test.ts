@@ -1,5 +1,6 @@
 // Import as a transaction: every file is read and checked before anything is written, so a bad
-// file or a session the store holds differently stops the whole import with nothing written; a
+// file named alone or a session the store holds differently stops the import with nothing
+// written (under a directory, the damaged file is reported and the others imported); a
 // torn last line and records joined on one line are reported, not lost; --as names one file's
 // sessions, --window the window of calls whose source states none.
 
@@ -31,7 +32,7 @@ describe('import as a transaction', () => {
   const write = (name: string, text: string) => writeFileSync(join(workspace.cwd, name), text);
   const corpusLines = (file: string) => readFileSync(corpusFile(file), 'utf8').split('\n').slice(0, -1);
 
-  it('writes nothing when one file of a directory is damaged, though the others are good', async () => {
+  it('imports the good files of a directory and names the damaged one by file and line, exiting 1', async () => {
     mkdirSync(join(workspace.cwd, 'sessions'));
     copyFileSync(corpusFile(CORPUS_FILES.claudeSmall), join(workspace.cwd, 'sessions/a.jsonl'));
     copyFileSync(corpusFile(CORPUS_FILES.codexOld), join(workspace.cwd, 'sessions/b.jsonl'));
@@ -39,21 +40,36 @@ describe('import as a transaction', () => {
     pi[500] = (pi[500] as string).slice(0, 100);
     write('sessions/c.jsonl', `${pi.join('\n')}\n`);
     const result = await workspace.run(['import', 'sessions']);
-    expect(expectCleanRefusal(result, 'import sessions', [1])).toBe('CORRUPT_LOG');
-    expect(result.stderr).toMatch(/line 501: the line is not valid JSON/);
-    expect(await sessions()).toEqual([]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^shadowlog: failed: sessions\/c\.jsonl line 501: CORRUPT_LOG: line 501: the line is not valid JSON/m);
+    expect(result.stderr).toMatch(/1 file failed \(listed above\); the other 2 files were imported/);
+    expect((await sessions()).map((line) => line.split(' ')[0]).sort()).toEqual(
+      [
+        'claude-code-5c0375b4-57a5-4f26-b12d-d022ee4e51b7',
+        `${SMALL}.sidechain-6340ddef`,
+        `${SMALL}.sidechain-83e2917c`,
+        'codex-019a93b9-f380-7600-98ff-940e6b99603c',
+      ].sort(),
+    );
   });
 
-  it('writes nothing when the store holds one of the sessions with other events, and names it', async () => {
+  it('appends what a grown file adds; a file whose imported part changed is refused, naming the line, with nothing written', async () => {
     const lines = corpusLines(CORPUS_FILES.claudeSmall);
     write('short.jsonl', `${lines.slice(0, 20).join('\n')}\n`);
     expect((await workspace.run(['import', 'short.jsonl'])).code).toBe(0);
+    const grown = await workspace.run(['import', corpusFile(CORPUS_FILES.pi), corpusFile(CORPUS_FILES.claudeSmall)]);
+    expect(grown.code).toBe(0);
+    expect(grown.stdout).toMatch(new RegExp(`grew: appended \\d+ events to ${SMALL} `));
     const before = await sessions();
-    // The same conversation, grown since: it reads differently, so it is a conflict, not a no-op.
-    const result = await workspace.run(['import', corpusFile(CORPUS_FILES.pi), corpusFile(CORPUS_FILES.claudeSmall)]);
-    expect(expectCleanRefusal(result, 'import grown', [1])).toBe('SESSION_CONFLICT');
+    const changed = [...lines];
+    changed[10] = (changed[10] as string).replace('"type":"user"', '"type":"user","edited":true');
+    write('changed.jsonl', `${changed.join('\n')}\n`);
+    const result = await workspace.run(['import', 'changed.jsonl']);
+    expect(expectCleanRefusal(result, 'import changed', [1])).toBe('SESSION_CONFLICT');
     expect(result.stderr).toMatch(
-      new RegExp(`already holds 2 sessions of the same id with different events: ${SMALL} from .*; nothing was imported\\. .*--as ID`),
+      new RegExp(
+        `already holds a session of the same id with different events: ${SMALL} from changed\\.jsonl .*line 11 is not what was imported from it.*nothing was imported\\. .*--as ID`,
+      ),
     );
     expect(await sessions()).toEqual(before);
   });
@@ -171,7 +187,7 @@ describe('import as a transaction', () => {
     const result = await workspace.run(['import', corpusFile(CORPUS_FILES.codexOld)]);
     expect(result.stdout).toBe(
       `${corpusFile(CORPUS_FILES.codexOld)}: codex (detected: line 1 is a Codex session_meta record (Codex 0.58.0)), 279 lines, 341713 bytes\n` +
-        `  imported codex-019a93b9-f380-7600-98ff-940e6b99603c into sqlite:${join(workspace.cwd, '.shadowlog/shadowlog.db')}: 283 events, 39 model calls, 0 compactions mapped, 161 lines kept as foreign events, 0 parts not mapped; hash chain and surface verified\n`,
+        `  imported codex-019a93b9-f380-7600-98ff-940e6b99603c into sqlite:${join(workspace.cwd, '.shadowlog/shadowlog.db')}: 282 events, 39 model calls, 0 compactions mapped, 161 lines kept as foreign events, 0 parts not mapped; hash chain and surface verified\n`,
     );
   });
 });

@@ -45,6 +45,8 @@ export interface ImportCommandOptions {
   readonly as?: string;
   /** The context window to record on imported calls whose source states none. */
   readonly window?: number;
+  /** Seconds: a file changed more recently is still being written, and what is not settled at its end is held back. */
+  readonly settle?: number;
 }
 
 export async function importCommand(context: CommandContext, paths: readonly string[], options: ImportCommandOptions): Promise<number> {
@@ -69,10 +71,11 @@ export async function importCommand(context: CommandContext, paths: readonly str
     registry: createCliRegistry(),
     ...(options.as === undefined ? {} : { sessionId: options.as }),
     ...(options.window === undefined ? {} : { window: options.window }),
+    ...(options.settle === undefined ? {} : { settleMs: options.settle * 1000 }),
   });
   if (context.json) context.printJson(importJson(summary));
   else printImport(context, summary, store.location);
-  return 0;
+  return summary.failed.length > 0 ? 1 : 0;
 }
 
 /** Registers `shadowlog export` on the program. */
@@ -92,7 +95,7 @@ export function registerImportCommand(program: Command, run: RunCommand): void {
   program
     .command('import <files...>')
     .description(
-      'store sessions: shadowlog JSONL exports, and Claude Code, Codex CLI and pi sessions with their compactions mapped (a directory imports every .jsonl file under it, subagents linked; - reads standard input); everything is read and checked before anything is stored, and importing a file again writes nothing',
+      'store sessions: shadowlog JSONL exports, and Claude Code, Codex CLI and pi sessions with their compactions mapped (a directory imports every session file under it, subagents linked, and skips files that are not sessions; - reads standard input); everything is read and checked before anything is stored; importing a file again writes nothing, and a file that grew appends its new records',
     )
     .addOption(
       new Option('--format <format>', 'the format of the files; auto tells each by its content')
@@ -105,12 +108,18 @@ export function registerImportCommand(program: Command, run: RunCommand): void {
       "the model's context window to record on imported calls whose source states none (else the model table's)",
       (value) => integerArgument(value, 'tokens', 1),
     )
-    .action((files: string[], options: { format: ImportCommandOptions['format']; as?: string; window?: number }) =>
+    .option(
+      '--settle <seconds>',
+      'a file changed less than this long ago is still being written: what may still change at its end (an answer whose lines keep coming) is held back until a later import (default 0)',
+      (value) => integerArgument(value, 'seconds', 0),
+    )
+    .action((files: string[], options: { format: ImportCommandOptions['format']; as?: string; window?: number; settle?: number }) =>
       run('write', (context) =>
         importCommand(context, files, {
           format: options.format,
           ...(options.as === undefined ? {} : { as: options.as }),
           ...(options.window === undefined ? {} : { window: options.window }),
+          ...(options.settle === undefined ? {} : { settle: options.settle }),
         }),
       )(),
     );

@@ -18,9 +18,12 @@ export function importJson(summary: ImportSummary): Record<string, unknown> {
     tornFinalLine: file?.tornLine !== null && file?.tornLine !== undefined,
     tornLine: file?.tornLine ?? null,
     alreadyPresent: session?.status === 'already-present',
+    status: session?.status ?? null,
     ...(file?.trailer === undefined ? {} : { trailer: file.trailer }),
     format: file?.format ?? null,
     files: summary.files,
+    skipped: summary.skipped,
+    failed: summary.failed,
   };
 }
 
@@ -29,6 +32,23 @@ export function printImport(context: CommandContext, summary: ImportSummary, loc
     warn(context, file);
     if (file.format === 'shadowlog') printExport(context, file, location);
     else printForeign(context, file, location);
+  }
+  printSkippedAndFailed(context, summary);
+}
+
+/** Files under a directory that are not sessions (stdout: nothing is wrong), and those that failed (stderr, with what to do). */
+export function printSkippedAndFailed(context: CommandContext, summary: ImportSummary): void {
+  for (const file of summary.skipped) context.print(`skipped ${file.path}: ${file.reason}`);
+  for (const file of summary.failed) {
+    context.io.stderr.write(
+      `shadowlog: failed: ${file.path}${file.line === null ? '' : ` line ${file.line}`}: ${file.code}: ${file.message}\n`,
+    );
+  }
+  if (summary.failed.length > 0) {
+    const imported = summary.files.length;
+    context.io.stderr.write(
+      `shadowlog: ${summary.failed.length} ${summary.failed.length === 1 ? 'file' : 'files'} failed (listed above); the other ${imported} ${imported === 1 ? 'file was' : 'files were'} imported\n`,
+    );
   }
 }
 
@@ -67,11 +87,17 @@ function printForeign(context: CommandContext, file: FileReport, location: strin
   context.print(`${file.path}: ${file.format} (${how}), ${file.lines} lines, ${file.sourceBytes} bytes`);
   for (const session of file.sessions) {
     context.print(`  ${describeSession(session, location)}`);
+    if (session.pending !== undefined) context.print(`    ${describePending(session.pending)}`);
     for (const part of session.unmapped.slice(0, UNMAPPED_SHOWN)) context.print(`    line ${part.line}: ${part.reason}`);
     if (session.unmapped.length > UNMAPPED_SHOWN) {
       context.print(`    … and ${session.unmapped.length - UNMAPPED_SHOWN} more not mapped (--json lists all)`);
     }
   }
+}
+
+function describePending(pending: NonNullable<SessionReport['pending']>): string {
+  const from = pending.fromLine === null ? '' : ` (from line ${pending.fromLine})`;
+  return `${pending.events} more events held back${from}: the file changed within the settle time and they may still change (an answer still being written); a later import takes them when the file has grown past them or has settled`;
 }
 
 function describeSession(session: SessionReport, location: string): string {
@@ -81,6 +107,8 @@ function describeSession(session: SessionReport, location: string): string {
       : ` (a sub-session of ${session.parent.sessionId}${session.parent.callId === undefined ? '' : `, spawned by its call ${session.parent.callId}`})`;
   const figures = `${session.events} events, ${session.modelCalls} model calls, ${session.compactions} compactions mapped, ${session.foreignLines} lines kept as foreign events, ${session.unmapped.length} parts not mapped`;
   if (session.status === 'already-present')
-    return `${session.sessionId}${parent} is already in ${location} with the same events (${figures}); nothing written`;
+    return `unchanged: ${session.sessionId}${parent} is already in ${location} with the same events (${figures}); nothing written`;
+  if (session.status === 'grew')
+    return `grew: appended ${session.written} events to ${session.sessionId}${parent} in ${location}, which now has ${figures}; hash chain and surface verified`;
   return `imported ${session.sessionId}${parent} into ${location}: ${figures}; hash chain and surface verified`;
 }

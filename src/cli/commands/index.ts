@@ -16,6 +16,7 @@ import { registerReplayCommand } from './replay.js';
 import { registerSessionsCommand } from './sessions.js';
 import { registerShowCommand } from './show.js';
 import { registerStatsCommand } from './stats.js';
+import { registerSyncCommand } from './sync.js';
 import { registerTuneCommand } from './tune.js';
 import { registerUnlockCommand } from './unlock.js';
 import { registerVerifyCommand } from './verify.js';
@@ -38,6 +39,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerCheckpointCommand,
   registerExportCommand,
   registerImportCommand,
+  registerSyncCommand,
   registerCopyCommand,
   registerMeterCommand,
   registerProxyCommand,

@@ -72,7 +72,7 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
   if (options.out !== undefined) await checkTuneReportTarget(resolve(context.io.cwd, options.out), force);
   if (options.policyFile !== undefined) await checkOutputTarget(resolve(context.io.cwd, options.policyFile), force);
 
-  const sessions = await sessionsOf(context, inputs, options.all);
+  const { sessions, failedFiles } = await sessionsOf(context, inputs, options.all);
   if (sessions.length === 0) throw new UsageError('no sessions to tune: the store holds none, and no files were given');
   const bar = createProgressBar(context.io.stderr, { label: 'tuning' });
   const strategies = list(options.strategies);
@@ -100,11 +100,19 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
   }
   if (context.json) context.printJson(report);
   else printReport(context, report, options);
-  return 0;
+  return failedFiles > 0 ? 1 : 0;
 }
 
-/** The sessions named: a path that exists is imported into a scratch store; anything else is a session id in the store. */
-async function sessionsOf(context: CommandContext, inputs: readonly string[], all: boolean): Promise<TuneSession[]> {
+/**
+ * The sessions named: a path that exists is imported into a scratch store; anything else is a
+ * session id in the store. Under a directory, files that are not sessions are skipped and damaged
+ * ones reported on stderr, and the rest are tuned (`failedFiles` counts the damaged).
+ */
+async function sessionsOf(
+  context: CommandContext,
+  inputs: readonly string[],
+  all: boolean,
+): Promise<{ sessions: TuneSession[]; failedFiles: number }> {
   const sessions: TuneSession[] = [];
   const paths = inputs.filter((input) => existsSync(resolve(context.io.cwd, input)));
   const ids = inputs.filter((input) => !paths.includes(input));
@@ -126,8 +134,15 @@ async function sessionsOf(context: CommandContext, inputs: readonly string[], al
       registry: createCliRegistry(),
     });
     for (const file of summary.files) for (const session of file.sessions) sessions.push({ store: scratch, sessionId: session.sessionId });
+    for (const file of summary.skipped) context.io.stderr.write(`shadowlog: skipped ${file.path}: ${file.reason}\n`);
+    for (const file of summary.failed) {
+      context.io.stderr.write(
+        `shadowlog: failed: ${file.path}${file.line === null ? '' : ` line ${file.line}`}: ${file.code}: ${file.message}; tuning the other files\n`,
+      );
+    }
+    return { sessions, failedFiles: summary.failed.length };
   }
-  return sessions;
+  return { sessions, failedFiles: 0 };
 }
 
 function printReport(context: CommandContext, report: TuneReport, options: TuneCommandOptions): void {

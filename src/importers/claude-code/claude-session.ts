@@ -4,6 +4,12 @@
 // model call, so they are gathered into one assistant message, and the lines that came between
 // them follow it in their order. A compact_boundary and the isCompactSummary message after it
 // are a compaction that replaces everything before it.
+//
+// Nothing in an answer's lines says it is the last one, so an answer is complete when a record
+// that is not part of it comes (another answer, the user's input, a compact boundary, or the
+// records Claude Code writes when the model stops: stop_hook_summary, turn_duration), or a line
+// of it names its stop reason (older versions); until then
+// its events are not settled (session-builder.ts), and an import of a live file holds them back.
 
 import type { Usage } from '../../log/event.js';
 import type { SourceLineRef } from '../imported-call.js';
@@ -47,7 +53,10 @@ export class ClaudeSessionMapper {
   ) {}
 
   map(records: readonly SourceRecord[]): void {
-    for (const record of records) this.builder.guard(record, () => this.record(record));
+    for (const record of records) {
+      this.builder.guard(record, () => this.record(record));
+      if (this.group === undefined && this.boundary === undefined) this.builder.settle();
+    }
     const last = records[records.length - 1];
     if (last !== undefined) this.builder.guard(last, () => this.flush());
     if (this.boundary !== undefined) {
@@ -64,11 +73,15 @@ export class ClaudeSessionMapper {
       if (this.group?.messageId === messageId) this.group.lines.push(record);
       else {
         this.flush();
+        if (this.boundary === undefined) this.builder.settle();
         this.group = { messageId, lines: [record], between: [] };
       }
+      // A stop reason is written with an answer's last line (older versions write one line per answer).
+      if (typeof message?.stop_reason === 'string') this.flush();
       return;
     }
-    if (this.group !== undefined && !(type === 'user' && !isOnlyToolResults(record)) && !isCompactBoundary(record)) {
+    const endsAnswer = (type === 'user' && !isOnlyToolResults(record)) || isCompactBoundary(record) || isStopRecord(record);
+    if (this.group !== undefined && !endsAnswer) {
       this.group.between.push(record);
       return;
     }
@@ -78,6 +91,7 @@ export class ClaudeSessionMapper {
 
   private mapNow(record: SourceRecord, type: string): void {
     this.builder.reading(record);
+    this.noteAgentProgress(record);
     if (type === 'user') this.mapUser(record);
     else if (isCompactBoundary(record)) {
       if (this.boundary !== undefined) {
@@ -86,6 +100,18 @@ export class ClaudeSessionMapper {
       this.boundary = record;
     } else if (type === 'system') this.builder.foreign(record, `system-${stringOf(record.value.subtype) ?? 'message'}`);
     else this.builder.foreign(record, type);
+  }
+
+  /**
+   * A subagent's progress, written while its Task call runs, names the agent and the call: the
+   * link is known before the call's result (which names the agent too) is written.
+   */
+  private noteAgentProgress(record: SourceRecord): void {
+    const data = objectOf(record.value.data);
+    const agentId = stringOf(data?.agentId);
+    const callId = stringOf(record.value.parentToolUseID);
+    if (record.value.type !== 'progress' || data?.type !== 'agent_progress' || agentId === undefined || callId === undefined) return;
+    if (!this.agentCalls.has(agentId)) this.agentCalls.set(agentId, callId);
   }
 
   private flush(): void {
@@ -183,7 +209,7 @@ export class ClaudeSessionMapper {
     }
     const agentId = stringOf(objectOf(record.value.toolUseResult)?.agentId);
     const resultId = stringOf(objectOf(results[0])?.tool_use_id);
-    if (agentId !== undefined && resultId !== undefined) this.agentCalls.set(agentId, resultId);
+    if (agentId !== undefined && resultId !== undefined && !this.agentCalls.has(agentId)) this.agentCalls.set(agentId, resultId);
     const blocks = others.length === 0 ? [] : claudeContent(others, record.line, this.builder);
     if (blocks.length > 0 || (results.length === 0 && refused.length === 0)) {
       const startsTurn = results.length === 0 && record.value.isMeta !== true;
@@ -199,6 +225,11 @@ export class ClaudeSessionMapper {
 function isOnlyToolResults(record: SourceRecord): boolean {
   const content = objectOf(record.value.message)?.content;
   return Array.isArray(content) && content.length > 0 && content.every((block) => objectOf(block)?.type === 'tool_result');
+}
+
+/** What Claude Code writes once the model has stopped answering: no line of that answer follows. */
+function isStopRecord(record: SourceRecord): boolean {
+  return record.value.type === 'system' && (record.value.subtype === 'stop_hook_summary' || record.value.subtype === 'turn_duration');
 }
 
 function isCompactBoundary(record: SourceRecord): boolean {

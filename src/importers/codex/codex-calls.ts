@@ -14,6 +14,12 @@ export interface CodexCall {
   readonly items: readonly number[];
   /** The token_count info that counted it, when one did. */
   readonly usage: SourceObject | undefined;
+  /**
+   * Whether records added to the file can no longer change it: a later call has begun, or it is
+   * closed (an input or a count came after it) and its count is known (newer rollouts write the
+   * count after the call's items).
+   */
+  readonly settled: boolean;
 }
 
 export function itemOf(record: SourceRecord): SourceObject | undefined {
@@ -39,6 +45,14 @@ function newCounts(records: readonly SourceRecord[]): Map<number, SourceObject> 
     previous = totals;
   });
   return counts;
+}
+
+/** Whether an input or a count comes after index `end`: the run of output items ending there is closed. */
+function closedAfter(records: readonly SourceRecord[], end: number, counts: ReadonlyMap<number, SourceObject>): boolean {
+  for (let index = end + 1; index < records.length; index++) {
+    if (counts.has(index) || isInput(records[index] as SourceRecord)) return true;
+  }
+  return false;
 }
 
 /** The file's model calls, keyed by the index of each call's first item. */
@@ -72,7 +86,9 @@ export function codexCalls(records: readonly SourceRecord[]): Map<number, CodexC
     const nextStart = runs[position + 1]?.[0] ?? records.length;
     const candidates = countIndexes.filter((index) => (before ? index > previousEnd && index < start : index > end && index < nextStart));
     const chosen = before ? candidates[candidates.length - 1] : candidates[0];
-    calls.set(start, { items: run, usage: chosen === undefined ? undefined : counts.get(chosen) });
+    const last = position === runs.length - 1;
+    const settled = !last || ((before || chosen !== undefined) && closedAfter(records, end, counts));
+    calls.set(start, { items: run, usage: chosen === undefined ? undefined : counts.get(chosen), settled });
   });
   return calls;
 }

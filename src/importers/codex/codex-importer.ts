@@ -61,10 +61,14 @@ class CodexMapper {
   }
 
   map(): void {
+    // The first call that records still to come could change; what follows it is not settled either.
+    const unsettled = [...this.calls].find(([, call]) => !call.settled)?.[0] ?? Number.POSITIVE_INFINITY;
     this.records.forEach((record, index) => {
-      if (this.consumed.has(index)) return;
-      const call = this.calls.get(index);
-      this.builder.guard(record, () => (call === undefined ? this.mapRecord(record) : this.mapCall(call, index)));
+      if (!this.consumed.has(index)) {
+        const call = this.calls.get(index);
+        this.builder.guard(record, () => (call === undefined ? this.mapRecord(record) : this.mapCall(call, index)));
+      }
+      if (index < unsettled) this.builder.settle();
     });
     this.builder.finish();
   }

@@ -40,6 +40,8 @@ export function importPi(file: SourceFile, options: ImportOptions = {}): Session
     builder.guard(entry, () => {
       model = mapEntry(builder, entry, isOnPath(entry, path), (id) => lines.get(id), model);
     });
+    // Each entry maps alone; one that a later entry leaves on a branch is what a re-import refuses.
+    builder.settle();
   }
   builder.finish();
   return [builder];
