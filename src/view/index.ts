@@ -13,7 +13,6 @@ export {
 } from './client/surface-diff.js';
 export { renderViewPage, scriptSafeJson, type ViewPage } from './page-html.js';
 export { CLIENT_MODULES, ViewAssetError } from './page-script.js';
-export { InvalidTuneReportError, parseTuneReport, TUNE_REPORT_SCHEMA, type TuneReport } from './tune-report.js';
 export { ViewBuilder, type ViewBuilderOptions } from './view-builder.js';
 export type {
   CallCheck,

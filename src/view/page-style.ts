@@ -11,6 +11,7 @@ header.summary { padding: 10px 16px; background: var(--panel); border-bottom: 1p
 header.summary h1 { font-size: 18px; margin: 0 12px 0 0; display: inline-block; }
 .facts-line { margin: 6px 0 0; color: var(--muted); }
 .status { color: var(--muted); font-size: 12px; }
+.muted { color: var(--muted); }
 .chart { background: var(--panel); border-bottom: 1px solid var(--line); padding: 6px 16px; }
 .chart svg { display: block; cursor: crosshair; }
 .chart .plot { fill: #fbfcfe; stroke: var(--line); }

@@ -6,7 +6,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { assertSessionId } from '../../log/index.js';
 import { checkOutputTarget, writeOutputFile } from '../../store/index.js';
-import { buildViewDocument, isLoopbackHost, parseTuneReport, renderViewPage, startViewServer } from '../../view/index.js';
+import { parseTuneReport } from '../../tune/index.js';
+import { buildViewDocument, isLoopbackHost, renderViewPage, startViewServer } from '../../view/index.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
@@ -97,7 +98,10 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
 }
 
 function readTuneReport(path: string, cwd: string): unknown {
-  return parseTuneReport(readJsonFile(path, cwd, 'a tune report (the JSON of `shadowlog tune --json`)'), path);
+  return parseTuneReport(
+    readJsonFile(path, cwd, 'a tune report (the JSON of `shadowlog tune --json`, or report.json of `tune --out`)'),
+    path,
+  );
 }
 
 /** Resolves on Ctrl-C (SIGINT, SIGTERM) or when `signal` aborts. */
