@@ -16,6 +16,9 @@ export { CLIENT_MODULES, ViewAssetError } from './page-script.js';
 export { ViewBuilder, type ViewBuilderOptions } from './view-builder.js';
 export type {
   CallCheck,
+  CallCost,
+  CallMeterFigure,
+  CallPricer,
   CallUsage,
   CallView,
   ChainView,
@@ -25,6 +28,7 @@ export type {
   SummaryCheck,
   ViewDelta,
   ViewDocument,
+  ViewMeter,
   ViewProblem,
 } from './view-data.js';
 export { buildViewDocument, type ViewDocumentOptions } from './view-document.js';

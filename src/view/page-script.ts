@@ -11,6 +11,7 @@ import { ShadowlogError } from '../log/errors.js';
 export const CLIENT_MODULES = [
   'invisible-text',
   'text',
+  'call-figures',
   'surface-diff',
   'session-model',
   'virtual-list',

@@ -4,6 +4,7 @@
 // follows the session over server-sent events.
 
 import type { ViewDelta, ViewDocument } from '../view-data.js';
+import { count, rowTokens } from './call-figures.js';
 import { renderCall, renderCompaction, renderEvent, renderPrune } from './panels.js';
 import { drawPressureChart } from './pressure-chart.js';
 import { SessionModel, type TimelineItem } from './session-model.js';
@@ -27,6 +28,9 @@ function start(): void {
   const viewDocument = readDocument();
   const model = new SessionModel();
   model.merge(viewDocument.session);
+  model.meter = viewDocument.meter ?? null;
+  model.prices = viewDocument.prices ?? null;
+  model.window = viewDocument.window ?? null;
   document.title = `shadowlog view · ${model.sessionId}`;
 
   const header = el('header', 'summary');
@@ -152,7 +156,10 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
         : call.check.status === 'off-surface'
           ? `not on the session's surface; the stored body hashes to ${call.check.digest}`
           : call.check.status;
-    row.append(check, el('span', 'label', `call ${call.turn}.${call.step}`), el('span', 'tokens', `${call.estimatedTokens ?? '?'} tok`));
+    const tokens = rowTokens(call);
+    const tokensCell = el('span', 'tokens', tokens.text);
+    tokensCell.title = tokens.title;
+    row.append(check, el('span', 'label', `call ${call.turn}.${call.step}`), tokensCell);
     if (call.offSurface !== undefined) row.append(el('span', 'tag off-surface', 'off the surface'));
     if (call.error !== undefined) row.append(el('span', 'tag error', call.error.code));
     return;
@@ -195,9 +202,21 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
     ? el('span', 'badge verified', '✓ hash chain intact')
     : el('span', 'badge failed', `✗ hash chain broken at #${model.chain.firstBrokenSeq}`);
   chain.id = 'chain-badge';
-  const parts: HTMLElement[] = [title, chain, facts, status];
+  const parts: HTMLElement[] = [title, chain, facts, windowLine(model), status];
   for (const problem of model.problems) parts.push(el('p', 'error', `event #${problem.seq} refused (${problem.code}): ${problem.message}`));
   header.replaceChildren(...parts);
+}
+
+function windowLine(model: SessionModel): HTMLElement {
+  const window = model.window;
+  const others = window === null || window.others.length === 0 ? '' : `; calls also record ${window.others.map(count).join(', ')}`;
+  const text =
+    window === null || window.tokens === null
+      ? `window: unknown (${window?.rule ?? 'the log records none'})`
+      : `window ${count(window.tokens)} tokens: ${window.rule}${others}`;
+  const line = el('p', 'facts-line', text);
+  line.id = 'session-window';
+  return line;
 }
 
 try {

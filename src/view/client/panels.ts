@@ -4,6 +4,7 @@
 // tokens, summarizer and its own request, failure, lock), a prune, a new lifecycle.
 
 import type { CallView, CompactionView } from '../view-data.js';
+import { costText, count, estimateText, reportedText } from './call-figures.js';
 import { eventList, recordList, surfaceList } from './node-lists.js';
 import type { SessionModel } from './session-model.js';
 import type { ReplacementKind } from './surface-diff.js';
@@ -45,19 +46,6 @@ function checkBadge(call: CallView): HTMLElement[] {
   const badge = el('span', 'badge failed', `✗ digest check failed: ${check.code}`);
   badge.id = 'digest-badge';
   return [badge, el('p', 'error', check.message)];
-}
-
-function usageText(call: CallView): string {
-  if (call.usage === undefined) {
-    if (call.unrecordedAnswer !== undefined) return 'none recorded with its answer';
-    return call.error === undefined ? 'no answer recorded (yet)' : 'none: the call failed';
-  }
-  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = call.usage;
-  const cache =
-    cacheReadTokens === undefined && cacheWriteTokens === undefined
-      ? ''
-      : `; cache ${cacheReadTokens ?? 0} read, ${cacheWriteTokens ?? 0} written`;
-  return `${inputTokens} in, ${outputTokens} out${cache}`;
 }
 
 function seqList(seqs: readonly number[]): string {
@@ -160,12 +148,14 @@ export function renderCall(panel: HTMLElement, model: SessionModel, index: numbe
     field(
       facts,
       'surface',
-      `${call.surfaceLength} nodes, ~${call.estimatedTokens ?? '?'} tokens estimated${call.contextWindow === null ? '' : ` of a ${call.contextWindow}-token window`}`,
+      `${count(call.surfaceLength)} nodes${call.contextWindow === null ? '' : `; the call records a window of ${count(call.contextWindow)} tokens`}`,
     );
   } else {
     field(facts, 'surface', `none: not on the session's surface (the session's ${call.surfaceLength} nodes here are not what it sent)`);
   }
-  field(facts, 'reported', usageText(call));
+  field(facts, 'estimated', estimateText(call, model.meter?.estimator));
+  field(facts, 'reported', reportedText(call));
+  field(facts, 'cost', costText(call, model.prices));
   field(facts, 'recorded digest', call.recordedDigest ?? 'none');
   if (call.error !== undefined) field(facts, 'error', `#${call.error.seq} ${call.error.code}: ${call.error.message}`);
   if (call.unrecordedAnswer !== undefined) {

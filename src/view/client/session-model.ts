@@ -2,7 +2,8 @@
 // The page's copy of the session: the events and what the server worked out from them, merged
 // from the first document and from each follow message; surfaces decoded per call on demand.
 
-import type { CallView, ChainView, CompactionView, PolicyView, PruneView, ViewDelta, ViewProblem } from '../view-data.js';
+import type { SessionWindow } from '../session-window.js';
+import type { CallView, ChainView, CompactionView, PolicyView, PruneView, ViewDelta, ViewMeter, ViewProblem } from '../view-data.js';
 import { diffSurfaces, SURFACE_TYPES, type SurfaceDiff } from './surface-diff.js';
 import type { ClientEvent } from './text.js';
 
@@ -29,6 +30,10 @@ export class SessionModel {
   /** Which replacement shadowed each event, as of the end of the log. */
   readonly shadowedBy = new Map<number, number>();
   chain: ChainView = { intact: true, firstBrokenSeq: null };
+  /** From the first document: the meter, the price table and the window (they do not change while following). */
+  meter: ViewMeter | null = null;
+  prices: { readonly date: string; readonly source: string } | null = null;
+  window: SessionWindow | null = null;
   private readonly surfaces = new Map<number, readonly number[]>();
 
   /** Merges a document of the server's; false when it does not continue the events held. */
