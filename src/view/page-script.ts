@@ -13,6 +13,7 @@ export const CLIENT_MODULES = [
   'text',
   'call-figures',
   'surface-diff',
+  'client-rewrites',
   'session-model',
   'virtual-list',
   'pressure-chart',

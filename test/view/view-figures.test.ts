@@ -49,7 +49,11 @@ describe("the page's figures", () => {
     expect(document.session.calls.length).toBe(report.calls.length + report.offSurfaceCalls.length);
     for (const call of document.session.calls) {
       const row = metered.get(call.seq);
-      expect(call.metered, `call #${call.seq}`).toEqual({ estimatedTokens: row?.estimatedTokens, anchored: row?.anchored, error: row?.error });
+      expect(call.metered, `call #${call.seq}`).toEqual({
+        estimatedTokens: row?.estimatedTokens,
+        anchored: row?.anchored,
+        error: row?.error,
+      });
       if (call.usage !== undefined) {
         expect(call.usage.inputTokens).toBe(row?.reportedInputTokens);
         expect(call.cost).toBeDefined();

@@ -5,7 +5,8 @@
 
 import type { ViewDelta, ViewDocument } from '../view-data.js';
 import { count, rowTokens } from './call-figures.js';
-import { renderCall, renderCompaction, renderEvent, renderPrune } from './panels.js';
+import { REWRITE_KIND_NAMES } from './client-rewrites.js';
+import { renderCall, renderCompaction, renderEvent, renderPrune, renderRewrite } from './panels.js';
 import { drawPressureChart } from './pressure-chart.js';
 import { SessionModel, type TimelineItem } from './session-model.js';
 import { el, shortDigest } from './text.js';
@@ -68,6 +69,10 @@ function start(): void {
       panelLists = compaction === undefined ? [] : renderCompaction(panel, model, compaction);
     } else if (item.kind === 'prune') {
       panelLists = renderPrune(panel, model, item.seq);
+    } else if (item.kind === 'rewrite') {
+      panelLists = renderRewrite(panel, model, item.rewrite);
+    } else if (item.kind === 'switch') {
+      panelLists = renderEvent(panel, model, item.seq, `Model switch at #${item.seq}: ${item.from} → ${item.to}`);
     } else if (item.kind === 'seed') {
       panelLists = renderEvent(panel, model, item.seq, `New lifecycle #${item.seq}`);
     } else {
@@ -182,6 +187,18 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
     );
     return;
   }
+  if (item.kind === 'rewrite') {
+    const label = el('span', 'label', `⇄ ${REWRITE_KIND_NAMES[item.rewrite.kind]}`);
+    label.title = item.rewrite.label;
+    row.append(label, el('span', `tag rewrite-${item.rewrite.kind}`, `${item.rewrite.sources.length} replaced`));
+    return;
+  }
+  if (item.kind === 'switch') {
+    const label = el('span', 'label', `⇆ model → ${item.to.split('/').at(-1) ?? item.to}`);
+    label.title = `model switch: ${item.from} → ${item.to}`;
+    row.append(label, el('span', 'seq', `#${item.seq}`));
+    return;
+  }
   row.append(el('span', 'label', '↻ new lifecycle'), el('span', 'seq', `#${item.seq}`));
 }
 
@@ -193,10 +210,18 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
   const compactions = [...model.compactions.values()];
   const open = compactions.filter((compaction) => compaction.outcome === 'open').length;
   const title = el('h1', '', `shadowlog · ${model.sessionId}`);
+  const rewrites = [...model.rewrites.values()];
+  const kinds = new Map<string, number>();
+  for (const rewrite of rewrites) kinds.set(REWRITE_KIND_NAMES[rewrite.kind], (kinds.get(REWRITE_KIND_NAMES[rewrite.kind]) ?? 0) + 1);
+  const byClient = rewrites.filter((rewrite) => rewrite.kind === 'client-compaction').length;
+  const rewriteText =
+    rewrites.length === 0 ? '' : ` · ${rewrites.length} client rewrites (${[...kinds].map(([name, n]) => `${n} ${name}`).join(', ')})`;
+  const switchText =
+    model.switches.length === 0 ? '' : ` · ${model.switches.length} model switch${model.switches.length === 1 ? '' : 'es'}`;
   const facts = el(
     'p',
     'facts-line',
-    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks) · ${model.prunes.size} prunes · head ${shortDigest(model.events.at(-1)?.hash)}`,
+    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks)${byClient === 0 ? '' : ` + ${byClient} by the client`} · ${model.prunes.size} prunes${rewriteText}${switchText} · head ${shortDigest(model.events.at(-1)?.hash)}`,
   );
   const chain = model.chain.intact
     ? el('span', 'badge verified', '✓ hash chain intact')

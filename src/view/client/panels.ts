@@ -5,6 +5,7 @@
 
 import type { CallView, CompactionView } from '../view-data.js';
 import { costText, count, estimateText, reportedText } from './call-figures.js';
+import { type ClientRewrite, clientRewriteOf, REWRITE_KIND_NAMES } from './client-rewrites.js';
 import { eventList, recordList, surfaceList } from './node-lists.js';
 import type { SessionModel } from './session-model.js';
 import type { ReplacementKind } from './surface-diff.js';
@@ -127,7 +128,8 @@ function diffSection(model: SessionModel, index: number): HTMLElement {
   const list = el('ul');
   if (diff.appended.length > 0) list.append(el('li', 'appended', `+ ${diff.appended.length} appended: ${seqList(diff.appended)}`));
   for (const change of diff.replaced) {
-    const what = REPLACEMENT_LABELS[change.kind];
+    const rewrite = change.kind === 'replaced' ? clientRewriteOf(model.events[change.seq], (seq) => model.events[seq]) : undefined;
+    const what = rewrite === undefined ? REPLACEMENT_LABELS[change.kind] : `⇄ ${REWRITE_KIND_NAMES[rewrite.kind]} (by the client)`;
     list.append(el('li', change.kind, `${what}: ${seqList(change.shadowed)} → #${change.seq}`));
   }
   if (diff.removed.length > 0)
@@ -324,5 +326,33 @@ export function renderEvent(panel: HTMLElement, model: SessionModel, seq: number
   panel.replaceChildren(head, list.element, box);
   list.render();
   list.select(0, { scroll: false });
+  return [list.element];
+}
+
+export function renderRewrite(panel: HTMLElement, model: SessionModel, rewrite: ClientRewrite): HTMLElement[] {
+  const head = el('div', 'panel-head');
+  head.append(
+    el('h2', '', `${REWRITE_KIND_NAMES[rewrite.kind]} #${rewrite.seq}`),
+    el('span', 'badge rewrite', 'by the client, not by shadowlog'),
+  );
+  const facts = el('dl', 'facts');
+  field(facts, 'what', rewrite.label);
+  field(
+    facts,
+    'how',
+    `the client sent a history that does not extend the surface; the proxy recorded #${rewrite.seq} in place of ${seqList(rewrite.sources)} (the originals stay in the log)`,
+  );
+  const copyOf = model.events[rewrite.seq]?.data?.copyOf;
+  if (typeof copyOf === 'number') field(facts, 'copy of', `#${copyOf}`);
+  const box = el('div', 'node-detail');
+  box.id = 'node-detail';
+  const list = eventList('originals', `the originals #${rewrite.seq} replaced`, model, rewrite.sources, box);
+  const section = el('section', 'column wide');
+  section.append(el('h3', '', `Replaced by #${rewrite.seq}: these ${rewrite.sources.length} events`), list.element);
+  panel.replaceChildren(head, facts, section, box);
+  list.render();
+  const replacement = model.events[rewrite.seq];
+  if (replacement !== undefined)
+    box.append(el('div', 'detail-head', `#${replacement.seq} what took their place`), el('pre', 'detail-text', eventText(replacement)));
   return [list.element];
 }

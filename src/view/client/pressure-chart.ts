@@ -32,7 +32,11 @@ export function drawPressureChart(container: HTMLElement, model: SessionModel, s
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const policies = calls.map((call) => model.policyAt(call.seq));
   const series: Series[] = [
-    { name: 'estimated input', className: 's-estimated', values: calls.map((call) => call.metered?.estimatedTokens ?? call.estimatedTokens) },
+    {
+      name: 'estimated input',
+      className: 's-estimated',
+      values: calls.map((call) => call.metered?.estimatedTokens ?? call.estimatedTokens),
+    },
     { name: 'reported input', className: 's-reported', values: calls.map((call) => call.usage?.inputTokens ?? null) },
     { name: 'cache reads', className: 's-cache', values: calls.map((call) => call.usage?.cacheReadTokens ?? null) },
     { name: 'threshold', className: 's-threshold', values: policies.map((policy) => policy?.threshold ?? null) },
