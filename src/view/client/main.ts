@@ -105,7 +105,7 @@ function start(): void {
   refresh();
   const firstCall = model.timeline.findIndex((item) => item.kind === 'call');
   timeline.select(Math.max(firstCall, 0));
-  timeline.element.focus();
+  timeline.element.focus({ preventScroll: true });
 
   // Tab moves between the timeline and the panel's lists; Escape goes back to the timeline.
   document.addEventListener('keydown', (event) => {
