@@ -12,6 +12,9 @@ header.summary h1 { font-size: 18px; margin: 0 12px 0 0; display: inline-block; 
 .facts-line { margin: 6px 0 0; color: var(--muted); }
 .status { color: var(--muted); font-size: 12px; }
 .muted { color: var(--muted); }
+.record-filter { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; font-size: 12px; margin: 0 0 4px; }
+.record-filter select, .record-filter input[type=search] { font: inherit; font-size: 12px; max-width: 220px; }
+.record-filter :focus-visible { outline: 2px solid var(--accent); }
 .chart { position: relative; background: var(--panel); border-bottom: 1px solid var(--line); padding: 6px 16px; }
 .chart svg { display: block; cursor: crosshair; }
 .chart .plot { fill: #fbfcfe; stroke: var(--line); }

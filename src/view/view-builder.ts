@@ -12,6 +12,7 @@ import { ShadowlogError } from '../log/errors.js';
 import { isSurfaceType, type LogEvent, type ModelRequestData, type RequestProvenance } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
+import { isForeignType } from '../log/foreign-event.js';
 import { offSurfaceReason } from '../log/off-surface.js';
 import { encodeRequestSurface, type RequestSurfaceList } from '../log/surface-change.js';
 import { isReplaceOp } from '../log/surface-op.js';
@@ -148,6 +149,7 @@ export class ViewBuilder {
       sessionId: this.sessionId,
       fromSeq: this.fromSeq,
       events: this.events.slice(this.fromSeq),
+      noiseTypes: [...new Set(this.events.slice(this.fromSeq).map((event) => event.type))].filter(isForeignType),
       calls: [...this.changedCalls.values()].map((call) => ({ ...call })),
       compactions: [...this.changedCompactions].map((compaction) => ({ ...compaction })),
       prunes: [...this.changedPrunes].map((prune) => ({ ...prune })),

@@ -179,6 +179,11 @@ export interface ViewDelta {
   readonly prunes: readonly PruneView[];
   readonly policies: readonly PolicyView[];
   readonly chain: ChainView;
+  /**
+   * The types among these events that are the source's noise (foreign events: lines of another
+   * harness kept whole), which the record pane hides by default as `show --record` does.
+   */
+  readonly noiseTypes?: readonly string[];
   /** Events the fold refused: nothing after the first can be rebuilt. */
   readonly problems: readonly ViewProblem[];
 }

@@ -82,7 +82,7 @@ function renderOffSurfaceCall(
   const box = el('div', 'node-detail');
   box.id = 'node-detail';
   box.setAttribute('aria-live', 'polite');
-  const record = recordList(model, call.seq, new Set(), box);
+  const { list: record, bar: recordBar } = recordList(model, call.seq, new Set(), box);
   const note = el('section', 'diff off-surface-note');
   note.id = 'diff';
   note.append(
@@ -101,7 +101,7 @@ function renderOffSurfaceCall(
   const left = el('section', 'column');
   left.append(el('h3', '', 'Request body as the proxy received it'), ...(hidden === undefined ? [] : [hidden]), body);
   const right = el('section', 'column');
-  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), record.element);
+  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), recordBar, record.element);
   columns.append(left, right);
   panel.replaceChildren(head, facts, note, columns, box);
   record.render();
@@ -171,12 +171,12 @@ export function renderCall(panel: HTMLElement, model: SessionModel, index: numbe
   box.setAttribute('aria-live', 'polite');
   const surface = surfaceList(model, index, box);
   const onSurface = new Set(model.surfaceOf(index));
-  const record = recordList(model, call.seq, onSurface, box);
+  const { list: record, bar: recordBar } = recordList(model, call.seq, onSurface, box);
   const columns = el('div', 'columns');
   const left = el('section', 'column');
   left.append(el('h3', '', 'Surface: what the model was sent'), surface.element);
   const right = el('section', 'column');
-  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), record.element);
+  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), recordBar, record.element);
   columns.append(left, right);
   panel.replaceChildren(head, facts, diffSection(model, index), columns, box);
   surface.render();

@@ -40,6 +40,8 @@ export class SessionModel {
   prices: { readonly date: string; readonly source: string } | null = null;
   window: SessionWindow | null = null;
   private readonly surfaces = new Map<number, readonly number[]>();
+  /** The event types that are the source's noise (foreign events, as show --record leaves them out): the server names them. */
+  readonly noiseTypes = new Set<string>();
   /** The client rewrites, by the seq of the replacement. */
   readonly rewrites = new Map<number, ClientRewrite>();
   /** The calls that ask another model than the call before them. */
@@ -64,6 +66,7 @@ export class SessionModel {
         this.calls[index] = call;
       }
     }
+    for (const type of delta.noiseTypes ?? []) this.noiseTypes.add(type);
     for (const compaction of delta.compactions) this.compactions.set(compaction.compactionId, compaction);
     for (const prune of delta.prunes) this.prunes.set(prune.seq, prune);
     for (const policy of delta.policies) if (!this.policies.some((known) => known.seq === policy.seq)) this.policies.push(policy);
