@@ -4,13 +4,12 @@
 // audit page's (view's diffSurfaces); the tokens are the meter's, with the estimator and the
 // call estimates `stats --calls` uses (stats-calls.ts), so the three agree.
 
-import { COMPACTION_MASK, COMPACTION_PRUNE, COMPACTION_SUMMARY } from '../compaction/index.js';
+import { COMPACTION_MASK, COMPACTION_PRUNE, COMPACTION_SUMMARY, meterSessionCalls } from '../compaction/index.js';
 import { dataOf, isSurfaceType, type ModelRequestData, offSurfaceReason, ShadowlogError, SurfaceFold } from '../log/index.js';
 import { createEstimator, SurfaceMeter } from '../meter/index.js';
 import { ReplayError } from '../spine/index.js';
 import type { LogStore } from '../store/index.js';
 import { type DiffEvent, diffSurfaces, type ReplacementKind, sourcesOf } from '../view/index.js';
-import { meterSessionCalls } from './commands/stats-calls.js';
 import { createCliRegistry } from './registry.js';
 import { UsageError } from './usage-error.js';
 

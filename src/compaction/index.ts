@@ -46,6 +46,14 @@ export { createRecallTool, RECALL_TOOL_NAME, RecallError, type RecallToolOptions
 export { summaryInside } from './render-summary.js';
 export { replaySummary, type SummaryReplayOptions, type SummaryReplayResult } from './replay-summary.js';
 export { type Selection, selectRange } from './select-range.js';
+export {
+  type CallsReport,
+  createSessionCallMeter,
+  meterSessionCalls,
+  readSessionMeterSettings,
+  type SessionMeterSettings,
+  sessionMeterSettings,
+} from './session-call-meter.js';
 export { checkKeptItems, KeptItemNotSentError } from './strategies/kept-items.js';
 export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/mask-placeholder.js';
 export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';

@@ -22,4 +22,11 @@ export {
   tunePolicies,
 } from './tune-policies.js';
 export type { PolicySummary, Recommendation, TuneReport } from './tune-report.js';
+export {
+  type CheckedTuneReport,
+  InvalidTuneReportError,
+  parseTuneReport,
+  TUNE_REPORT_FITS_SCHEMA,
+  TUNE_REPORT_SCHEMA,
+} from './tune-report-schema.js';
 export { markdownTable, policyRow, TABLE_HEADER, textTable } from './tune-table.js';

@@ -13,10 +13,12 @@ export {
 } from './client/surface-diff.js';
 export { renderViewPage, scriptSafeJson, type ViewPage } from './page-html.js';
 export { CLIENT_MODULES, ViewAssetError } from './page-script.js';
-export { InvalidTuneReportError, parseTuneReport, TUNE_REPORT_SCHEMA, type TuneReport } from './tune-report.js';
 export { ViewBuilder, type ViewBuilderOptions } from './view-builder.js';
 export type {
   CallCheck,
+  CallCost,
+  CallMeterFigure,
+  CallPricer,
   CallUsage,
   CallView,
   ChainView,
@@ -26,6 +28,7 @@ export type {
   SummaryCheck,
   ViewDelta,
   ViewDocument,
+  ViewMeter,
   ViewProblem,
 } from './view-data.js';
 export { buildViewDocument, type ViewDocumentOptions } from './view-document.js';

@@ -11,7 +11,9 @@ import { ShadowlogError } from '../log/errors.js';
 export const CLIENT_MODULES = [
   'invisible-text',
   'text',
+  'call-figures',
   'surface-diff',
+  'client-rewrites',
   'session-model',
   'virtual-list',
   'pressure-chart',

@@ -11,11 +11,25 @@ header.summary { padding: 10px 16px; background: var(--panel); border-bottom: 1p
 header.summary h1 { font-size: 18px; margin: 0 12px 0 0; display: inline-block; }
 .facts-line { margin: 6px 0 0; color: var(--muted); }
 .status { color: var(--muted); font-size: 12px; }
-.chart { background: var(--panel); border-bottom: 1px solid var(--line); padding: 6px 16px; }
+.muted { color: var(--muted); }
+.record-filter { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; font-size: 12px; margin: 0 0 4px; }
+.record-filter select, .record-filter input[type=search] { font: inherit; font-size: 12px; max-width: 220px; }
+.record-filter :focus-visible { outline: 2px solid var(--accent); }
+.chart { position: relative; background: var(--panel); border-bottom: 1px solid var(--line); padding: 6px 16px; }
 .chart svg { display: block; cursor: crosshair; }
 .chart .plot { fill: #fbfcfe; stroke: var(--line); }
 .chart .grid { stroke: #eceff4; }
 .chart .axis { fill: var(--muted); font-size: 10px; }
+.chart .axis-title { fill: var(--muted); font-size: 11px; }
+.chart .tick { stroke: var(--muted); }
+.chart svg:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.hover-line { stroke: var(--fg); stroke-width: 1; }
+.mark-glyph { font-size: 11px; stroke: none; fill: currentColor; cursor: help; }
+.chart-tooltip { position: absolute; z-index: 2; width: 260px; box-sizing: border-box; background: #fff; border: 1px solid var(--line); border-radius: 4px; box-shadow: 0 2px 6px rgba(0,0,0,.12); padding: 4px 8px; font-size: 12px; pointer-events: none; overflow-wrap: anywhere; }
+.chart-tooltip .tip-head { font-weight: 600; }
+.s-window { stroke: #6b7280; stroke-dasharray: 8 4; color: #6b7280; }
+.m-rewrite { stroke: #b0207a; stroke-dasharray: 4 2; color: #b0207a; }
+.m-switch { stroke: #2f6f3e; stroke-dasharray: 1 3; color: #2f6f3e; }
 .chart .series { fill: none; stroke-width: 1.6; }
 .s-estimated { stroke: var(--accent); color: var(--accent); }
 .s-reported { stroke: #0f8a8a; color: #0f8a8a; }
@@ -26,7 +40,11 @@ header.summary h1 { font-size: 18px; margin: 0 12px 0 0; display: inline-block; 
 .m-compaction { stroke: var(--sum); color: var(--sum); }
 .m-prune { stroke: var(--prune); stroke-dasharray: 3 2; color: var(--prune); }
 .cursor { stroke: var(--fg); stroke-width: 1; stroke-dasharray: 1 2; }
-.legend { display: flex; gap: 14px; font-size: 12px; color: var(--muted); padding: 2px 0 4px 56px; flex-wrap: wrap; }
+.legend { display: flex; gap: 14px; font-size: 12px; color: var(--muted); padding: 2px 0 4px 66px; flex-wrap: wrap; }
+.legend button.key { font: inherit; background: none; border: 1px solid transparent; border-radius: 4px; padding: 1px 4px; cursor: pointer; }
+.legend button.key[aria-pressed="false"] { opacity: .45; text-decoration: line-through; }
+.legend button.key:focus-visible { outline: 2px solid var(--accent); }
+.legend .mark-key { color: var(--muted); }
 .legend .key::before { content: ""; display: inline-block; width: 14px; height: 0; border-top: 2px solid currentColor; margin-right: 5px; vertical-align: middle; }
 .body { display: grid; grid-template-columns: 300px 1fr; flex: 1; min-height: 0; }
 nav.timeline { border-right: 1px solid var(--line); background: var(--panel); display: flex; flex-direction: column; }

@@ -12,13 +12,15 @@ import { ShadowlogError } from '../log/errors.js';
 import { isSurfaceType, type LogEvent, type ModelRequestData, type RequestProvenance } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
+import { isForeignType } from '../log/foreign-event.js';
 import { offSurfaceReason } from '../log/off-surface.js';
 import { encodeRequestSurface, type RequestSurfaceList } from '../log/surface-change.js';
 import { isReplaceOp } from '../log/surface-op.js';
+import type { CallMeter } from '../meter/call-meter.js';
 import { acceptChecked, type RendererResolver, replayNextRequest } from '../spine/replay.js';
 import { ChainCheck, type ChainLink } from '../store/chain-check.js';
 import { compactionOf, pruneOf } from './compaction-views.js';
-import type { CallCheck, CallView, CompactionView, PolicyView, PruneView, ViewDelta, ViewProblem } from './view-data.js';
+import type { CallCheck, CallPricer, CallView, CompactionView, PolicyView, PruneView, ViewDelta, ViewProblem } from './view-data.js';
 
 export interface ViewBuilderOptions {
   readonly sessionId: string;
@@ -28,12 +30,27 @@ export interface ViewBuilderOptions {
   readonly registry?: EventTypeRegistry;
   /** Rebuild and check each call's request (default true); false marks them pending, for a page drawn before its checks. */
   readonly checkCalls?: boolean;
+  /**
+   * The session's calibrated meter (createSessionCallMeter), fed every event the fold accepts:
+   * each call gets the estimate `stats --calls` gives it. Without one, calls carry only the
+   * estimate their request recorded.
+   */
+  readonly callMeter?: CallMeter;
+  /** Prices a call from its reported usage. */
+  readonly priceCall?: CallPricer;
 }
 
 export class ViewBuilder {
   private readonly sessionId: string;
   private readonly resolveRenderer: RendererResolver;
   private readonly checkCalls: boolean;
+  private readonly callMeter: CallMeter | undefined;
+  private readonly priceCall: CallPricer | undefined;
+  /** Why the meter stopped, once it refused an event. */
+  private meterStopped: string | undefined;
+  private meteredRows = 0;
+  private offSurfaceRows = 0;
+  private readonly callsBySeq = new Map<number, CallView>();
   private readonly chain: ChainCheck;
   private broken: ChainLink | undefined;
   private refused: ViewProblem | undefined;
@@ -58,6 +75,8 @@ export class ViewBuilder {
     this.sessionId = options.sessionId;
     this.resolveRenderer = options.resolveRenderer;
     this.checkCalls = options.checkCalls !== false;
+    this.callMeter = options.callMeter;
+    this.priceCall = options.priceCall;
     this.chain = new ChainCheck(options.registry === undefined ? {} : { registry: options.registry });
   }
 
@@ -79,6 +98,7 @@ export class ViewBuilder {
       this.before(link.event);
       acceptChecked(this.chain, link, this.broken, this.sessionId, `event #${event.seq}`);
       this.after(link.event);
+      this.meter(link.event);
     } catch (error) {
       if (!ShadowlogError.isInstance(error)) throw error;
       this.refused = { seq: event.seq, code: error.code, message: error.message };
@@ -87,12 +107,49 @@ export class ViewBuilder {
     }
   }
 
+  /** Feeds the meter and gives each call it finished its estimate. */
+  private meter(event: LogEvent): void {
+    const meter = this.callMeter;
+    if (meter === undefined || this.meterStopped !== undefined) return;
+    try {
+      meter.apply(event);
+    } catch (error) {
+      if (!ShadowlogError.isInstance(error)) throw error;
+      this.meterStopped = `the meter stopped at event #${event.seq} (${error.code}: ${error.message})`;
+      for (const call of this.callsBySeq.values()) {
+        if (call.metered !== undefined || call.unmetered !== undefined) continue;
+        call.unmetered = this.meterStopped;
+        this.changedCalls.set(call.seq, call);
+      }
+      return;
+    }
+    for (; this.meteredRows < meter.calls.length; this.meteredRows++) {
+      const row = meter.calls[this.meteredRows];
+      const call = row === undefined ? undefined : this.callsBySeq.get(row.seq);
+      if (row === undefined || call === undefined) continue;
+      call.metered = { estimatedTokens: row.estimatedTokens, anchored: row.anchored, error: row.error };
+      this.changedCalls.set(call.seq, call);
+    }
+    for (; this.offSurfaceRows < meter.offSurfaceCalls.length; this.offSurfaceRows++) {
+      const row = meter.offSurfaceCalls[this.offSurfaceRows];
+      const call = row === undefined ? undefined : this.callsBySeq.get(row.seq);
+      if (call === undefined) continue;
+      call.unmetered = "not on the session's surface: the meter prices a surface, and this call sent its own body";
+      this.changedCalls.set(call.seq, call);
+    }
+  }
+
+  private priced(call: CallView): void {
+    if (this.priceCall !== undefined && call.usage !== undefined) call.cost = this.priceCall(call.provider, call.model, call.usage);
+  }
+
   /** Everything applied since the last take() (the whole session the first time). */
   take(): ViewDelta {
     const delta: ViewDelta = {
       sessionId: this.sessionId,
       fromSeq: this.fromSeq,
       events: this.events.slice(this.fromSeq),
+      noiseTypes: [...new Set(this.events.slice(this.fromSeq).map((event) => event.type))].filter(isForeignType),
       calls: [...this.changedCalls.values()].map((call) => ({ ...call })),
       compactions: [...this.changedCompactions].map((compaction) => ({ ...compaction })),
       prunes: [...this.changedPrunes].map((prune) => ({ ...prune })),
@@ -138,6 +195,7 @@ export class ViewBuilder {
           const usage = dataOf(event, 'assistant/message').usage;
           this.lastCall.answerSeq = event.seq;
           if (usage !== undefined) this.lastCall.usage = usage;
+          this.priced(this.lastCall);
           this.changedCalls.set(this.lastCall.seq, this.lastCall);
         }
         break;
@@ -146,6 +204,7 @@ export class ViewBuilder {
           const answer = dataOf(event, 'model/unrecorded-answer');
           this.lastCall.unrecordedAnswer = { seq: event.seq, code: answer.code, message: answer.message };
           if (answer.usage !== undefined) this.lastCall.usage = answer.usage;
+          this.priced(this.lastCall);
           this.changedCalls.set(this.lastCall.seq, this.lastCall);
         }
         break;
@@ -302,6 +361,9 @@ export class ViewBuilder {
       ...(offSurface === undefined ? {} : { offSurface }),
       check,
     };
+    if (this.meterStopped !== undefined) call.unmetered = this.meterStopped;
+    else if (this.refused !== undefined) call.unmetered = `the log cannot be rebuilt past event #${this.refused.seq}`;
+    this.callsBySeq.set(call.seq, call);
     this.previousSurface = { seq: event.seq, seqs };
     this.lastCall = call;
     this.changedCalls.set(call.seq, call);

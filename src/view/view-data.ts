@@ -7,6 +7,7 @@
 
 import type { LogEvent } from '../log/event.js';
 import type { SurfaceChange } from '../log/surface-change.js';
+import type { SessionWindow } from './session-window.js';
 
 /** How a call's request was checked against the log. */
 export type CallCheck =
@@ -30,6 +31,19 @@ export interface CallUsage {
   readonly cacheReadTokens?: number;
   readonly cacheWriteTokens?: number;
 }
+
+export interface CallMeterFigure {
+  readonly estimatedTokens: number;
+  /** True when the estimate rested on an earlier call of the same model that reported its input. */
+  readonly anchored: boolean;
+  /** (estimated − reported) ÷ reported; null without a reported count. */
+  readonly error: number | null;
+}
+
+export type CallCost = { readonly usd: number } | { readonly unknown: string };
+
+/** Prices a call from its reported usage (the CLI passes tune's price table). */
+export type CallPricer = (provider: string, model: string, usage: CallUsage) => CallCost;
 
 export interface CallView {
   /** The seq of the model/request event: the call's key. */
@@ -58,6 +72,15 @@ export interface CallView {
   readonly check: CallCheck;
   /** The provider's usage, from the answer (absent until it lands, or when the call failed). */
   usage?: CallUsage;
+  /**
+   * The calibrated meter's estimate of the call's input, as `stats --calls` gives it (knowing
+   * only the calls before it), and its error against the reported input; set when the call ended.
+   */
+  metered?: CallMeterFigure;
+  /** Why the meter gives no estimate for this call (not on the surface, the meter stopped). */
+  unmetered?: string;
+  /** What the call cost by the price table the page was given, or why it has no price. */
+  cost?: CallCost;
   /** The seq of the answer (assistant/message). */
   answerSeq?: number;
   /** A model/error the call ended in. */
@@ -156,8 +179,19 @@ export interface ViewDelta {
   readonly prunes: readonly PruneView[];
   readonly policies: readonly PolicyView[];
   readonly chain: ChainView;
+  /**
+   * The types among these events that are the source's noise (foreign events: lines of another
+   * harness kept whole), which the record pane hides by default as `show --record` does.
+   */
+  readonly noiseTypes?: readonly string[];
   /** Events the fold refused: nothing after the first can be rebuilt. */
   readonly problems: readonly ViewProblem[];
+}
+
+/** The meter the page's estimates come from. */
+export interface ViewMeter {
+  readonly estimator: string;
+  readonly calibrated: true;
 }
 
 export interface ViewDocument {
@@ -167,6 +201,12 @@ export interface ViewDocument {
   /** Served with a follow stream at `/events` (false in a written file). */
   readonly live: boolean;
   readonly session: ViewDelta;
+  /** The meter behind each call's `metered` estimate (null when the page was built without one). */
+  readonly meter?: ViewMeter | null;
+  /** The window the header shows and the rule that gave it (session-window.ts). */
+  readonly window?: SessionWindow;
+  /** The price table's date and source, when calls were priced. */
+  readonly prices?: { readonly date: string; readonly source: string } | null;
   /** A tune report, validated, when one was given. */
   readonly tune: unknown;
 }

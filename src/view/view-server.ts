@@ -6,6 +6,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createSessionCallMeter, readSessionMeterSettings } from '../compaction/session-call-meter.js';
 import { ConfigError, messageOf, ShadowlogError } from '../log/errors.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { RendererResolver } from '../spine/replay.js';
@@ -13,6 +14,7 @@ import { followSession } from '../store/follow.js';
 import type { LogStore } from '../store/log-store.js';
 import { renderViewPage } from './page-html.js';
 import { ViewBuilder } from './view-builder.js';
+import type { CallPricer } from './view-data.js';
 import { buildViewDocument } from './view-document.js';
 
 export interface ViewServerOptions {
@@ -27,6 +29,9 @@ export interface ViewServerOptions {
   /** Listen on a non-loopback address: anyone who can reach it can read the session. */
   readonly allowRemote?: boolean;
   readonly tune?: unknown;
+  /** Prices each call from its reported usage; `prices` names the table. */
+  readonly priceCall?: CallPricer;
+  readonly prices?: { readonly date: string; readonly source: string };
   /** How often to look for new events on a store that cannot be watched (default 200 ms). */
   readonly pollMs?: number;
 }
@@ -110,6 +115,8 @@ async function servePage(response: ServerResponse, options: ViewServerOptions): 
     checkCalls: false,
     ...(options.registry === undefined ? {} : { registry: options.registry }),
     ...(options.tune === undefined ? {} : { tune: options.tune }),
+    ...(options.priceCall === undefined ? {} : { priceCall: options.priceCall }),
+    ...(options.prices === undefined ? {} : { prices: options.prices }),
   });
   const page = await renderViewPage(viewDocument);
   response.writeHead(200, {
@@ -145,6 +152,8 @@ async function serveEvents(
     response.end('from must be a seq (0, 1, 2, …)\n');
     return;
   }
+  // The meter as the page's first document had it: the policies recorded so far name its estimator.
+  const callMeter = await createSessionCallMeter(await readSessionMeterSettings(options.store, options.sessionId));
   const stopping = new AbortController();
   streams.add(stopping);
   request.on('close', () => stopping.abort());
@@ -159,6 +168,8 @@ async function serveEvents(
   const builder = new ViewBuilder({
     sessionId: options.sessionId,
     resolveRenderer: options.resolveRenderer,
+    callMeter,
+    ...(options.priceCall === undefined ? {} : { priceCall: options.priceCall }),
     ...(options.registry === undefined ? {} : { registry: options.registry }),
   });
   try {

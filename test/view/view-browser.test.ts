@@ -132,6 +132,21 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     expect(await page.locator('#surface .vrow.origin').count()).toBeGreaterThan(5);
     await page.keyboard.press('Escape');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('timeline');
+    // Enter from the timeline goes into the surface with its first row selected; → and Enter expand a replacement.
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('surface');
+    expect(await page.locator('#surface .vrow[aria-selected="true"]').count()).toBe(1);
+    const selectedRow = page.locator('#surface .vrow[aria-selected="true"]');
+    for (let step = 0; step < 20 && !((await selectedRow.getAttribute('class')) ?? '').includes('replacement'); step++) {
+      await page.keyboard.press('ArrowDown');
+    }
+    expect(await selectedRow.getAttribute('class')).toContain('replacement');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.locator('#surface .vrow.origin').count()).toBeGreaterThan(5);
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.locator('#surface .vrow.origin').count()).toBe(0);
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#surface .vrow.origin').count()).toBeGreaterThan(5);
     expect(incidents.errors).toEqual([]);
     await page.close();
   });
@@ -140,8 +155,8 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     const { page, incidents } = await watchedPage(browser);
     await page.goto(demoUrl);
     expect(await page.locator('#pressure-chart polyline').count()).toBeGreaterThanOrEqual(4);
-    expect(await page.locator('#pressure-chart .m-compaction').count()).toBe(2);
-    expect(await page.locator('#pressure-chart .m-prune').count()).toBe(1);
+    expect(await page.locator('#pressure-chart line.m-compaction').count()).toBe(2);
+    expect(await page.locator('#pressure-chart line.m-prune').count()).toBe(1);
     // A click on the chart selects the call under it: the last one at the right edge.
     const box = (await page.locator('#pressure-chart').boundingBox()) as { x: number; y: number; width: number; height: number };
     await page.mouse.click(box.x + box.width - 13, box.y + box.height / 2);
@@ -152,6 +167,45 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     const png = await page.screenshot({ fullPage: true });
     writeFileSync(join(tmpdir(), 'shadowlog-view-demo.png'), png);
     expect(await distinctColours(browser, png)).toBeGreaterThan(200);
+    expect(incidents.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("labels its axes, shows a call's figures on hover and on focus, and lets series be switched off", async () => {
+    const { page, incidents } = await watchedPage(browser);
+    await page.goto(demoUrl);
+    const chart = page.locator('#pressure-chart');
+    expect(await chart.locator('.axis-title').allTextContents()).toEqual(['model call (in log order)', 'tokens']);
+    const ticks = await chart.locator('text.axis').allTextContents();
+    expect(ticks).toContain('1');
+    expect(ticks.some((tick) => /^\d{1,3}(,\d{3})+$/.test(tick))).toBe(true);
+    expect(ticks.every((tick) => /^\d{1,3}(,\d{3})*$/.test(tick))).toBe(true);
+    // Hover: the figures of the call under the pointer.
+    const box = (await chart.boundingBox()) as { x: number; y: number; width: number; height: number };
+    await page.mouse.move(box.x + 72, box.y + box.height / 2);
+    const first = demoDocument.session.calls[0];
+    await expect.poll(() => text(page, '#chart-tooltip')).toContain(`call 1 of ${demoDocument.session.calls.length}`);
+    expect(await text(page, '#chart-tooltip')).toContain(`reported input: ${first?.usage?.inputTokens.toLocaleString('en-US')}`);
+    expect(await text(page, '#chart-tooltip')).toContain('estimated input: ~');
+    // Focus: ← → walk the calls, Enter opens one.
+    await page.mouse.move(0, 0);
+    await chart.focus();
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
+    expect(await text(page, '#chart-tooltip')).toContain('call 2 of');
+    await page.keyboard.press('Enter');
+    const second = demoDocument.session.calls[1];
+    expect(await text(page, '#panel h2')).toBe(`Model call ${second?.turn}.${second?.step}`);
+    // The legend lists only what is drawn, and a click switches a series off and on.
+    const keys = await page.locator('.legend button.key').allTextContents();
+    expect(keys).toEqual(['estimated input (meter)', 'reported input', 'window', 'threshold', 'retained tail']);
+    const before = await chart.locator('polyline.s-reported').count();
+    expect(before).toBeGreaterThan(0);
+    await page.locator('.legend button.s-reported').click();
+    expect(await page.locator('#pressure-chart polyline.s-reported').count()).toBe(0);
+    expect(await page.locator('.legend button.s-reported').getAttribute('aria-pressed')).toBe('false');
+    await page.locator('.legend button.s-reported').press('Enter');
+    expect(await page.locator('#pressure-chart polyline.s-reported').count()).toBe(before);
     expect(incidents.errors).toEqual([]);
     await page.close();
   });
@@ -268,7 +322,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
           .poll(() => text(page, '#summary .facts-line'), { timeout: 15_000 })
           .toContain(`${head} events · 20 model calls (20 digest-verified, 0 failed) · 2 compactions`);
         expect(await text(page, '#follow-status')).toBe(`following: live · ${head} events`);
-        expect(await page.locator('#pressure-chart .m-compaction').count()).toBe(2);
+        expect(await page.locator('#pressure-chart line.m-compaction').count()).toBe(2);
         expect(incidents.errors).toEqual([]);
         await page.close();
         expect(await status(server.url, 'evil.example')).toBe(421);

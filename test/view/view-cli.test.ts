@@ -36,11 +36,35 @@ describe('shadowlog view', () => {
     expect(html).not.toContain('<b>');
   });
 
+  it("takes tune's own report: what tune --json prints and the report.json of tune --out", async () => {
+    const printed = await workspace.run(['--json', 'tune', 'demo-cli']);
+    expect(printed.code).toBe(0);
+    writeFileSync(join(workspace.cwd, 'printed.json'), printed.stdout);
+    const written = await workspace.run(['tune', 'demo-cli', '--out', 'tune-out']);
+    expect(written.code).toBe(0);
+    const recommended = (JSON.parse(printed.stdout) as { recommendation: { reason: string } | null }).recommendation;
+    for (const report of ['printed.json', join('tune-out', 'report.json')]) {
+      const page = `from-${report.replace(/\W/g, '-')}.html`;
+      const result = await workspace.run(['view', 'demo-cli', '--out', page, '--tune', report]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const html = readFileSync(join(workspace.cwd, page), 'utf8');
+      const embedded = JSON.parse(/<script type="application\/json" id="shadowlog-data">(.*)<\/script>/.exec(html)?.[1] ?? 'null');
+      expect(embedded.tune.policies.length).toBeGreaterThan(1);
+      expect(embedded.tune.policies[0].summarizerTokens).toEqual({ input: expect.any(Number), output: expect.any(Number) });
+      if (recommended !== null) expect(embedded.tune.recommendation.reason).toBe(recommended.reason);
+    }
+  });
+
   it('refuses a tune report that is not one, naming the field, and writes nothing', async () => {
-    writeFileSync(join(workspace.cwd, 'bad-tune.json'), JSON.stringify({ policies: [{ policy: 'x', feasible: 'yes' }], sessions: [] }));
+    writeFileSync(
+      join(workspace.cwd, 'bad-tune.json'),
+      JSON.stringify({ ...TUNE_REPORT, policies: [{ ...TUNE_REPORT.policies[0], feasible: 'yes' }] }),
+    );
     const result = await workspace.run(['view', 'demo-cli', '--out', 'never.html', '--tune', 'bad-tune.json']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^shadowlog: INVALID_TUNE_REPORT: bad-tune.json is not a tune report: policies\.0\.feasible: /);
+    expect(result.stderr).toContain('tune --out');
     expect(existsSync(join(workspace.cwd, 'never.html'))).toBe(false);
   });
 

@@ -11,6 +11,7 @@ import { createHarness } from '../../src/spine/harness.js';
 import { defineTool } from '../../src/spine/tool.js';
 import type { LogStore } from '../../src/store/log-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import type { TuneReport } from '../../src/tune/tune-report.js';
 import { createCliWorkspace } from '../support/cli.js';
 
 /** Markup and escapes that would run or act if the page ever parsed log text as HTML. */
@@ -79,32 +80,61 @@ export async function readAll(store: LogStore, sessionId: string): Promise<LogEv
   return events;
 }
 
-/** A tune report as `tune --json` writes one (fields may be added), with markup in a policy's name. */
-export const TUNE_REPORT = {
+/** A tune report typed as tune writes one (the type check holds it to the schema), with markup in a policy's name. */
+const policyFigures = {
+  description: 'a policy',
+  infeasible: [],
+  calls: 20,
+  callsOverWindow: 0,
+  meanWindowShare: 0.2,
+  peakWindowShare: 0.4,
+  failedCompactions: 0,
+  prunes: 1,
+  drops: 0,
+  unpricedCalls: 0,
+  retention: { used: 10, kept: 9, share: 0.9, reachable: 9, recallable: 0.9, worstMisses: [] },
+  pruner: true,
+} as const;
+export const TUNE_REPORT: TuneReport = {
+  version: 1,
+  prices: { date: '2025-11-30', source: 'list prices' },
+  estimator: 'script-aware',
   policies: [
     {
+      ...policyFigures,
       policy: 'defaults',
+      origin: 'shadowlog',
       feasible: true,
       tokensSent: 120_000,
       peakTokens: 2_600,
       compactions: 2,
-      summarizerTokens: 0,
+      summarizerTokens: { input: 1_200, output: 300 },
       cachePrefixShare: 0.61,
       costUsd: 0.36,
-      retention: 0.92,
+      config: { thresholdRatio: 0.8 },
     },
     {
+      ...policyFigures,
       policy: 'never <b>compact</b>',
+      origin: 'baseline',
       feasible: false,
-      tokensSent: null,
+      infeasible: [{ sessionId: 'demo-cli', firstCallOverWindow: 12, refused: null }],
+      callsOverWindow: 8,
+      tokensSent: 300_000,
       peakTokens: 9_000,
       compactions: 0,
-      summarizerTokens: 0,
-      cachePrefixShare: null,
-      costUsd: null,
-      retention: null,
+      summarizerTokens: { input: 0, output: 0 },
+      cachePrefixShare: 0.9,
+      costUsd: 0.9,
+      config: null,
     },
   ],
-  sessions: [{ sessionId: 'demo-cli', events: 93 }],
-  recommendation: { policy: 'defaults', reason: 'the cheapest feasible policy within 2 % of the best retention' },
+  sessions: [],
+  unfitSessions: [],
+  recommendation: {
+    policy: 'defaults',
+    reason: 'the cheapest feasible policy within 2 % of the best retention',
+    config: { thresholdRatio: 0.8 },
+    margin: 0.02,
+  },
 };

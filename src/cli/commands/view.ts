@@ -6,7 +6,9 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { assertSessionId } from '../../log/index.js';
 import { checkOutputTarget, writeOutputFile } from '../../store/index.js';
-import { buildViewDocument, isLoopbackHost, parseTuneReport, renderViewPage, startViewServer } from '../../view/index.js';
+import { BUILT_IN_PRICES, parseTuneReport } from '../../tune/index.js';
+import { buildViewDocument, isLoopbackHost, renderViewPage, startViewServer } from '../../view/index.js';
+import { createCallPricer } from '../call-price.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
@@ -39,6 +41,8 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
   const tune = options.tune === undefined ? undefined : readTuneReport(options.tune, context.io.cwd);
   const store = await context.store();
   const registry = createCliRegistry();
+  // Each call's cost by tune's dated list prices, the table named on the page.
+  const pricing = { priceCall: createCallPricer(), prices: { date: BUILT_IN_PRICES.date, source: BUILT_IN_PRICES.source } };
   if (options.out !== undefined) {
     const file = resolve(context.io.cwd, options.out);
     const fileOptions = { force: options.force === true, mode: 0o600 };
@@ -47,6 +51,7 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
     const viewDocument = await buildViewDocument(store, sessionId, {
       resolveRenderer: rendererFor,
       registry,
+      ...pricing,
       ...(tune === undefined ? {} : { tune }),
     });
     const page = await renderViewPage(viewDocument);
@@ -86,6 +91,7 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
     host,
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.allowRemote === true ? { allowRemote: true } : {}),
+    ...pricing,
     ...(tune === undefined ? {} : { tune }),
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
   });
@@ -97,7 +103,10 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
 }
 
 function readTuneReport(path: string, cwd: string): unknown {
-  return parseTuneReport(readJsonFile(path, cwd, 'a tune report (the JSON of `shadowlog tune --json`)'), path);
+  return parseTuneReport(
+    readJsonFile(path, cwd, 'a tune report (the JSON of `shadowlog tune --json`, or report.json of `tune --out`)'),
+    path,
+  );
 }
 
 /** Resolves on Ctrl-C (SIGINT, SIGTERM) or when `signal` aborts. */

@@ -4,7 +4,9 @@
 // follows the session over server-sent events.
 
 import type { ViewDelta, ViewDocument } from '../view-data.js';
-import { renderCall, renderCompaction, renderEvent, renderPrune } from './panels.js';
+import { count, rowTokens } from './call-figures.js';
+import { REWRITE_KIND_NAMES } from './client-rewrites.js';
+import { renderCall, renderCompaction, renderEvent, renderPrune, renderRewrite } from './panels.js';
 import { drawPressureChart } from './pressure-chart.js';
 import { SessionModel, type TimelineItem } from './session-model.js';
 import { el, shortDigest } from './text.js';
@@ -27,6 +29,9 @@ function start(): void {
   const viewDocument = readDocument();
   const model = new SessionModel();
   model.merge(viewDocument.session);
+  model.meter = viewDocument.meter ?? null;
+  model.prices = viewDocument.prices ?? null;
+  model.window = viewDocument.window ?? null;
   document.title = `shadowlog view · ${model.sessionId}`;
 
   const header = el('header', 'summary');
@@ -64,6 +69,10 @@ function start(): void {
       panelLists = compaction === undefined ? [] : renderCompaction(panel, model, compaction);
     } else if (item.kind === 'prune') {
       panelLists = renderPrune(panel, model, item.seq);
+    } else if (item.kind === 'rewrite') {
+      panelLists = renderRewrite(panel, model, item.rewrite);
+    } else if (item.kind === 'switch') {
+      panelLists = renderEvent(panel, model, item.seq, `Model switch at #${item.seq}: ${item.from} → ${item.to}`);
     } else if (item.kind === 'seed') {
       panelLists = renderEvent(panel, model, item.seq, `New lifecycle #${item.seq}`);
     } else {
@@ -96,7 +105,7 @@ function start(): void {
   refresh();
   const firstCall = model.timeline.findIndex((item) => item.kind === 'call');
   timeline.select(Math.max(firstCall, 0));
-  timeline.element.focus();
+  timeline.element.focus({ preventScroll: true });
 
   // Tab moves between the timeline and the panel's lists; Escape goes back to the timeline.
   document.addEventListener('keydown', (event) => {
@@ -152,7 +161,10 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
         : call.check.status === 'off-surface'
           ? `not on the session's surface; the stored body hashes to ${call.check.digest}`
           : call.check.status;
-    row.append(check, el('span', 'label', `call ${call.turn}.${call.step}`), el('span', 'tokens', `${call.estimatedTokens ?? '?'} tok`));
+    const tokens = rowTokens(call);
+    const tokensCell = el('span', 'tokens', tokens.text);
+    tokensCell.title = tokens.title;
+    row.append(check, el('span', 'label', `call ${call.turn}.${call.step}`), tokensCell);
     if (call.offSurface !== undefined) row.append(el('span', 'tag off-surface', 'off the surface'));
     if (call.error !== undefined) row.append(el('span', 'tag error', call.error.code));
     return;
@@ -175,6 +187,18 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
     );
     return;
   }
+  if (item.kind === 'rewrite') {
+    const label = el('span', 'label', `⇄ ${REWRITE_KIND_NAMES[item.rewrite.kind]}`);
+    label.title = item.rewrite.label;
+    row.append(label, el('span', `tag rewrite-${item.rewrite.kind}`, `${item.rewrite.sources.length} replaced`));
+    return;
+  }
+  if (item.kind === 'switch') {
+    const label = el('span', 'label', `⇆ model → ${item.to.split('/').at(-1) ?? item.to}`);
+    label.title = `model switch: ${item.from} → ${item.to}`;
+    row.append(label, el('span', 'seq', `#${item.seq}`));
+    return;
+  }
   row.append(el('span', 'label', '↻ new lifecycle'), el('span', 'seq', `#${item.seq}`));
 }
 
@@ -186,18 +210,38 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
   const compactions = [...model.compactions.values()];
   const open = compactions.filter((compaction) => compaction.outcome === 'open').length;
   const title = el('h1', '', `shadowlog · ${model.sessionId}`);
+  const rewrites = [...model.rewrites.values()];
+  const kinds = new Map<string, number>();
+  for (const rewrite of rewrites) kinds.set(REWRITE_KIND_NAMES[rewrite.kind], (kinds.get(REWRITE_KIND_NAMES[rewrite.kind]) ?? 0) + 1);
+  const byClient = rewrites.filter((rewrite) => rewrite.kind === 'client-compaction').length;
+  const rewriteText =
+    rewrites.length === 0 ? '' : ` · ${rewrites.length} client rewrites (${[...kinds].map(([name, n]) => `${n} ${name}`).join(', ')})`;
+  const switchText =
+    model.switches.length === 0 ? '' : ` · ${model.switches.length} model switch${model.switches.length === 1 ? '' : 'es'}`;
   const facts = el(
     'p',
     'facts-line',
-    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks) · ${model.prunes.size} prunes · head ${shortDigest(model.events.at(-1)?.hash)}`,
+    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks)${byClient === 0 ? '' : ` + ${byClient} by the client`} · ${model.prunes.size} prunes${rewriteText}${switchText} · head ${shortDigest(model.events.at(-1)?.hash)}`,
   );
   const chain = model.chain.intact
     ? el('span', 'badge verified', '✓ hash chain intact')
     : el('span', 'badge failed', `✗ hash chain broken at #${model.chain.firstBrokenSeq}`);
   chain.id = 'chain-badge';
-  const parts: HTMLElement[] = [title, chain, facts, status];
+  const parts: HTMLElement[] = [title, chain, facts, windowLine(model), status];
   for (const problem of model.problems) parts.push(el('p', 'error', `event #${problem.seq} refused (${problem.code}): ${problem.message}`));
   header.replaceChildren(...parts);
+}
+
+function windowLine(model: SessionModel): HTMLElement {
+  const window = model.window;
+  const others = window === null || window.others.length === 0 ? '' : `; calls also record ${window.others.map(count).join(', ')}`;
+  const text =
+    window === null || window.tokens === null
+      ? `window: unknown (${window?.rule ?? 'the log records none'})`
+      : `window ${count(window.tokens)} tokens: ${window.rule}${others}`;
+  const line = el('p', 'facts-line', text);
+  line.id = 'session-window';
+  return line;
 }
 
 try {

@@ -125,26 +125,107 @@ export function surfaceList(model: SessionModel, index: number, box: HTMLElement
   return list;
 }
 
-/** The record up to the call at `seq`: every event, the ones on the call's surface marked. */
-export function recordList(model: SessionModel, upToSeq: number, onSurface: ReadonlySet<number>, box: HTMLElement): VirtualList {
+/** The record pane's filter, kept from call to call: source noise hidden by default, a type, a text to find. */
+const recordFilter = { showNoise: false, type: '', query: '' };
+
+/** The record's rows up to `upToSeq` that the filter keeps, and how many source-noise events it hides. */
+function recordRows(model: SessionModel, upToSeq: number): { rows: number[]; hiddenNoise: number } {
+  const rows: number[] = [];
+  let hiddenNoise = 0;
+  const query = recordFilter.query.toLowerCase();
+  const last = Math.min(upToSeq, model.events.length - 1);
+  for (let seq = 0; seq <= last; seq++) {
+    const event = model.events[seq];
+    if (event === undefined) continue;
+    if (!recordFilter.showNoise && model.noiseTypes.has(event.type)) {
+      hiddenNoise++;
+      continue;
+    }
+    if (recordFilter.type !== '' && event.type !== recordFilter.type) continue;
+    if (query !== '' && !`${event.type} ${eventText(event)}`.toLowerCase().includes(query)) continue;
+    rows.push(seq);
+  }
+  return { rows, hiddenNoise };
+}
+
+/**
+ * The record up to the call at `seq`: its events, the ones on the call's surface marked, with a
+ * filter bar: the source's noise (lines of another harness kept whole, as `show --record` leaves
+ * them out) hidden with a count, a type, and a text to find.
+ */
+export function recordList(
+  model: SessionModel,
+  upToSeq: number,
+  onSurface: ReadonlySet<number>,
+  box: HTMLElement,
+): { list: VirtualList; bar: HTMLElement } {
+  let rows: number[] = [];
   const list = new VirtualList({
     id: 'record',
     label: `the record up to event #${upToSeq}`,
     rowHeight: ROW_HEIGHT,
     render: (at, element) => {
-      if (onSurface.has(at)) element.classList.add('on-surface');
-      const by = model.shadowedBy.get(at);
+      const seq = rows[at] as number;
+      if (onSurface.has(seq)) element.classList.add('on-surface');
+      const by = model.shadowedBy.get(seq);
       if (by !== undefined && by <= upToSeq) element.classList.add('shadowed');
-      rowText(element, model, at);
+      rowText(element, model, seq);
       if (by !== undefined && by <= upToSeq) element.append(el('span', 'tag', `shadowed by #${by}`));
     },
     onSelect: (at) => {
-      const by = model.shadowedBy.get(at);
-      showEvent(box, model, at, by !== undefined && by <= upToSeq ? `shadowed by #${by}` : onSurface.has(at) ? 'on this surface' : '');
+      const seq = rows[at] as number;
+      const by = model.shadowedBy.get(seq);
+      showEvent(box, model, seq, by !== undefined && by <= upToSeq ? `shadowed by #${by}` : onSurface.has(seq) ? 'on this surface' : '');
     },
   });
-  list.setCount(Math.min(upToSeq + 1, model.events.length));
-  return list;
+  const bar = el('div', 'record-filter');
+  const noise = document.createElement('input');
+  noise.type = 'checkbox';
+  noise.id = 'record-noise';
+  noise.checked = recordFilter.showNoise;
+  const noiseLabel = el('label', 'noise-label');
+  const types = document.createElement('select');
+  types.id = 'record-type';
+  types.setAttribute('aria-label', 'show only events of this type');
+  const present = [...new Set(model.events.slice(0, upToSeq + 1).map((event) => event.type))].sort();
+  types.append(new Option('every type', ''));
+  for (const type of present) types.append(new Option(type, type));
+  types.value = present.includes(recordFilter.type) ? recordFilter.type : '';
+  const search = document.createElement('input');
+  search.type = 'search';
+  search.id = 'record-search';
+  search.placeholder = 'find in the record';
+  search.setAttribute('aria-label', 'find text in the record (case-insensitive)');
+  search.value = recordFilter.query;
+  const shown = el('span', 'muted record-count');
+  const apply = () => {
+    const result = recordRows(model, upToSeq);
+    rows = result.rows;
+    noiseLabel.replaceChildren(
+      noise,
+      document.createTextNode(
+        recordFilter.showNoise ? ' source noise shown' : ` ${result.hiddenNoise.toLocaleString('en-US')} source-noise events hidden`,
+      ),
+    );
+    noiseLabel.title = `lines of another harness's file kept whole (${[...model.noiseTypes].join(', ') || 'none in this session'}); show --record leaves them out too`;
+    shown.textContent = `${rows.length.toLocaleString('en-US')} shown`;
+    list.setCount(rows.length);
+  };
+  noise.addEventListener('change', () => {
+    recordFilter.showNoise = noise.checked;
+    apply();
+  });
+  types.addEventListener('change', () => {
+    recordFilter.type = types.value;
+    apply();
+  });
+  search.addEventListener('input', () => {
+    recordFilter.query = search.value;
+    apply();
+  });
+  bar.append(noiseLabel, types, search, shown);
+  apply();
+  return { list, bar };
 }
 
 /** A list of given events (a compaction's originals), with a detail box. */

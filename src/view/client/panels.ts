@@ -4,6 +4,8 @@
 // tokens, summarizer and its own request, failure, lock), a prune, a new lifecycle.
 
 import type { CallView, CompactionView } from '../view-data.js';
+import { costText, count, estimateText, reportedText } from './call-figures.js';
+import { type ClientRewrite, clientRewriteOf, REWRITE_KIND_NAMES } from './client-rewrites.js';
 import { eventList, recordList, surfaceList } from './node-lists.js';
 import type { SessionModel } from './session-model.js';
 import type { ReplacementKind } from './surface-diff.js';
@@ -47,19 +49,6 @@ function checkBadge(call: CallView): HTMLElement[] {
   return [badge, el('p', 'error', check.message)];
 }
 
-function usageText(call: CallView): string {
-  if (call.usage === undefined) {
-    if (call.unrecordedAnswer !== undefined) return 'none recorded with its answer';
-    return call.error === undefined ? 'no answer recorded (yet)' : 'none: the call failed';
-  }
-  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = call.usage;
-  const cache =
-    cacheReadTokens === undefined && cacheWriteTokens === undefined
-      ? ''
-      : `; cache ${cacheReadTokens ?? 0} read, ${cacheWriteTokens ?? 0} written`;
-  return `${inputTokens} in, ${outputTokens} out${cache}`;
-}
-
 function seqList(seqs: readonly number[]): string {
   return seqs.length <= 12 ? seqs.map((seq) => `#${seq}`).join(', ') : `#${seqs[0]} … #${seqs[seqs.length - 1]} (${seqs.length})`;
 }
@@ -93,7 +82,7 @@ function renderOffSurfaceCall(
   const box = el('div', 'node-detail');
   box.id = 'node-detail';
   box.setAttribute('aria-live', 'polite');
-  const record = recordList(model, call.seq, new Set(), box);
+  const { list: record, bar: recordBar } = recordList(model, call.seq, new Set(), box);
   const note = el('section', 'diff off-surface-note');
   note.id = 'diff';
   note.append(
@@ -112,7 +101,7 @@ function renderOffSurfaceCall(
   const left = el('section', 'column');
   left.append(el('h3', '', 'Request body as the proxy received it'), ...(hidden === undefined ? [] : [hidden]), body);
   const right = el('section', 'column');
-  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), record.element);
+  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), recordBar, record.element);
   columns.append(left, right);
   panel.replaceChildren(head, facts, note, columns, box);
   record.render();
@@ -139,7 +128,8 @@ function diffSection(model: SessionModel, index: number): HTMLElement {
   const list = el('ul');
   if (diff.appended.length > 0) list.append(el('li', 'appended', `+ ${diff.appended.length} appended: ${seqList(diff.appended)}`));
   for (const change of diff.replaced) {
-    const what = REPLACEMENT_LABELS[change.kind];
+    const rewrite = change.kind === 'replaced' ? clientRewriteOf(model.events[change.seq], (seq) => model.events[seq]) : undefined;
+    const what = rewrite === undefined ? REPLACEMENT_LABELS[change.kind] : `⇄ ${REWRITE_KIND_NAMES[rewrite.kind]} (by the client)`;
     list.append(el('li', change.kind, `${what}: ${seqList(change.shadowed)} → #${change.seq}`));
   }
   if (diff.removed.length > 0)
@@ -160,12 +150,14 @@ export function renderCall(panel: HTMLElement, model: SessionModel, index: numbe
     field(
       facts,
       'surface',
-      `${call.surfaceLength} nodes, ~${call.estimatedTokens ?? '?'} tokens estimated${call.contextWindow === null ? '' : ` of a ${call.contextWindow}-token window`}`,
+      `${count(call.surfaceLength)} nodes${call.contextWindow === null ? '' : `; the call records a window of ${count(call.contextWindow)} tokens`}`,
     );
   } else {
     field(facts, 'surface', `none: not on the session's surface (the session's ${call.surfaceLength} nodes here are not what it sent)`);
   }
-  field(facts, 'reported', usageText(call));
+  field(facts, 'estimated', estimateText(call, model.meter?.estimator));
+  field(facts, 'reported', reportedText(call));
+  field(facts, 'cost', costText(call, model.prices));
   field(facts, 'recorded digest', call.recordedDigest ?? 'none');
   if (call.error !== undefined) field(facts, 'error', `#${call.error.seq} ${call.error.code}: ${call.error.message}`);
   if (call.unrecordedAnswer !== undefined) {
@@ -179,12 +171,12 @@ export function renderCall(panel: HTMLElement, model: SessionModel, index: numbe
   box.setAttribute('aria-live', 'polite');
   const surface = surfaceList(model, index, box);
   const onSurface = new Set(model.surfaceOf(index));
-  const record = recordList(model, call.seq, onSurface, box);
+  const { list: record, bar: recordBar } = recordList(model, call.seq, onSurface, box);
   const columns = el('div', 'columns');
   const left = el('section', 'column');
   left.append(el('h3', '', 'Surface: what the model was sent'), surface.element);
   const right = el('section', 'column');
-  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), record.element);
+  right.append(el('h3', '', `Record up to #${call.seq}: everything that happened`), recordBar, record.element);
   columns.append(left, right);
   panel.replaceChildren(head, facts, diffSection(model, index), columns, box);
   surface.render();
@@ -334,5 +326,33 @@ export function renderEvent(panel: HTMLElement, model: SessionModel, seq: number
   panel.replaceChildren(head, list.element, box);
   list.render();
   list.select(0, { scroll: false });
+  return [list.element];
+}
+
+export function renderRewrite(panel: HTMLElement, model: SessionModel, rewrite: ClientRewrite): HTMLElement[] {
+  const head = el('div', 'panel-head');
+  head.append(
+    el('h2', '', `${REWRITE_KIND_NAMES[rewrite.kind]} #${rewrite.seq}`),
+    el('span', 'badge rewrite', 'by the client, not by shadowlog'),
+  );
+  const facts = el('dl', 'facts');
+  field(facts, 'what', rewrite.label);
+  field(
+    facts,
+    'how',
+    `the client sent a history that does not extend the surface; the proxy recorded #${rewrite.seq} in place of ${seqList(rewrite.sources)} (the originals stay in the log)`,
+  );
+  const copyOf = model.events[rewrite.seq]?.data?.copyOf;
+  if (typeof copyOf === 'number') field(facts, 'copy of', `#${copyOf}`);
+  const box = el('div', 'node-detail');
+  box.id = 'node-detail';
+  const list = eventList('originals', `the originals #${rewrite.seq} replaced`, model, rewrite.sources, box);
+  const section = el('section', 'column wide');
+  section.append(el('h3', '', `Replaced by #${rewrite.seq}: these ${rewrite.sources.length} events`), list.element);
+  panel.replaceChildren(head, facts, section, box);
+  list.render();
+  const replacement = model.events[rewrite.seq];
+  if (replacement !== undefined)
+    box.append(el('div', 'detail-head', `#${replacement.seq} what took their place`), el('pre', 'detail-text', eventText(replacement)));
   return [list.element];
 }

@@ -2,7 +2,9 @@
 // The page's copy of the session: the events and what the server worked out from them, merged
 // from the first document and from each follow message; surfaces decoded per call on demand.
 
-import type { CallView, ChainView, CompactionView, PolicyView, PruneView, ViewDelta, ViewProblem } from '../view-data.js';
+import type { SessionWindow } from '../session-window.js';
+import type { CallView, ChainView, CompactionView, PolicyView, PruneView, ViewDelta, ViewMeter, ViewProblem } from '../view-data.js';
+import { type ClientRewrite, clientRewriteOf } from './client-rewrites.js';
 import { diffSurfaces, SURFACE_TYPES, type SurfaceDiff } from './surface-diff.js';
 import type { ClientEvent } from './text.js';
 
@@ -11,7 +13,11 @@ export type TimelineItem =
   | { readonly kind: 'call'; readonly seq: number }
   | { readonly kind: 'compaction'; readonly seq: number; readonly compactionId: string }
   | { readonly kind: 'prune'; readonly seq: number }
-  | { readonly kind: 'seed'; readonly seq: number };
+  | { readonly kind: 'seed'; readonly seq: number }
+  /** A client's rewrite of its history (the proxy's replacement). */
+  | { readonly kind: 'rewrite'; readonly seq: number; readonly rewrite: ClientRewrite }
+  /** The call at `seq` asks another model than the call before it. */
+  | { readonly kind: 'switch'; readonly seq: number; readonly from: string; readonly to: string };
 
 const CHECKPOINT_EVERY = 32;
 
@@ -29,7 +35,18 @@ export class SessionModel {
   /** Which replacement shadowed each event, as of the end of the log. */
   readonly shadowedBy = new Map<number, number>();
   chain: ChainView = { intact: true, firstBrokenSeq: null };
+  /** From the first document: the meter, the price table and the window (they do not change while following). */
+  meter: ViewMeter | null = null;
+  prices: { readonly date: string; readonly source: string } | null = null;
+  window: SessionWindow | null = null;
   private readonly surfaces = new Map<number, readonly number[]>();
+  /** The event types that are the source's noise (foreign events, as show --record leaves them out): the server names them. */
+  readonly noiseTypes = new Set<string>();
+  /** The client rewrites, by the seq of the replacement. */
+  readonly rewrites = new Map<number, ClientRewrite>();
+  /** The calls that ask another model than the call before them. */
+  readonly switches: Array<{ readonly seq: number; readonly from: string; readonly to: string }> = [];
+  private lastModel: string | undefined;
 
   /** Merges a document of the server's; false when it does not continue the events held. */
   merge(delta: ViewDelta): boolean {
@@ -49,6 +66,7 @@ export class SessionModel {
         this.calls[index] = call;
       }
     }
+    for (const type of delta.noiseTypes ?? []) this.noiseTypes.add(type);
     for (const compaction of delta.compactions) this.compactions.set(compaction.compactionId, compaction);
     for (const prune of delta.prunes) this.prunes.set(prune.seq, prune);
     for (const policy of delta.policies) if (!this.policies.some((known) => known.seq === policy.seq)) this.policies.push(policy);
@@ -60,11 +78,26 @@ export class SessionModel {
   private addToTimeline(event: ClientEvent): void {
     const data = event.data ?? {};
     if (event.type === 'turn/start') this.timeline.push({ kind: 'turn', seq: event.seq, turn: Number(data.turn) });
-    else if (event.type === 'model/request') this.timeline.push({ kind: 'call', seq: event.seq });
-    else if (event.type === 'compaction/start')
+    else if (event.type === 'model/request') {
+      const model = `${String(data.provider)}/${String(data.model)}`;
+      if (this.lastModel !== undefined && model !== this.lastModel) {
+        const change = { seq: event.seq, from: this.lastModel, to: model };
+        this.switches.push(change);
+        this.timeline.push({ kind: 'switch', ...change });
+      }
+      this.lastModel = model;
+      this.timeline.push({ kind: 'call', seq: event.seq });
+    } else if (event.type === 'compaction/start')
       this.timeline.push({ kind: 'compaction', seq: event.seq, compactionId: String(data.compactionId) });
     else if (event.type === 'compaction/prune') this.timeline.push({ kind: 'prune', seq: event.seq });
     else if (event.type === 'session/end-seed') this.timeline.push({ kind: 'seed', seq: event.seq });
+    else {
+      const rewrite = clientRewriteOf(event, (seq) => this.events[seq]);
+      if (rewrite !== undefined) {
+        this.rewrites.set(event.seq, rewrite);
+        this.timeline.push({ kind: 'rewrite', seq: event.seq, rewrite });
+      }
+    }
   }
 
   /** Does the event at `seq` replace earlier nodes (a summary, a pruned result)? */

@@ -1,53 +1,69 @@
 /// <reference lib="dom" />
 // A tune report (`view --tune report.json`): the policies compared, the sessions, and the
-// recommendation. Checked against its schema on the server; read here field by field anyway,
-// and every value shown as text.
+// recommendation. The report was checked against tune's one schema (tune/tune-report-schema.ts)
+// before it was embedded; it is read here field by field anyway, and every value shown as text.
 
 import { el } from './text.js';
 
-const COLUMNS = [
-  'policy',
-  'feasible',
-  'tokensSent',
-  'peakTokens',
-  'compactions',
-  'summarizerTokens',
-  'cachePrefixShare',
-  'costUsd',
-  'retention',
+type Row = Record<string, unknown>;
+
+const integer = (value: unknown) => (typeof value === 'number' ? Math.round(value).toLocaleString('en-US') : '—');
+const percent = (value: unknown) => (typeof value === 'number' ? `${(100 * value).toFixed(1)} %` : '—');
+
+/** The columns of the policy table: a heading and how a policy's cell reads. */
+const COLUMNS: ReadonlyArray<readonly [string, (policy: Row) => string]> = [
+  ['policy', (policy) => String(policy.policy ?? '—')],
+  ['feasible', (policy) => (policy.feasible === true ? 'yes' : 'no')],
+  ['calls over window', (policy) => integer(policy.callsOverWindow)],
+  ['tokens sent', (policy) => integer(policy.tokensSent)],
+  ['peak tokens', (policy) => integer(policy.peakTokens)],
+  ['compactions', (policy) => integer(policy.compactions)],
+  [
+    'summarizer in / out',
+    (policy) => {
+      const tokens = asRecord(policy.summarizerTokens);
+      return tokens.input === 0 ? '–' : `${integer(tokens.input)} / ${integer(tokens.output)}`;
+    },
+  ],
+  ['cache prefix', (policy) => percent(policy.cachePrefixShare)],
+  ['cost', (policy) => (typeof policy.costUsd === 'number' ? `$${policy.costUsd.toFixed(2)}` : '—')],
+  ['retention', (policy) => (policy.feasible === true ? percent(asRecord(policy.retention).share) : 'infeasible')],
 ];
 
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : value.toFixed(4);
-  if (typeof value === 'string' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+function asRecord(value: unknown): Row {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : {};
 }
 
 export function renderTune(panel: HTMLElement, report: unknown): void {
   const data = asRecord(report);
-  const parts: HTMLElement[] = [el('h2', '', 'Tune report')];
+  const prices = asRecord(data.prices);
+  const parts: HTMLElement[] = [
+    el('h2', '', 'Tune report'),
+    el('p', 'muted', `${String(data.estimator ?? '?')} estimates; prices of ${String(prices.date ?? '?')}`),
+  ];
   const recommendation = asRecord(data.recommendation);
-  if (recommendation.policy !== undefined) {
-    const box = el('p', 'recommendation', `Recommended: ${cell(recommendation.policy)} — ${cell(recommendation.reason)}`);
-    box.id = 'tune-recommendation';
-    parts.push(box);
-  }
+  const box = el(
+    'p',
+    'recommendation',
+    recommendation.policy === undefined
+      ? 'No recommendation: no feasible policy a policy file can express.'
+      : `Recommended: ${String(recommendation.policy)} — ${String(recommendation.reason ?? '')}`,
+  );
+  box.id = 'tune-recommendation';
+  parts.push(box);
   const policies = Array.isArray(data.policies) ? data.policies : [];
   const table = el('table', 'tune-table');
   table.id = 'tune-policies';
   const header = el('tr');
-  for (const column of COLUMNS) header.append(el('th', '', column));
+  for (const [name] of COLUMNS) header.append(el('th', '', name));
   table.append(header);
   for (const entry of policies) {
     const row = el('tr');
-    const record = asRecord(entry);
-    if (record.feasible === false) row.className = 'infeasible';
-    for (const column of COLUMNS) row.append(el('td', '', cell(record[column])));
+    const policy = asRecord(entry);
+    if (policy.feasible === false) row.className = 'infeasible';
+    for (const [, read] of COLUMNS) row.append(el('td', '', read(policy)));
+    const description = policy.description;
+    if (typeof description === 'string') row.title = description;
     table.append(row);
   }
   parts.push(el('h3', '', `${policies.length} policies`), table);
@@ -55,14 +71,10 @@ export function renderTune(panel: HTMLElement, report: unknown): void {
   const list = el('ul', 'tune-sessions');
   for (const session of sessions) {
     const record = asRecord(session);
-    list.append(
-      el(
-        'li',
-        '',
-        typeof record.sessionId === 'string' ? `${record.sessionId}: ${cell(record.policies ?? record.events ?? '')}` : cell(session),
-      ),
-    );
+    list.append(el('li', '', `${String(record.sessionId ?? '?')}: ${integer(record.calls)} calls`));
   }
   parts.push(el('h3', '', `${sessions.length} sessions`), list);
+  const unfit = Array.isArray(data.unfitSessions) ? data.unfitSessions : [];
+  if (unfit.length > 0) parts.push(el('p', 'muted', `left out, no policy fits their window: ${unfit.map(String).join(', ')}`));
   panel.replaceChildren(...parts);
 }

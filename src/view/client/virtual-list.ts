@@ -36,6 +36,13 @@ export class VirtualList {
     this.element.append(this.spacer);
     this.element.addEventListener('scroll', () => this.schedule());
     this.element.addEventListener('keydown', (event) => this.key(event));
+    // A list entered with nothing selected (Enter from the timeline, Tab) selects the first row in
+    // view, so that the next key acts on a row: → expands it at once.
+    this.element.addEventListener('focus', () => {
+      if (this.selectedIndex < 0 && this.count > 0) {
+        this.select(Math.floor(this.element.scrollTop / this.options.rowHeight), { scroll: false });
+      }
+    });
     this.element.addEventListener('click', (event) => {
       const row = (event.target as HTMLElement).closest('[data-index]');
       if (row instanceof HTMLElement) this.select(Number(row.dataset.index), { scroll: false });

@@ -1,0 +1,90 @@
+// The one schema of a tune report: what `tune --json` prints, what `tune --out` writes as
+// report.json, and what `view --tune report.json` reads. The report's type (tune-report.ts) must
+// satisfy it, which the type check below holds. Fields may be added to the report (the parsed
+// report keeps the schema's fields, which are the ones the page shows), and a field of the wrong
+// type is refused with the path that is wrong.
+
+import { z } from 'zod';
+import { ShadowlogError } from '../log/errors.js';
+import type { TuneReport } from './tune-report.js';
+
+const count = z.number().finite().nonnegative();
+const share = z.number().finite().min(0).max(1);
+/** An object of any fields (a policy's configuration; its own schema checks it where it is used). */
+const anObject = z.custom<object>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), 'expected an object');
+const list = <Item extends z.ZodType>(item: Item) => z.array(item).readonly();
+
+const retention = z.object({
+  used: count,
+  kept: count,
+  share,
+  reachable: count,
+  recallable: share,
+  worstMisses: list(z.object({ artifact: z.string(), kind: z.string(), misses: count, firstCall: count })),
+});
+
+const policySummary = z.object({
+  policy: z.string(),
+  description: z.string(),
+  origin: z.enum(['shadowlog', 'baseline']),
+  feasible: z.boolean(),
+  infeasible: list(z.object({ sessionId: z.string(), firstCallOverWindow: count.nullable(), refused: z.string().nullable() })),
+  calls: count,
+  callsOverWindow: count,
+  tokensSent: count,
+  peakTokens: count,
+  meanWindowShare: z.number().finite().nonnegative(),
+  peakWindowShare: z.number().finite().nonnegative(),
+  compactions: count,
+  failedCompactions: count,
+  prunes: count,
+  drops: count,
+  summarizerTokens: z.object({ input: count, output: count }),
+  cachePrefixShare: share,
+  costUsd: count,
+  unpricedCalls: count,
+  retention,
+  config: anObject.nullable(),
+  pruner: z.boolean(),
+});
+
+const sessionResult = z.object({ sessionId: z.string(), calls: count });
+
+export const TUNE_REPORT_SCHEMA = z.object({
+  version: z.literal(1),
+  prices: z.object({ date: z.string(), source: z.string() }),
+  estimator: z.string(),
+  policies: list(policySummary),
+  sessions: list(sessionResult),
+  unfitSessions: list(z.string()),
+  recommendation: z.object({ policy: z.string(), reason: z.string(), config: anObject, margin: z.number().finite() }).nullable(),
+});
+
+/** A report as the schema reads it: its fields typed, fields it does not name left out. */
+export type CheckedTuneReport = z.infer<typeof TUNE_REPORT_SCHEMA>;
+
+// The report tune writes is one the schema accepts: a change to either that breaks this fails
+// the type check, not a user's `view --tune`.
+type Fits<Report> = Report extends z.input<typeof TUNE_REPORT_SCHEMA> ? true : false;
+export const TUNE_REPORT_FITS_SCHEMA: Fits<TuneReport> = true;
+
+export class InvalidTuneReportError extends ShadowlogError {
+  readonly problems: readonly string[];
+  constructor(source: string, problems: readonly string[]) {
+    super(
+      'INVALID_TUNE_REPORT',
+      `${source} is not a tune report: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}. Expected the JSON that \`shadowlog tune --json\` prints (or the report.json of \`tune --out\`): {version: 1, policies: [{policy, feasible, tokensSent, summarizerTokens: {input, output}, retention: {share, …}, …}], sessions: […], recommendation}; run tune again to write one`,
+    );
+    this.problems = problems;
+  }
+}
+
+/** Checks a parsed tune report; `source` names it in the error (a file name). */
+export function parseTuneReport(value: unknown, source: string): CheckedTuneReport {
+  const result = TUNE_REPORT_SCHEMA.safeParse(value);
+  if (result.success) return result.data;
+  throw new InvalidTuneReportError(
+    source,
+    result.error.issues.map((issue) => `${issue.path.length === 0 ? '(the document)' : issue.path.join('.')}: ${issue.message}`),
+  );
+}
