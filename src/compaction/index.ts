@@ -11,6 +11,7 @@ export {
   type ManualOutcome,
   type NothingToCompact,
 } from './compaction-capability.js';
+export type { CompactionNotice } from './compaction-notice.js';
 export { type CompactionLockTracker, type OpenCompaction, trackCompactionLocks } from './compaction-locks.js';
 export {
   COMPACTION_END,
@@ -74,11 +75,13 @@ export {
   createExtractiveSummarizer,
   createModelSummarizer,
   type EarlierSummary,
+  type ModelSummarizerOptions,
   type Summarizer,
   SummaryFailedError,
   type SummaryRequest,
   type SummaryResult,
 } from './summarizer.js';
+export { SummaryBudgetError, type SummaryBudgetInput, summaryOutputBudget } from './summary-budget.js';
 export type { SummarySections } from './summary-sections.js';
 export { createToolResultPruner, type PruneResult, ToolResultPruner } from './tool-result-pruner.js';
 export type { CompactionFailure, CompactionOutcome } from './transaction.js';
