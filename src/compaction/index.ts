@@ -11,8 +11,8 @@ export {
   type ManualOutcome,
   type NothingToCompact,
 } from './compaction-capability.js';
-export type { CompactionNotice } from './compaction-notice.js';
 export { type CompactionLockTracker, type OpenCompaction, trackCompactionLocks } from './compaction-locks.js';
+export type { CompactionNotice } from './compaction-notice.js';
 export {
   COMPACTION_END,
   COMPACTION_EVENT_TYPES,
