@@ -23,8 +23,8 @@ function answer(text: string): FakeResponse {
   return {
     type: 'computed',
     respond: (request: RecordedRequest) => {
-      const body = JSON.parse(request.body) as { messages: unknown[]; stream?: boolean };
-      const usage = { prompt_tokens: fakePromptTokens(body.messages), completion_tokens: Math.ceil(text.length / 4) };
+      const body = JSON.parse(request.body) as { messages: unknown[]; tools?: unknown; stream?: boolean };
+      const usage = { prompt_tokens: fakePromptTokens(body.messages, body.tools), completion_tokens: Math.ceil(text.length / 4) };
       const base = { id: 'chatcmpl-local', model: 'qwen-local', created: 1 };
       if (body.stream !== true) {
         return {
@@ -103,12 +103,12 @@ describe('shadowlog chat on a small local model', () => {
     expect(server.violations).toEqual([]);
 
     const bodies = server.requests.map(
-      (request) => JSON.parse(request.body) as { stream?: boolean; max_tokens?: number; messages: unknown[] },
+      (request) => JSON.parse(request.body) as { stream?: boolean; max_tokens?: number; messages: unknown[]; tools?: unknown },
     );
     const summary = bodies.find((body) => body.stream !== true);
     // Before: max_tokens 8192 whatever the model's limits, which this server refuses.
     expect(summary?.max_tokens).toBe(OUTPUT);
-    for (const body of bodies) expect(fakePromptTokens(body.messages) + (body.max_tokens ?? 0)).toBeLessThanOrEqual(WINDOW);
+    for (const body of bodies) expect(fakePromptTokens(body.messages, body.tools) + (body.max_tokens ?? 0)).toBeLessThanOrEqual(WINDOW);
 
     const notice = result.stdout.split('\n').find((line) => line.includes('── compacted'));
     expect(notice).toMatch(

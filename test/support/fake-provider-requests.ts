@@ -15,16 +15,16 @@ export interface FakeServerOptions {
   readonly objectArguments?: boolean;
   /**
    * A small local server's limits (llama.cpp, vLLM): a chat request whose prompt tokens (counted
-   * here as ceil(characters / 4) of each message's text, plus 4 a message) and max_tokens pass
+   * here as ceil(characters / 4) of each message's text, plus 4 a message, and of the tools' JSON) and max_tokens pass
    * `contextWindow`, or whose max_tokens passes `maxOutputTokens`, is refused in vLLM's words.
    */
   readonly contextWindow?: number;
   readonly maxOutputTokens?: number;
 }
 
-/** The prompt tokens a fake server with limits counts for a chat request's messages. */
-export function fakePromptTokens(messages: readonly unknown[]): number {
-  let tokens = 0;
+/** The prompt tokens a fake server with limits counts for a chat request: its messages, and its tool definitions as JSON. */
+export function fakePromptTokens(messages: readonly unknown[], tools?: unknown): number {
+  let tokens = Array.isArray(tools) ? Math.ceil(JSON.stringify(tools).length / 4) : 0;
   for (const message of messages) {
     const content = isObject(message) ? message.content : undefined;
     const text =
@@ -41,7 +41,7 @@ export function fakePromptTokens(messages: readonly unknown[]): number {
 function checkLimits(body: Value, messages: readonly unknown[], options: FakeServerOptions): string[] {
   const requested = body.max_tokens ?? body.max_completion_tokens;
   const completion = typeof requested === 'number' ? requested : 0;
-  const prompt = fakePromptTokens(messages);
+  const prompt = fakePromptTokens(messages, body.tools);
   const problems: string[] = [];
   if (options.maxOutputTokens !== undefined && completion > options.maxOutputTokens)
     problems.push(`max_tokens ${completion} is more than this model's output limit of ${options.maxOutputTokens} tokens`);
