@@ -93,7 +93,8 @@ export function renderLogOnlyEvent(event: LogEvent): string {
     case 'session/start': {
       const start = dataOf(event, 'session/start');
       const parent = describeParent(event);
-      return `#${event.seq} ── session started (format ${start.formatVersion}, shadowlog ${start.harnessVersion}) at ${event.time}${parent === '' ? '' : `; ${parent}`}`;
+      const continues = start.continues === undefined ? '' : `; likely continues ${start.continues.sessionId}: ${start.continues.reason}`;
+      return `#${event.seq} ── session started (format ${start.formatVersion}, shadowlog ${start.harnessVersion}) at ${event.time}${parent === '' ? '' : `; ${parent}`}${continues}`;
     }
     case 'session/end-seed':
       return `#${event.seq} ── new lifecycle: ${dataOf(event, 'session/end-seed').reason}`;

@@ -4,7 +4,7 @@
 // compacts on demand between turns (compactNow).
 
 import { canonicalJson } from '../log/canonical-json.js';
-import { ConfigError, ShadowlogError } from '../log/errors.js';
+import { ConfigError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import { createEstimator } from '../meter/index.js';
@@ -21,6 +21,8 @@ import type {
   StepContext,
 } from '../spine/capability.js';
 import type { SessionLog } from '../store/session-log.js';
+import { CompactionNotMountedError } from './compaction-not-mounted-error.js';
+import type { CompactionOptions, CompactionPreview, ManualOutcome, NothingToCompact } from './compaction-options.js';
 import {
   COMPACTION_EVENT_TYPES,
   COMPACTION_OVER_THRESHOLD,
@@ -28,50 +30,22 @@ import {
   type CompactionPolicyData,
   type CompactionTrigger,
 } from './event-types.js';
+import { meterAnchorOf } from './meter-anchor.js';
 import { configToJson } from './policy/config-json.js';
-import { type CompactionConfig, type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
+import { type CompactionPolicyConfig, parseCompactionConfig, type ResolvedPolicy, resolvePolicy } from './policy.js';
 import type { Selection } from './select-range.js';
 import { sentNodes } from './sent-nodes.js';
-import { anchorKey, CompactionSessionState } from './session-state.js';
+import { CompactionSessionState } from './session-state.js';
+import { sessionSummarizer } from './session-summarizer.js';
 import { createMaskStrategy } from './strategies/mask-strategy.js';
-import type { NativeCompaction } from './strategies/native-compactions.js';
 import { createRecallStrategy } from './strategies/recall-strategy.js';
 import { resolveStrategy, type StrategyFactories } from './strategies/resolve-strategy.js';
 import type { CompactionStrategy } from './strategies/strategy.js';
-import { createExtractiveSummarizer, createModelSummarizer, type Summarizer } from './summarizer.js';
-import type { ToolResultPruner } from './tool-result-pruner.js';
-import { type CompactionOutcome, runCompactionTransaction } from './transaction.js';
+import type { Summarizer } from './summarizer.js';
+import { runCompactionTransaction } from './transaction.js';
 
-export interface CompactionOptions {
-  /**
-   * The policy (SPEC §6); bad values are refused with a ConfigError. A configuration read from
-   * JSON goes through readCompactionConfig first.
-   */
-  readonly config?: CompactionConfig;
-  /** Who writes summaries; overrides the configuration's `summarizer` choice. */
-  readonly summarizer?: Summarizer;
-  /** The model a configuration's `summarizer: {provider, model}` names. */
-  readonly summarizerModel?: LanguageModel;
-  /** Prune long tool results first (SPEC §7 step 2). */
-  readonly pruner?: ToolResultPruner;
-  /** What replaces a compacted range; overrides the configuration's `strategy`. */
-  readonly strategy?: CompactionStrategy;
-  /** The providers' own compactions `native` and `auto` choose from (default: those shadowlog knows). */
-  readonly natives?: readonly NativeCompaction[];
-}
-
-/** A manual compaction that found no range worth shadowing: it wrote nothing. */
-export interface NothingToCompact {
-  readonly status: 'nothing';
-  readonly message: string;
-}
-
-export type ManualOutcome = CompactionOutcome | NothingToCompact;
-
-/** What a manual compaction would do now (CompactionCapability.previewNow). */
-export type CompactionPreview =
-  | NothingToCompact
-  | { readonly status: 'ready'; readonly shadowedSeqs: readonly number[]; readonly tokensBefore: number };
+export type { CompactionOptions, CompactionPreview, ManualOutcome, NothingToCompact };
+export { CompactionNotMountedError };
 
 interface Chosen {
   readonly status: 'ready';
@@ -177,8 +151,10 @@ export class CompactionCapability implements Capability {
 
     if (this.options.pruner !== undefined) {
       const fit = { threshold: policy.threshold, measure: () => this.measure(context.log, meter, state) };
-      await this.options.pruner.prune(context.log, meter, fit);
-      if (this.measure(context.log, meter, state) < policy.threshold) return;
+      const { pruned } = await this.options.pruner.prune(context.log, meter, fit);
+      const after = this.measure(context.log, meter, state);
+      await this.notifyPruned(context.sessionId, 'pressure', pruned, before, after);
+      if (after < policy.threshold) return;
     }
     for (let attempt = 0; attempt <= this.config.compactionRetries; attempt++) {
       const outcome = await this.compact(context, 'pressure', policy.retain, context.turn);
@@ -201,7 +177,12 @@ export class CompactionCapability implements Capability {
     if (!context.error.contextOverflow || context.retries >= this.config.maxOverflowRetries) return false;
     const meter = await this.surfaceMeter(context.sessionId);
     const before = context.log.nextSeq;
-    if (this.options.pruner !== undefined) await this.options.pruner.prune(context.log, meter);
+    if (this.options.pruner !== undefined) {
+      const state = this.state(context.sessionId);
+      const tokensBefore = this.measure(context.log, meter, state);
+      const { pruned } = await this.options.pruner.prune(context.log, meter);
+      await this.notifyPruned(context.sessionId, 'context-overflow', pruned, tokensBefore, this.measure(context.log, meter, state));
+    }
     await this.compact(context, 'context-overflow', 0, context.turn);
     // Retry only if the surface actually changed; otherwise the provider's error stands.
     return context.log.nextSeq !== before && this.surfaceChanged(context.log, before);
@@ -234,7 +215,18 @@ export class CompactionCapability implements Capability {
       strategy: this.requireMounted().strategy,
       signal: context.signal,
     });
+    await this.options.onNotice?.({ kind: 'compaction', sessionId: context.sessionId, outcome });
     return outcome;
+  }
+
+  private async notifyPruned(
+    sessionId: string,
+    trigger: 'pressure' | 'context-overflow',
+    prunedSeqs: readonly number[],
+    tokensBefore: number,
+    tokensAfter: number,
+  ): Promise<void> {
+    if (prunedSeqs.length > 0) await this.options.onNotice?.({ kind: 'pruned', sessionId, trigger, prunedSeqs, tokensBefore, tokensAfter });
   }
 
   /**
@@ -310,11 +302,8 @@ export class CompactionCapability implements Capability {
   }
 
   private summarizerFor(meter: SurfaceMeter): Summarizer {
-    if (this.options.summarizer !== undefined) return this.options.summarizer;
-    const choice = this.config.summarizer;
-    if (choice.kind === 'extractive') return createExtractiveSummarizer((text) => meter.estimator.countText(text));
-    if (choice.kind === 'model' && this.options.summarizerModel !== undefined) return createModelSummarizer(this.options.summarizerModel);
-    return createModelSummarizer(this.requireMounted().model);
+    const { model, policy } = this.requireMounted();
+    return sessionSummarizer(this.options, this.config.summarizer, model, meter, policy.calibration.factor);
   }
 
   /**
@@ -365,22 +354,8 @@ export class CompactionCapability implements Capability {
     return total;
   }
 
-  /**
-   * The meter's anchor: the latest call that reported its input, if it was made by the mounted
-   * model (another model's count says nothing of this one's tokenizer), and that model's first
-   * such call in the session.
-   */
   private anchorOf(state: CompactionSessionState): MeterAnchor | undefined {
-    const anchor = state.anchor;
-    const { model } = this.requireMounted();
-    if (anchor === undefined || anchor.provider !== model.provider || anchor.model !== model.modelId) return undefined;
-    const first = state.firstAnchors.get(anchorKey(anchor.provider, anchor.model));
-    return {
-      inputTokens: anchor.inputTokens,
-      surfaceSeqs: anchor.surfaceSeqs,
-      ...(first === undefined ? {} : { first }),
-      shadowedPrice: (seq: number) => state.shadowedPrice(seq),
-    };
+    return meterAnchorOf(state, this.requireMounted().model);
   }
 
   private surfaceChanged(log: SessionLog, since: number): boolean {
@@ -412,15 +387,6 @@ export class CompactionCapability implements Capability {
   private requireMounted(): Mounted {
     if (this.mounted === undefined) throw new CompactionNotMountedError();
     return this.mounted;
-  }
-}
-
-export class CompactionNotMountedError extends ShadowlogError {
-  constructor() {
-    super(
-      'COMPACTION_NOT_MOUNTED',
-      'compaction is not mounted on a harness yet; pass it in createHarness({capabilities: [compaction]}) first',
-    );
   }
 }
 

@@ -12,6 +12,7 @@ export {
   type NothingToCompact,
 } from './compaction-capability.js';
 export { type CompactionLockTracker, type OpenCompaction, trackCompactionLocks } from './compaction-locks.js';
+export type { CompactionNotice } from './compaction-notice.js';
 export {
   COMPACTION_END,
   COMPACTION_EVENT_TYPES,
@@ -82,11 +83,13 @@ export {
   createExtractiveSummarizer,
   createModelSummarizer,
   type EarlierSummary,
+  type ModelSummarizerOptions,
   type Summarizer,
   SummaryFailedError,
   type SummaryRequest,
   type SummaryResult,
 } from './summarizer.js';
+export { SummaryBudgetError, type SummaryBudgetInput, summaryOutputBudget } from './summary-budget.js';
 export type { SummarySections } from './summary-sections.js';
 export { createToolResultPruner, type PruneResult, ToolResultPruner } from './tool-result-pruner.js';
 export type { CompactionFailure, CompactionOutcome } from './transaction.js';

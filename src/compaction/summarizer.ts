@@ -4,12 +4,13 @@
 
 import { canonicalJson } from '../log/canonical-json.js';
 import { blockPlaceholder, type ContentBlock } from '../log/content-block.js';
-import type { LanguageModel, ModelMessage } from '../providers/language-model.js';
+import type { LanguageModel, ModelMessage, ModelRequest } from '../providers/language-model.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
 import { type EarlierSummary, EXTRACTIVE_LABEL, summarizeExtractively } from './extractive-summarizer.js';
 import { mergeSummaries } from './merge-summaries.js';
 import { parseSummaryText } from './parse-summary.js';
 import { renderSections } from './render-summary.js';
+import { summaryCeiling, summaryOutputBudget } from './summary-budget.js';
 import { SummaryFailedError } from './summary-failed-error.js';
 import { SUMMARY_REQUEST_VERSION, summaryRequest } from './summary-request.js';
 import type { SummarySections } from './summary-sections.js';
@@ -43,6 +44,8 @@ export interface SummaryResult {
   readonly rendererVersion: string | null;
   /** The answer was cut by its token limit (a failure: SPEC §7). */
   readonly truncated: boolean;
+  /** The output budget the request was sent with (max_tokens), when it was below the request's maxTokens. */
+  readonly maxTokens?: number;
 }
 
 export interface Summarizer {
@@ -75,18 +78,43 @@ export function sectionsOfAnswer(answer: string, earlier: readonly EarlierSummar
   );
 }
 
-/** One call to `model` with the shadowed messages and the fixed instruction, no tools offered. */
-export function createModelSummarizer(model: LanguageModel): Summarizer {
+export interface ModelSummarizerOptions {
+  /**
+   * The input tokens of a summary request, by the meter the policy uses; default about four
+   * characters a token. The request's max_tokens is cut so that these and it fit the model's window.
+   */
+  readonly requestTokens?: (request: ModelRequest) => number;
+}
+
+/**
+ * One call to `model` with the shadowed messages and the fixed instruction, no tools offered. Its
+ * max_tokens is the request's maxTokens, cut to the model's output limit and to the room its
+ * window leaves after the request's input (summary-budget.ts); a request without room for the
+ * summary's target is refused before it is sent (SummaryBudgetError).
+ */
+export function createModelSummarizer(model: LanguageModel, options: ModelSummarizerOptions = {}): Summarizer {
+  const requestTokens = options.requestTokens ?? approximateRequestTokens;
   return {
     async summarize(request) {
-      const { messages, maxTokens, signal } = request;
+      const { messages, signal } = request;
       const earlier = request.earlierSummaries ?? [];
-      const targetTokens = summaryTargetTokens(newInputTokens(request, approximateTokens), maxTokens);
-      const built = summaryRequest(messages, maxTokens, SUMMARY_REQUEST_VERSION, {
-        earlierSummaryIndexes: earlier.map((summary) => summary.messageIndex),
+      const outputLimit = model.limits.defaultMaxOutputTokens;
+      const ceiling = summaryCeiling({ maxSummaryTokens: request.maxTokens, outputLimit });
+      const targetTokens = summaryTargetTokens(newInputTokens(request, approximateTokens), ceiling);
+      const build = (maxTokens: number) =>
+        summaryRequest(messages, maxTokens, SUMMARY_REQUEST_VERSION, {
+          earlierSummaryIndexes: earlier.map((summary) => summary.messageIndex),
+          targetTokens,
+        });
+      const maxTokens = summaryOutputBudget({
+        maxSummaryTokens: request.maxTokens,
+        outputLimit,
+        contextWindow: model.limits.contextWindow,
+        inputTokens: requestTokens(build(ceiling)),
         targetTokens,
+        model: `${model.provider}/${model.modelId}`,
       });
-      const rendered = model.render(built);
+      const rendered = model.render(build(maxTokens));
       const result = await model.send(rendered, { signal });
       const answer = textOf(result.content).trim();
       const sections = sectionsOfAnswer(answer, earlier);
@@ -101,9 +129,15 @@ export function createModelSummarizer(model: LanguageModel): Summarizer {
         requestDigest: nodeSha256Hex(canonicalJson(rendered.body)),
         rendererVersion: `${SUMMARY_REQUEST_VERSION} ${model.rendererVersion}`,
         truncated: result.finishReason === 'length',
+        ...(maxTokens === request.maxTokens ? {} : { maxTokens }),
       };
     },
   };
+}
+
+/** A request's input tokens at about four characters a token, with a few per message. */
+function approximateRequestTokens(request: ModelRequest): number {
+  return request.messages.reduce((sum, message) => sum + 4 + approximateTokens(textOf(message.content)), 0);
 }
 
 /**

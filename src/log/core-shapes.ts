@@ -243,7 +243,10 @@ function shapes(version: FormatVersion): Record<string, Checker> {
   return {
     'session/start': objectWith(
       { formatVersion, harnessVersion: isString },
-      { parent: objectWith({ sessionId }, { callId: isNonEmptyString }) },
+      {
+        parent: objectWith({ sessionId }, { callId: isNonEmptyString }),
+        continues: objectWith({ sessionId, reason: isString }, { evidence: objectWith({}) }),
+      },
     ),
     'session/end-seed': objectWith({ reason: isString }),
     'turn/start': objectWith({ turn: isPositiveInteger }),

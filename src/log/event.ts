@@ -80,10 +80,23 @@ export interface SessionStartData {
   harnessVersion: string;
   /** A sub-session (format 2): the session that spawned it, and the tool call that did, when known. */
   parent?: SessionParent;
+  /**
+   * The session this one most likely continues, when a recorder could tell no more than that (a
+   * client that compacted its history and sent no conversation id): never a merge, a claim with
+   * its evidence.
+   */
+  continues?: SessionContinuation;
 }
 export interface SessionParent {
   sessionId: string;
   callId?: string;
+}
+export interface SessionContinuation {
+  sessionId: string;
+  /** Why the link was made, in words. */
+  reason: string;
+  /** What the link rests on, as the recorder saw it (field names are the recorder's). */
+  evidence?: JsonObject;
 }
 export interface SessionEndSeedData {
   reason: string;

@@ -46,6 +46,7 @@ export type {
   SentModelRequestData,
   ServerToolCallBlock,
   ServerToolResultBlock,
+  SessionContinuation,
   SessionEndSeedData,
   SessionParent,
   SessionStartData,

@@ -5,7 +5,7 @@
 
 import { claudeAssistantContent, claudeContent } from '../importers/claude-code/claude-content.js';
 import { arrayOf, objectOf, stringOf } from '../importers/source-values.js';
-import type { ProxyMessage, ProxyRequest } from './proxy-message.js';
+import { optionalTools, type ProxyMessage, type ProxyRequest } from './proxy-message.js';
 import { RequestNotes, UnreadableRequestError } from './request-notes.js';
 
 export function readAnthropicRequest(body: unknown): ProxyRequest {
@@ -55,6 +55,7 @@ export function readAnthropicRequest(body: unknown): ProxyRequest {
     stream: request.stream === true,
     messages,
     notes: notes.list,
+    ...optionalTools(request.tools),
     ...(userId === undefined ? {} : { conversationKey: `anthropic metadata.user_id ${userId}` }),
   };
 }

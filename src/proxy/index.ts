@@ -19,6 +19,7 @@ export {
   startProxy,
 } from './proxy-server.js';
 export { UnreadableRequestError } from './request-notes.js';
-export { newProxySessionId } from './session-router.js';
+export { continuedSession, type LinkCandidate, type LinkRequest } from './session-link.js';
+export { DEFAULT_LINK_IDLE_MS, newProxySessionId } from './session-router.js';
 export { keptLength, matchSurface, type SurfaceMatch } from './surface-match.js';
 export { CREDENTIAL_QUERY_PARAMETERS, redactedUrl } from './url-redaction.js';

@@ -6,7 +6,7 @@ import { arrayOf, objectOf, stringOf } from '../importers/source-values.js';
 import { type ContentBlock, imageBlockFromUrl } from '../log/content-block.js';
 import type { JsonValue } from '../log/event.js';
 import { argumentsFromText } from '../providers/tool-arguments.js';
-import type { ProxyMessage, ProxyRequest, ProxyToolCall } from './proxy-message.js';
+import { optionalTools, type ProxyMessage, type ProxyRequest, type ProxyToolCall } from './proxy-message.js';
 import { RequestNotes, UnreadableRequestError } from './request-notes.js';
 
 export function readOpenAIChatRequest(body: unknown): ProxyRequest {
@@ -51,13 +51,15 @@ export function readOpenAIChatRequest(body: unknown): ProxyRequest {
         notes.add(`${where} has role ${JSON.stringify(message?.role)}, which shadowlog does not map; it is left out`);
     }
   }
-  const user = stringOf(request.prompt_cache_key) ?? stringOf(request.user);
+  // prompt_cache_key names a conversation (Codex sets its thread id); `user` names an end user, whose every run shares it.
+  const cacheKey = stringOf(request.prompt_cache_key);
   return {
     model,
     stream: request.stream === true,
     messages,
     notes: notes.list,
-    ...(user === undefined ? {} : { conversationKey: `openai ${user}` }),
+    ...optionalTools(request.tools),
+    ...(cacheKey === undefined ? {} : { conversationKey: `openai prompt_cache_key ${cacheKey}` }),
   };
 }
 

@@ -7,7 +7,7 @@
 import { codexContent, isOutputItem, outputContent, toolCallOf, toolOutput } from '../importers/codex/codex-items.js';
 import { objectOf, type SourceObject, stringOf } from '../importers/source-values.js';
 import type { ContentBlock } from '../log/event.js';
-import type { ProxyMessage, ProxyRequest, ProxyToolCall } from './proxy-message.js';
+import { optionalTools, type ProxyMessage, type ProxyRequest, type ProxyToolCall } from './proxy-message.js';
 import { RequestNotes, UnreadableRequestError } from './request-notes.js';
 
 const PROVIDER = 'openai';
@@ -29,11 +29,15 @@ export function readOpenAIResponsesRequest(body: unknown): ProxyRequest {
   else readItems(input, messages, notes);
   const previous = stringOf(request.previous_response_id);
   const cacheKey = stringOf(request.prompt_cache_key);
+  // `conversation`: an id, or {id}.
+  const conversation = stringOf(request.conversation) ?? stringOf(objectOf(request.conversation)?.id);
   return {
     model,
     stream: request.stream === true,
     messages,
     notes: notes.list,
+    ...optionalTools(request.tools),
+    ...(conversation === undefined ? {} : { serverConversation: conversation }),
     ...(cacheKey === undefined ? {} : { conversationKey: `openai prompt_cache_key ${cacheKey}` }),
     ...(previous === undefined ? {} : { previousResponseId: previous }),
   };

@@ -6,6 +6,7 @@
 
 import { canonicalJson } from '../log/canonical-json.js';
 import type { ContentBlock, JsonValue } from '../log/event.js';
+import { nodeSha256Hex } from '../store/node-sha256.js';
 
 export interface ProxyToolCall {
   /** The id the client sent (tool_use.id, tool_calls[].id, call_id). */
@@ -31,6 +32,32 @@ export interface ProxyRequest {
   readonly conversationKey?: string;
   /** Responses API: the answer this request continues on the server's side; its messages are only the new ones. */
   readonly previousResponseId?: string;
+  /** Responses API: the server-side conversation the request adds to (`conversation`); its messages are only the new ones. */
+  readonly serverConversation?: string;
+  /** The tools offered, as a key (toolsKey): two requests of one run offer the same. Absent when none are. */
+  readonly toolsKey?: string;
+}
+
+/** The key of a request's tool definitions, prompt-cache markers left out; undefined when it offers none. */
+export function toolsKey(tools: unknown): string | undefined {
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  return nodeSha256Hex(canonicalJson(withoutCacheMarkers(tools) as JsonValue));
+}
+
+/** `{toolsKey}` for a request that offers tools, `{}` for one that does not. */
+export function optionalTools(tools: unknown): { toolsKey?: string } {
+  const key = toolsKey(tools);
+  return key === undefined ? {} : { toolsKey: key };
+}
+
+function withoutCacheMarkers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCacheMarkers);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'cache_control')
+      .map(([key, inner]) => [key, withoutCacheMarkers(inner)]),
+  );
 }
 
 /** The key of a message: equal keys, same message. */

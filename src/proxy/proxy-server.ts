@@ -20,7 +20,7 @@ import { badOption, badUpstream } from './proxy-errors.js';
 import { type HandlerContext, handleRequest, type ProxyCounts } from './proxy-handler.js';
 import { type ProxyRefusalError, ProxyStoppingError } from './proxy-refusals.js';
 import { RecordingQueue } from './recording-queue.js';
-import { SessionRouter } from './session-router.js';
+import { DEFAULT_LINK_IDLE_MS, SessionRouter } from './session-router.js';
 import type { UpstreamCallContext } from './upstream-call.js';
 import { redactedUrl } from './url-redaction.js';
 
@@ -62,6 +62,11 @@ export interface ProxyOptions {
   readonly onRecordError?: (error: unknown, sessionId: string) => void;
   /** Ids for new sessions (tests pin them). */
   readonly newSessionId?: () => string;
+  /**
+   * How long after a session's last call a client's compaction sent with no conversation id is
+   * still linked to it (session/start.continues); 0 links nothing. Default 30 minutes.
+   */
+  readonly linkIdleMs?: number;
 }
 
 export interface ProxyStats {
@@ -141,6 +146,7 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
     );
   const maxAnswerBytes = positive('maxAnswerBytes', options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
   const stopGraceMs = nonNegative('stopGraceMs', options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+  const linkIdleMs = nonNegative('linkIdleMs', options.linkIdleMs ?? DEFAULT_LINK_IDLE_MS);
   const queue = new RecordingQueue(positive('queueCapacity', options.queueCapacity ?? DEFAULT_QUEUE));
   const held = new HeldBytes(maxHeldBytes);
   const exposed = !isLoopbackHost(host);
@@ -166,10 +172,15 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
     counts.recordErrors++;
     options.onRecordError?.(error, sessionId);
   };
-  const router = new SessionRouter(options.store, onRecordError, options.newSessionId, (named, sibling, owner) =>
-    warn(
-      `session ${named} is owned by another writer (${owner}): its calls are forwarded and recorded in session ${sibling}, with a note saying why`,
-    ),
+  const router = new SessionRouter(
+    options.store,
+    onRecordError,
+    options.newSessionId,
+    (named, sibling, owner) =>
+      warn(
+        `session ${named} is owned by another writer (${owner}): its calls are forwarded and recorded in session ${sibling}, with a note saying why`,
+      ),
+    { linkIdleMs, now: Date.now },
   );
   const stop = new AbortController();
   const cut = new AbortController();

@@ -11,7 +11,7 @@
 import { isUtf8 } from 'node:buffer';
 import { hostname } from 'node:os';
 import { FoldStateError, messageOf, ShadowlogError } from '../log/errors.js';
-import type { EventDraft, JsonObject, JsonValue, LogEvent, RawAnswer, TurnEndReason } from '../log/event.js';
+import type { EventDraft, JsonObject, JsonValue, LogEvent, RawAnswer, SessionContinuation, TurnEndReason } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import { prepareAppend } from '../log/seal.js';
 import { encodeRequestSurface } from '../log/surface-change.js';
@@ -113,8 +113,15 @@ export class ProxySession {
   keys: string[] = [];
   lastResponseId: string | undefined;
   conversationKey: string | undefined;
+  /** The Responses API conversation its requests add to, if they name one. */
+  serverConversation: string | undefined;
+  /** The model and tools of its latest request: what a client's compaction of it keeps (session-link.ts). */
+  model: string | undefined;
+  toolsKey: string | undefined;
   readonly protocol: string;
   lastUsed = 0;
+  /** When its latest call's outcome arrived (ms since the epoch); undefined before any did. */
+  lastEnded: number | undefined;
   private chain: Promise<boolean> = Promise.resolve(true);
   /** The calls routed here whose outcome has not arrived. */
   private readonly pending = new Map<ReceivedCall, Pending>();
@@ -155,13 +162,18 @@ export class ProxySession {
     protocol: string,
     onError: (error: unknown, session: string) => void,
     siblingOf?: SiblingNote,
+    continues?: SessionContinuation,
   ): ProxySession {
     const session = new ProxySession(id, protocol, onError, siblingOf);
     session.chain = nextTurn().then(async () => {
       let ownership: Ownership | undefined;
       try {
         ownership = await store.acquireOwnership(id);
-        session.log = await SessionLog.create(store, id, { harnessVersion: PROXY_HARNESS_VERSION, observer: new TurnObserver() });
+        session.log = await SessionLog.create(store, id, {
+          harnessVersion: PROXY_HARNESS_VERSION,
+          observer: new TurnObserver(),
+          ...(continues === undefined ? {} : { continues }),
+        });
         session.ownership = ownership;
       } catch (error) {
         await ownership?.release().catch(() => {});
@@ -232,6 +244,9 @@ export class ProxySession {
           : own;
       this.keys = keys;
       if (call.request.conversationKey !== undefined) this.conversationKey = call.request.conversationKey;
+      if (call.request.serverConversation !== undefined) this.serverConversation = call.request.serverConversation;
+      this.model = call.request.model;
+      this.toolsKey = call.request.toolsKey;
     }
     this.pending.set(call, { mode, keys });
   }
@@ -248,6 +263,7 @@ export class ProxySession {
     if (pending === undefined) return Promise.resolve(false);
     this.pending.delete(call);
     this.moves++;
+    this.lastEnded = Date.now();
     if (pending.keys !== undefined) {
       // What the log will hold once this call is written; a request written off the surface puts the log's own back (below).
       this.keys = [...pending.keys];

@@ -2,23 +2,38 @@
 // header names (a new one, or one whose log a shadowlog proxy started, an imported copy of one
 // included, since the log carries no mark of where it was written: never a harness's session;
 // when another writer owns it, a sibling session of the proxy's own takes its calls); else, for
-// a Responses request with previous_response_id, the session that
-// answer belongs to; else the idle session of the same API that the request extends (the
-// longest), or else whose surface it keeps the most of (a shared prefix and retained tail),
-// counting messages other than a leading system message, at least one; else the idle session
-// whose conversation id (Anthropic metadata.user_id, prompt_cache_key) the request carries; else
-// a new session. A session waiting for an answer is joined only through the header: a second
-// request sent before the first was answered is another conversation.
+// a Responses request with previous_response_id (or a conversation), the session that answer
+// (or conversation) belongs to. A conversation's first request (only system and user messages)
+// starts a new session, unless it retries an idle session's unanswered request (the session's
+// surface is a prefix of it) or carries the conversation id of an idle session with the same
+// system prompt; a new one sent with no conversation id names the session it most likely
+// continues (session-link.ts). Any other request joins the idle session of the same API that it
+// extends (the longest), or else whose surface it keeps the most of (a shared prefix and
+// retained tail), counting messages other than a leading system message, at least one; else the
+// idle session whose conversation id (Anthropic metadata.user_id, prompt_cache_key) it carries;
+// else a new session. A session waiting for an answer is joined only through the header: a
+// second request sent before the first was answered is another conversation.
 
 import { randomBytes } from 'node:crypto';
 import { SessionBusyError, SessionExistsError } from '../log/errors.js';
+import type { SessionContinuation } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import { assertSessionId } from '../log/session-id.js';
 import type { LogStore } from '../store/log-store.js';
 import { messageKey } from './proxy-message.js';
 import { ProxyForeignSessionError } from './proxy-refusals.js';
 import { PROXY_HARNESS_VERSION, ProxySession, type ReceivedCall, type RouteMode } from './proxy-session.js';
+import { continuedSession, isOpeningRequest, isSystemKey, systemKeyOf } from './session-link.js';
 import { keptLength, matchSurface } from './surface-match.js';
+
+/** How long after a session's last call a client's compaction of it is still linked to it, by default: 30 minutes. */
+export const DEFAULT_LINK_IDLE_MS = 30 * 60 * 1000;
+
+export interface SessionLinkOptions {
+  /** 0: link nothing. */
+  readonly linkIdleMs: number;
+  readonly now: () => number;
+}
 
 export interface Routed {
   readonly session: ProxySession;
@@ -37,6 +52,7 @@ export class SessionRouter {
     private readonly newId: () => string = newProxySessionId,
     /** Told once per named session whose calls go to a sibling. */
     private readonly onSibling: (named: string, sibling: string, owner: string) => void = () => {},
+    private readonly link: SessionLinkOptions = { linkIdleMs: DEFAULT_LINK_IDLE_MS, now: Date.now },
   ) {}
 
   /** Routes `call` and marks its session busy (synchronously, once the session is known). */
@@ -51,9 +67,26 @@ export class SessionRouter {
       found.session.begin(call, found.mode);
       return found;
     }
-    const session = this.create(this.newId(), call.protocol.name);
+    const session = this.create(this.newId(), call.protocol.name, this.continuationOf(call));
     session.begin(call, 'match');
     return { session, mode: 'match' };
+  }
+
+  /** For a new session: the one a client's compaction sent with no conversation id most likely continues. */
+  private continuationOf(call: ReceivedCall) {
+    if ('unparsed' in call.request || this.link.linkIdleMs <= 0) return undefined;
+    const request = call.request;
+    if (request.conversationKey !== undefined || request.serverConversation !== undefined || request.previousResponseId !== undefined)
+      return undefined;
+    const keys = request.messages.map(messageKey);
+    if (!isOpeningRequest(keys)) return undefined;
+    const idle = this.list().filter((session) => !session.busy);
+    return continuedSession(
+      idle,
+      { protocol: call.protocol.name, keys, model: request.model, toolsKey: request.toolsKey },
+      this.link.now(),
+      this.link.linkIdleMs,
+    );
   }
 
   list(): ProxySession[] {
@@ -74,10 +107,23 @@ export class SessionRouter {
       const session = idle.find((candidate) => candidate.lastResponseId === request.previousResponseId);
       if (session !== undefined) return { session, mode: 'continues' };
     }
+    if (request.serverConversation !== undefined) {
+      const session = idle.find((candidate) => candidate.serverConversation === request.serverConversation);
+      return session === undefined ? undefined : { session, mode: 'continues' };
+    }
     const keys = request.messages.map(messageKey);
     const skip = request.messages[0]?.type === 'system/message' ? 1 : 0;
     const extended = longestExtended(idle, keys);
     if (extended !== undefined) return { session: extended, mode: 'match' };
+    if (isOpeningRequest(keys)) {
+      // A first request: a new run, unless its conversation id names an idle session of the same system prompt.
+      if (request.conversationKey === undefined) return undefined;
+      const system = systemKeyOf(keys);
+      const session = idle.find(
+        (candidate) => candidate.conversationKey === request.conversationKey && systemKeyOf(candidate.keys) === system,
+      );
+      return session === undefined ? undefined : { session, mode: 'match' };
+    }
     let best: { session: ProxySession; kept: number } | undefined;
     for (const session of idle) {
       const surface = session.keys;
@@ -153,8 +199,8 @@ export class SessionRouter {
     if (startedBy !== PROXY_HARNESS_VERSION) throw new ProxyForeignSessionError(id, startedBy);
   }
 
-  private create(id: string, protocol: string): ProxySession {
-    const session = ProxySession.start(this.store, id, protocol, this.onError);
+  private create(id: string, protocol: string, continues?: SessionContinuation): ProxySession {
+    const session = ProxySession.start(this.store, id, protocol, this.onError, undefined, continues);
     this.sessions.set(id, session);
     return session;
   }
@@ -186,10 +232,6 @@ function longestExtended(idle: readonly ProxySession[], keys: readonly string[])
     if (surface.every((key, index) => key === keys[index])) best = session;
   }
   return best;
-}
-
-function isSystemKey(key: string | undefined): boolean {
-  return key?.endsWith('"type":"system/message"}') === true;
 }
 
 /** `<named>.sibling-xxxxxx`, cut to fit the session-id grammar (128 characters). */

@@ -184,13 +184,31 @@ describe('session matching', () => {
   });
 
   it('a regenerated answer: the request stops before the last answer, which is shadowed', async () => {
-    harness.upstream.enqueue(answerJson('openai', { text: 'first try' }, 1), answerJson('openai', { text: 'second try' }, 2));
-    await chat([{ role: 'user', content: 'Name a colour' }]);
-    await chat([{ role: 'user', content: 'Name a colour' }]);
+    harness.upstream.enqueue(...[1, 2, 3].map((index) => answerJson('openai', { text: `try ${index}` }, index)));
+    const question = { role: 'user', content: 'Name a colour' };
+    const first = ((await chat([question])) as { choices: Array<{ message: object }> }).choices[0]?.message as object;
+    const again = { role: 'user', content: 'Another' };
+    await chat([question, first, again]);
+    // The client drops the last answer and asks again.
+    await chat([question, first, again]);
     const events = await verified('proxied-1');
+    expect(replacements(events)).toEqual([{ seq: 10, range: { op: 'replace', startSeq: 7, endSeq: 9 }, sources: [7, 9] }]);
+    expect(copyOf(events[10])).toBe(7);
+    expect((await harness.surface('proxied-1')).slice(-2)).toEqual(['10 user/message (replaces): Another', '12 assistant/message: try 3']);
+  });
+
+  it("a regenerated first answer is a new run, unless the session header says it is the session's", async () => {
+    harness.upstream.enqueue(...[1, 2, 3, 4].map((index) => answerJson('openai', { text: `try ${index}` }, index)));
+    await chat([{ role: 'user', content: 'Name a colour' }]);
+    await chat([{ role: 'user', content: 'Name a colour' }]);
+    expect(harness.proxy.sessionIds()).toEqual(['proxied-1', 'proxied-2']);
+    const header = { 'x-shadowlog-session': 'colours' };
+    await chat([{ role: 'user', content: 'Name a colour' }], header);
+    await chat([{ role: 'user', content: 'Name a colour' }], header);
+    const events = await verified('colours');
     expect(replacements(events)).toEqual([{ seq: 5, range: { op: 'replace', startSeq: 2, endSeq: 4 }, sources: [2, 4] }]);
     expect(copyOf(events[5])).toBe(2);
-    expect(await harness.surface('proxied-1')).toEqual(['5 user/message (replaces): Name a colour', '7 assistant/message: second try']);
+    expect(await harness.surface('colours')).toEqual(['5 user/message (replaces): Name a colour', '7 assistant/message: try 4']);
   });
 
   it('the x-shadowlog-session header names the session, and is not passed on', async () => {

@@ -13,6 +13,43 @@ export interface FakeServerOptions {
   readonly deepseekThinking?: boolean;
   /** Ollama and vLLM: a tool call's arguments must be the text of a JSON object. */
   readonly objectArguments?: boolean;
+  /**
+   * A small local server's limits (llama.cpp, vLLM): a chat request whose prompt tokens (counted
+   * here as ceil(characters / 4) of each message's text, plus 4 a message, and of the tools' JSON) and max_tokens pass
+   * `contextWindow`, or whose max_tokens passes `maxOutputTokens`, is refused in vLLM's words.
+   */
+  readonly contextWindow?: number;
+  readonly maxOutputTokens?: number;
+}
+
+/** The prompt tokens a fake server with limits counts for a chat request: its messages, and its tool definitions as JSON. */
+export function fakePromptTokens(messages: readonly unknown[], tools?: unknown): number {
+  let tokens = Array.isArray(tools) ? Math.ceil(JSON.stringify(tools).length / 4) : 0;
+  for (const message of messages) {
+    const content = isObject(message) ? message.content : undefined;
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : '')).join('')
+          : '';
+    tokens += 4 + Math.ceil(text.length / 4);
+  }
+  return tokens;
+}
+
+function checkLimits(body: Value, messages: readonly unknown[], options: FakeServerOptions): string[] {
+  const requested = body.max_tokens ?? body.max_completion_tokens;
+  const completion = typeof requested === 'number' ? requested : 0;
+  const prompt = fakePromptTokens(messages, body.tools);
+  const problems: string[] = [];
+  if (options.maxOutputTokens !== undefined && completion > options.maxOutputTokens)
+    problems.push(`max_tokens ${completion} is more than this model's output limit of ${options.maxOutputTokens} tokens`);
+  if (options.contextWindow !== undefined && prompt + completion > options.contextWindow)
+    problems.push(
+      `This model's maximum context length is ${options.contextWindow} tokens. However, you requested ${prompt + completion} tokens (${prompt} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
+    );
+  return problems;
 }
 
 type Value = Record<string, unknown>;
@@ -130,6 +167,7 @@ function checkChat(body: Value, options: FakeServerOptions): string[] {
   }
   if (body.parallel_tool_calls !== undefined && body.tools === undefined)
     problems.push("'parallel_tool_calls' is only allowed when 'tools' are specified");
+  problems.push(...checkLimits(body, messages, options));
   return problems;
 }
 

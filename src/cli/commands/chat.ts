@@ -21,6 +21,7 @@ import {
 import { type AgentSession, createFileTools, createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
 import { readInputFileSync } from '../../store/index.js';
 import { chatCompactionConfig } from '../chat-compaction-config.js';
+import { chatNoticeWriter } from '../chat-notices.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { escapeTerminalText } from '../terminal-text.js';
@@ -99,7 +100,11 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
   const out = context.io.stdout;
   const reserve = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, model.limits.defaultMaxOutputTokens);
   const policy = options.compaction === false ? undefined : chatCompactionConfig(options.compactionConfig, model, reserve);
-  const compaction = policy === undefined ? undefined : createCompaction({ config: policy.config, pruner: createToolResultPruner() });
+  // Each prune and compaction is told in the conversation, as it happens (chat-notices.ts).
+  const compaction =
+    policy === undefined
+      ? undefined
+      : createCompaction({ config: policy.config, pruner: createToolResultPruner(), onNotice: chatNoticeWriter(context, store) });
   const harness = createHarness({
     store,
     model,
@@ -206,13 +211,9 @@ async function runSlashCommand(
     }
     case '/compact': {
       if (compaction === undefined) throw new UsageError('compaction is not mounted in this chat (--no-compaction)');
+      // A compaction that ran (or failed) is told by its notice, as an automatic one is.
       const outcome = await compaction.compactNow(session);
-      if (outcome.status === 'compacted')
-        context.print(
-          `compacted ${outcome.shadowedSeqs.length} messages into #${outcome.summarySeq}: ${outcome.tokensBefore} → ${outcome.tokensAfter} tokens`,
-        );
-      else if (outcome.status === 'nothing') context.print(outcome.message);
-      else context.print(`compaction failed (${outcome.reason}): ${outcome.message}`);
+      if (outcome.status === 'nothing') context.print(outcome.message);
       return;
     }
     case '/help':

@@ -6,6 +6,7 @@
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import {
+  DEFAULT_LINK_IDLE_MS,
   DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_MAX_HELD_BYTES,
   DEFAULT_MAX_REQUEST_BYTES,
@@ -34,6 +35,8 @@ export interface ProxyCommandOptions {
   readonly maxAnswerBytes: number;
   readonly queue: number;
   readonly stopGrace: number;
+  /** Milliseconds (parsed from 30m, 90s, 2h, 0). */
+  readonly linkIdle: number;
 }
 
 export async function proxyCommand(context: CommandContext, options: ProxyCommandOptions): Promise<number> {
@@ -61,6 +64,7 @@ export async function proxyCommand(context: CommandContext, options: ProxyComman
     maxAnswerBytes: options.maxAnswerBytes,
     queueCapacity: options.queue,
     stopGraceMs: options.stopGrace,
+    linkIdleMs: options.linkIdle,
     onWarning: warn,
     onRecordError: (error, sessionId) =>
       warn(
@@ -214,5 +218,23 @@ export function registerProxyCommand(program: Command, run: RunCommand): void {
       (value) => integerArgument(value, 'milliseconds', 0),
       DEFAULT_STOP_GRACE_MS,
     )
+    .option(
+      '--link-idle <duration>',
+      "how long after a session's last call a client's compaction sent with no conversation id is linked to it as its likely continuation (30m, 90s, 2h; 0 links nothing)",
+      durationArgument,
+      DEFAULT_LINK_IDLE_MS,
+    )
     .action((options: ProxyCommandOptions) => run('write', (context) => proxyCommand(context, options))());
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration flag: a whole number and a unit (ms, s, m, h), or 0; in milliseconds. */
+function durationArgument(value: string): number {
+  if (value.trim() === '0') return 0;
+  const match = /^(\d+)(ms|s|m|h)$/.exec(value.trim());
+  const amount = match === null ? Number.NaN : Number(match[1]) * (DURATION_UNITS[match[2] as string] as number);
+  if (!Number.isSafeInteger(amount))
+    throw new UsageError(`--link-idle takes a duration such as 30m, 90s or 2h (or 0 to link nothing), found ${JSON.stringify(value)}`);
+  return amount;
 }

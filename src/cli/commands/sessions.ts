@@ -1,13 +1,14 @@
 // `shadowlog sessions`: the sessions in the store, each sub-session (format 2's
-// session/start.parent) named with its parent and listed under it.
+// session/start.parent) named with its parent and listed under it, and a session the proxy
+// linked to the one it likely continues (session/start.continues) marked so.
 
 import type { Command } from 'commander';
-import { dataOf, type SessionParent } from '../../log/index.js';
+import { dataOf, type SessionContinuation, type SessionParent } from '../../log/index.js';
 import type { LogStore, StoredSession } from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 
-type ListedSession = StoredSession & { parent?: SessionParent };
+type ListedSession = StoredSession & { parent?: SessionParent; continues?: SessionContinuation };
 
 export async function sessionsCommand(context: CommandContext): Promise<number> {
   const store = await context.store();
@@ -32,8 +33,9 @@ export async function sessionsCommand(context: CommandContext): Promise<number> 
     const name = `${'  '.repeat(depth)}${depth > 0 ? '└ ' : ''}${session.id}`;
     const orphan =
       session.parent !== undefined && !listed.has(session.parent.sessionId) ? `  (sub-session of ${session.parent.sessionId})` : '';
+    const continues = session.continues === undefined ? '' : `  (likely continues ${session.continues.sessionId})`;
     context.print(
-      `${name.padEnd(width)}  ${String(session.events).padStart(8)}  ${session.createdAt.padEnd(24)}  ${session.updatedAt}${orphan}`,
+      `${name.padEnd(width)}  ${String(session.events).padStart(8)}  ${session.createdAt.padEnd(24)}  ${session.updatedAt}${orphan}${continues}`,
     );
     seen.add(session.id);
     for (const child of children.get(session.id) ?? []) if (!seen.has(child.id)) printTree(child, depth + 1, seen);
@@ -48,12 +50,12 @@ export async function sessionsCommand(context: CommandContext): Promise<number> 
   return 0;
 }
 
-/** Each session with the parent its session/start names, if any. */
+/** Each session with the parent its session/start names, and the session it likely continues (a proxy's link), if any. */
 async function withParents(store: LogStore, sessions: readonly StoredSession[]): Promise<ListedSession[]> {
   const listed: ListedSession[] = [];
   for (const session of sessions) {
-    const parent = dataOf(await store.readEvent(session.id, 0), 'session/start').parent;
-    listed.push(parent === undefined ? session : { ...session, parent });
+    const { parent, continues } = dataOf(await store.readEvent(session.id, 0), 'session/start');
+    listed.push({ ...session, ...(parent === undefined ? {} : { parent }), ...(continues === undefined ? {} : { continues }) });
   }
   return listed;
 }

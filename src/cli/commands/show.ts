@@ -129,12 +129,13 @@ async function showSurface(
   const log = await SessionLog.open(store, sessionId, { toSeq: atSeq + 1, registry: createCliRegistry() });
   noteIgnoredCheckpoints(context, sessionId, log.checkpointReport);
   const nodes = log.fold.toArray();
-  const parent = await parentOf(store, sessionId);
+  const { parent, continues } = dataOf(await store.readEvent(sessionId, 0), 'session/start');
   if (context.json) {
     context.printJson({
       sessionId,
       atSeq,
       ...(parent === undefined ? {} : { parent }),
+      ...(continues === undefined ? {} : { continues }),
       ...(subSessions.length === 0 ? {} : { subSessions }),
       nodes: nodes.map((node) => {
         const copyOf = (node.event.data as { copyOf?: unknown }).copyOf;
@@ -145,6 +146,8 @@ async function showSurface(
   }
   context.print(`surface of ${sessionId} after event #${atSeq}: ${nodes.length} nodes, what the model is shown`);
   if (parent !== undefined) context.print(parentLine(parent));
+  if (continues !== undefined)
+    context.print(`likely continues ${continues.sessionId} (a link, not a merge: \`shadowlog show ${sessionId} --record\` says why)`);
   if (subSessions.length > 0) context.print(subSessionsLine(subSessions));
   for (const node of nodes) {
     const note = isReplaceOp(node.event.surfaceOp) ? `[REPLACEMENT: ${describeRange(node.event)}]` : '';

@@ -29,7 +29,7 @@ export async function summarizeSelection(input: StrategyInput): Promise<SummaryR
   if (summary.text === '') throw new StrategyFailure('the summarizer answered with an empty summary');
   if (summary.truncated)
     throw new StrategyFailure(
-      `the summary was cut at its token limit (maxSummaryTokens ${input.maxSummaryTokens}); raise maxSummaryTokens or compact less at once`,
+      `the summary was cut at its token limit (max_tokens ${summary.maxTokens ?? input.maxSummaryTokens}${summary.maxTokens === undefined ? ', maxSummaryTokens' : `, below maxSummaryTokens ${input.maxSummaryTokens} by the model's output limit or window`}); raise maxSummaryTokens or compact less at once`,
     );
   return summary;
 }
@@ -58,7 +58,8 @@ export function summaryPlan(
       ...(summary.targetTokens === undefined ? {} : { targetTokens: summary.targetTokens }),
       ...extra,
     },
-    eventExtra: { maxTokens: input.maxSummaryTokens },
+    // The budget the request was sent with: replay rebuilds the request from it.
+    eventExtra: { maxTokens: summary.maxTokens ?? input.maxSummaryTokens },
     node: { type: 'user/message', data: { content: [{ type: 'text', text }] } },
   });
 }
