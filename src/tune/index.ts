@@ -6,6 +6,16 @@ export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
 export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';
+export {
+  CLAUDE_CODE_COMPACTION_MARGIN,
+  impliedWindow,
+  type ResolvedWindow,
+  readSessionWindow,
+  resolveSessionWindow,
+  type SessionWindow,
+  type SessionWindowOptions,
+  type WindowRule,
+} from './session-window.js';
 export { costRetentionSvg, tokensPerCallSvg } from './svg-plots.js';
 export { buildTrace, type SessionTrace, type TraceCall, type TraceItem, type TraceOptions } from './trace.js';
 export { TuneConfigError, TuneInputError } from './tune-errors.js';
@@ -23,3 +33,4 @@ export {
 } from './tune-policies.js';
 export type { PolicySummary, Recommendation, TuneReport } from './tune-report.js';
 export { markdownTable, policyRow, TABLE_HEADER, textTable } from './tune-table.js';
+export { describeWindow, WINDOW_RULE_NAMES, windowLines } from './window-lines.js';

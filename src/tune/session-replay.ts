@@ -8,6 +8,7 @@ import { artifactValue, kindOf } from './artifacts.js';
 import { PolicyReplay } from './policy-replay.js';
 import { callCost, type PriceTable, priceOf } from './prices.js';
 import { ReplayContext } from './replay-context.js';
+import type { ResolvedWindow } from './session-window.js';
 import type { SessionTrace } from './trace.js';
 import type { TunePolicy } from './tune-policies.js';
 
@@ -88,6 +89,9 @@ export interface SessionResult {
   readonly items: number;
   /** The windows of its calls (distinct, in order of first use). */
   readonly windows: readonly number[];
+  /** The harness that wrote the source (null for shadowlog's own), and each model's window with the rule that gave it. */
+  readonly harness: string | null;
+  readonly windowRules: readonly ResolvedWindow[];
   readonly reserve: number;
   readonly models: readonly string[];
   readonly fixedTokens: number;
@@ -219,6 +223,8 @@ export async function replaySession(
     calls: trace.calls.length,
     items: trace.items.length,
     windows,
+    harness: trace.window.harness,
+    windowRules: [...trace.window.models.values()],
     reserve: trace.calls[0]?.reserve ?? 0,
     models: [...new Set(trace.calls.map((call) => call.model))],
     fixedTokens: trace.fixedTokens,

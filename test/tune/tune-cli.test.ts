@@ -17,7 +17,8 @@ const BASELINES = ['pi', 'claude-code', 'codex', 'opencode', 'drop-oldest', 'non
 describe('shadowlog tune', () => {
   it('replays every corpus session under the defaults and every baseline, as JSON', async () => {
     const result = await workspace.run(['--json', 'tune', CORPUS_SESSIONS, '--window', '200000']);
-    expect(result.stderr).toBe('');
+    // Off a terminal the progress bar writes a line every 10 seconds, which a loaded machine can reach.
+    expect(result.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('tuning: '))).toEqual([]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.policies.map((policy: { policy: string }) => policy.policy)).toEqual(['defaults', ...BASELINES]);

@@ -17,6 +17,7 @@ import {
   type TuneSession,
   textTable,
   tuneSessions,
+  windowLines,
   writeTuneReport,
 } from '../../tune/index.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
@@ -132,10 +133,10 @@ async function sessionsOf(context: CommandContext, inputs: readonly string[], al
 
 function printReport(context: CommandContext, report: TuneReport, options: TuneCommandOptions): void {
   const calls = report.sessions.reduce((sum, session) => sum + session.calls, 0);
-  const windows = [...new Set(report.sessions.flatMap((session) => session.windows))].map(count).join(', ');
   context.print(
-    `${report.sessions.length} sessions, ${count(calls)} model calls, window ${options.window === undefined ? windows : count(options.window)}; prices of ${report.prices.date}; ${report.estimator} estimates`,
+    `${report.sessions.length} sessions, ${count(calls)} model calls; prices of ${report.prices.date}; ${report.estimator} estimates`,
   );
+  for (const line of windowLines(report.sessions, options.window)) context.print(line);
   for (const line of textTable(report.policies)) context.print(line);
   if (report.unfitSessions.length > 0) context.print(`left out, no policy fits their window: ${report.unfitSessions.join(', ')}`);
   const recommendation = report.recommendation;
