@@ -2,8 +2,10 @@
 // measures of each, and a recommended policy file (see docs/tune.md).
 
 export { type ArtifactKind, artifactsOf } from './artifacts.js';
+export { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
 export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from './prices.js';
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
+export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines } from './report-lines.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
 export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';
 export {
@@ -32,5 +34,15 @@ export {
   tunePolicies,
 } from './tune-policies.js';
 export type { PolicySummary, Recommendation, TuneReport } from './tune-report.js';
-export { markdownTable, policyRow, TABLE_HEADER, textTable } from './tune-table.js';
+export {
+  breaksAt,
+  compactRow,
+  markdownTable,
+  policyRow,
+  ratioBaseline,
+  shortPolicyName,
+  TABLE_HEADER,
+  TEXT_TABLE_COLUMNS,
+  textTable,
+} from './tune-table.js';
 export { describeWindow, WINDOW_RULE_NAMES, windowLines } from './window-lines.js';

@@ -144,12 +144,14 @@ export function markdownReport(report: TuneReport, plots: readonly string[]): st
   if (report.unfitSessions.length > 0) lines.push(`Left out (no policy fits their window): ${report.unfitSessions.join(', ')}.`, '');
   lines.push('![cost against retention](cost-retention.svg)', '', '## Sessions', '');
   lines.push(
-    '| session | calls | window | fixed tokens | meter error (mean, max) | infeasible policies |',
+    '| session | calls | window | fixed tokens | meter error (median |error|, mean) | infeasible policies |',
     '| --- | ---: | ---: | ---: | ---: | --- |',
   );
   for (const session of report.sessions) {
     const error =
-      session.meterError === null ? '–' : `${percent(session.meterError.meanError)}, ${percent(session.meterError.maxAbsoluteError)}`;
+      session.meterError === null
+        ? '–'
+        : `median ${percent(session.meterError.medianAbsError)}, mean ${percent(session.meterError.meanError)}`;
     const infeasible = session.policies
       .filter((policy) => !policy.feasible)
       .map((policy) => (policy.refused !== null ? `${policy.policy} (refused)` : `${policy.policy} (call ${policy.firstCallOverWindow})`))

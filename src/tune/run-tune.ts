@@ -6,8 +6,9 @@ import { createEstimator } from '../meter/estimators.js';
 import { SurfaceMeter } from '../meter/measure.js';
 import type { EstimatorName } from '../meter/token-estimator.js';
 import type { LogStore } from '../store/log-store.js';
+import { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
 import { BUILT_IN_PRICES, type PriceTable } from './prices.js';
-import { replaySession, type SessionResult } from './session-replay.js';
+import { type MeterError, replaySession, type SessionResult } from './session-replay.js';
 import { buildTrace, type TraceOptions } from './trace.js';
 import { type PolicySetOptions, type TunePolicy, tunePolicies } from './tune-policies.js';
 import { recommend, summarizePolicy, type TuneReport } from './tune-report.js';
@@ -60,7 +61,7 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
       ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: options.cacheTtlMs }),
       onCall: (call, calls) => options.onProgress?.({ session: position + 1, sessions: inputs.length, sessionId, call, calls }),
     });
-    sessions.push(result);
+    sessions.push({ ...result, meterError: meterErrorOf(await meterSessionCallErrors(() => [events])) });
   }
   const comparable = sessions.filter((session) => session.policies.some((result) => result.feasible));
   const window = commonWindow(comparable);
@@ -96,4 +97,18 @@ function commonWindow(sessions: readonly SessionResult[]): { contextWindow: numb
   let best: { contextWindow: number; reserve: number; calls: number } | undefined;
   for (const entry of counts.values()) if (best === undefined || entry.calls > best.calls) best = entry;
   return best === undefined ? undefined : { contextWindow: best.contextWindow, reserve: best.reserve };
+}
+
+/** The figures of the anchored calls, or null when none reported its input. */
+function meterErrorOf(errors: SessionCallErrors): MeterError | null {
+  const anchored = errors.calls.filter((call) => call.anchored && call.error !== null).map((call) => call.error as number);
+  const { medianAbsError, p95AbsError, maxAbsError } = errors.summary;
+  if (anchored.length === 0 || medianAbsError === null || p95AbsError === null || maxAbsError === null) return null;
+  return {
+    calls: anchored.length,
+    meanError: anchored.reduce((sum, error) => sum + error, 0) / anchored.length,
+    medianAbsError,
+    p95AbsError,
+    maxAbsError,
+  };
 }

@@ -19,6 +19,17 @@ export interface Miss {
   readonly misses: number;
   /** The first such call. */
   readonly firstCall: number;
+  /** Where the session introduced it: the event's seq and what it was ("a Read result", "a user message"). */
+  readonly introducedSeq?: number;
+  readonly introducedBy?: string;
+}
+
+/** What a miss is counted with while replaying. */
+export interface MissTally {
+  misses: number;
+  readonly firstCall: number;
+  readonly introducedSeq?: number;
+  readonly introducedBy?: string;
 }
 
 export interface Retention {
@@ -74,13 +85,15 @@ export interface PolicySessionResult {
   readonly compactionCalls: readonly number[];
 }
 
+/** The meter against the provider over a session's calls, as `stats --calls` computes it (meterSessionCallErrors). */
 export interface MeterError {
-  /** Calls with provider usage whose sent surface the record names. */
+  /** Calls with a reported input whose estimate had an anchor (every call but the first of its model). */
   readonly calls: number;
-  /** Mean of (estimate − reported) / reported, and of its absolute value, and the largest absolute. */
+  /** Over them: the mean of (estimate − reported) / reported, and the median, 95th percentile and largest of its absolute value. */
   readonly meanError: number;
-  readonly meanAbsoluteError: number;
-  readonly maxAbsoluteError: number;
+  readonly medianAbsError: number;
+  readonly p95AbsError: number;
+  readonly maxAbsError: number;
 }
 
 export interface SessionResult {
@@ -139,7 +152,7 @@ export async function replaySession(
     used: 0,
     kept: 0,
     reachable: 0,
-    misses: new Map<string, { misses: number; firstCall: number }>(),
+    misses: new Map<string, MissTally>(),
     tokensPerCall: [] as Array<number | null>,
     compactionCalls: [] as number[],
     counted: 0,
@@ -179,7 +192,7 @@ export async function replaySession(
       figure.reachable += outcome.used - outcome.missed.length + outcome.recallable.length;
       for (const artifact of outcome.missed) {
         const seen = figure.misses.get(artifact);
-        if (seen === undefined) figure.misses.set(artifact, { misses: 1, firstCall: call.number });
+        if (seen === undefined) figure.misses.set(artifact, { misses: 1, firstCall: call.number, ...context.introduction(artifact) });
         else seen.misses++;
       }
       figure.tokensPerCall.push(outcome.tokens);
@@ -228,18 +241,13 @@ export async function replaySession(
     reserve: trace.calls[0]?.reserve ?? 0,
     models: [...new Set(trace.calls.map((call) => call.model))],
     fixedTokens: trace.fixedTokens,
-    meterError: meterErrorOf(trace),
+    meterError: null,
     recordedInputTokens: reported.length === 0 ? null : reported.reduce((sum, call) => sum + (call.usage?.inputTokens ?? 0), 0),
     policies: results,
   };
 }
 
-export function retentionOf(
-  used: number,
-  kept: number,
-  reachable: number,
-  misses: ReadonlyMap<string, { misses: number; firstCall: number }>,
-): Retention {
+export function retentionOf(used: number, kept: number, reachable: number, misses: ReadonlyMap<string, MissTally>): Retention {
   const worstMisses = [...misses.entries()]
     .sort((a, b) => b[1].misses - a[1].misses || a[1].firstCall - b[1].firstCall || (a[0] < b[0] ? -1 : 1))
     .slice(0, WORST)
@@ -248,6 +256,8 @@ export function retentionOf(
       kind: kindOf(artifact),
       misses: miss.misses,
       firstCall: miss.firstCall,
+      ...(miss.introducedSeq === undefined ? {} : { introducedSeq: miss.introducedSeq }),
+      ...(miss.introducedBy === undefined ? {} : { introducedBy: miss.introducedBy }),
     }));
   return {
     used,
@@ -256,22 +266,5 @@ export function retentionOf(
     reachable,
     recallable: used === 0 ? 1 : reachable / used,
     worstMisses,
-  };
-}
-
-/** The meter against the provider: estimate of the sent surface plus the fixed part, against the reported input. */
-function meterErrorOf(trace: SessionTrace): MeterError | null {
-  const errors: number[] = [];
-  for (const call of trace.calls) {
-    if (call.usage === undefined || call.recordedEstimate === undefined || call.usage.inputTokens <= 0) continue;
-    errors.push((call.recordedEstimate + trace.fixedTokens - call.usage.inputTokens) / call.usage.inputTokens);
-  }
-  if (errors.length === 0) return null;
-  const absolute = errors.map(Math.abs);
-  return {
-    calls: errors.length,
-    meanError: errors.reduce((sum, value) => sum + value, 0) / errors.length,
-    meanAbsoluteError: absolute.reduce((sum, value) => sum + value, 0) / errors.length,
-    maxAbsoluteError: Math.max(...absolute),
   };
 }

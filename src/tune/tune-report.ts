@@ -3,7 +3,7 @@
 // margin of the best feasible retention — with the numbers it rests on.
 
 import type { CompactionConfig } from '../compaction/policy.js';
-import { type PolicySessionResult, type Retention, retentionOf, type SessionResult } from './session-replay.js';
+import { type MissTally, type PolicySessionResult, type Retention, retentionOf, type SessionResult } from './session-replay.js';
 import type { TunePolicy } from './tune-policies.js';
 
 export interface PolicySummary {
@@ -71,12 +71,12 @@ export function summarizePolicy(
   const sum = (pick: (result: PolicySessionResult) => number) => results.reduce((total, result) => total + pick(result), 0);
   const calls = sum((result) => result.calls);
   const tokensSent = sum((result) => result.tokensSent);
-  const misses = new Map<string, { misses: number; firstCall: number }>();
+  const misses = new Map<string, MissTally>();
   for (const result of results) {
     for (const miss of result.retention.worstMisses) {
       const key = `${miss.kind}:${miss.artifact}`;
       const seen = misses.get(key);
-      if (seen === undefined) misses.set(key, { misses: miss.misses, firstCall: miss.firstCall });
+      if (seen === undefined) misses.set(key, { ...miss, misses: miss.misses });
       else seen.misses += miss.misses;
     }
   }

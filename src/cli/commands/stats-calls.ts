@@ -4,21 +4,10 @@
 // A proxied call whose messages are not on the session's surface is listed in its place with
 // no estimate: pricing the session's surface for it would price messages it did not send.
 
-import { COMPACTION_EVENT_TYPES, COMPACTION_POLICY, type CompactionPolicyData } from '../../compaction/index.js';
-import { EventTypeRegistry, SessionNotFoundError } from '../../log/index.js';
-import {
-  type CallErrorSummary,
-  CallMeter,
-  calibrationFactorOf,
-  createEstimator,
-  DEFAULT_ESTIMATOR,
-  type EstimatorName,
-  isEstimatorName,
-  type MeteredCallRow,
-  type OffSurfaceCallRow,
-  summarizeCallErrors,
-} from '../../meter/index.js';
+import { SessionNotFoundError } from '../../log/index.js';
+import type { CallErrorSummary, EstimatorName, MeteredCallRow, OffSurfaceCallRow } from '../../meter/index.js';
 import type { LogStore } from '../../store/index.js';
+import { meterSessionCallErrors } from '../../tune/index.js';
 import type { CommandContext } from '../context.js';
 
 export interface CallsReport {
@@ -34,26 +23,8 @@ export interface CallsReport {
 /** The meter's figures for each model call of `sessionId`. */
 export async function meterSessionCalls(store: LogStore, sessionId: string): Promise<CallsReport> {
   if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
-  // First pass: the policies the session recorded, whose estimator and calibration factor the
-  // compaction meter used; a model no policy names gets its family's measured factor.
-  const factors = new Map<string, number>();
-  let estimator: EstimatorName = DEFAULT_ESTIMATOR;
-  for await (const page of store.read(sessionId)) {
-    for (const event of page) {
-      if (event.type !== COMPACTION_POLICY) continue;
-      const policy = event.data as unknown as CompactionPolicyData;
-      if (isEstimatorName(policy.estimator)) estimator = policy.estimator;
-      const factor = policy.calibration?.factor;
-      if (typeof factor === 'number' && Number.isFinite(factor) && factor > 0) factors.set(modelKey(policy.provider, policy.model), factor);
-    }
-  }
-  const meter = new CallMeter({
-    estimator: await createEstimator(estimator),
-    factorOf: (provider, model) => factors.get(modelKey(provider, model)) ?? calibrationFactorOf(provider, model, estimator),
-    fold: { registry: new EventTypeRegistry(COMPACTION_EVENT_TYPES) },
-  });
-  for await (const page of store.read(sessionId)) for (const event of page) meter.apply(event);
-  return { sessionId, estimator, calls: meter.calls, offSurfaceCalls: meter.offSurfaceCalls, summary: summarizeCallErrors(meter.calls) };
+  const { estimator, calls, offSurfaceCalls, summary } = await meterSessionCallErrors(() => store.read(sessionId));
+  return { sessionId, estimator, calls, offSurfaceCalls, summary };
 }
 
 export async function statsCallsCommand(context: CommandContext, sessionId: string): Promise<number> {
@@ -104,8 +75,4 @@ function formatError(error: number | null): string {
 
 function formatShare(share: number | null): string {
   return share === null ? '–' : `${(share * 100).toFixed(1)} %`;
-}
-
-function modelKey(provider: string, model: string): string {
-  return JSON.stringify([provider, model]);
 }
