@@ -2,10 +2,11 @@
 // measures of each, and a recommended policy file (see docs/tune.md).
 
 export { type ArtifactKind, artifactsOf } from './artifacts.js';
+export { type HarnessSetting, harnessSetting, type SettingHarness } from './harness-settings.js';
 export { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
 export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from './prices.js';
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
-export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines } from './report-lines.js';
+export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines, settingLines } from './report-lines.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
 export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';
 export {
@@ -33,7 +34,7 @@ export {
   type TuneStrategy,
   tunePolicies,
 } from './tune-policies.js';
-export type { PolicySummary, Recommendation, TuneReport } from './tune-report.js';
+export type { HarnessSettingReport, PolicySummary, Recommendation, TuneReport } from './tune-report.js';
 export {
   breaksAt,
   compactRow,

@@ -13,7 +13,7 @@ const KIND_NAMES: Record<string, string> = { path: 'a file path', identifier: 'a
 export function describeMiss(miss: Miss): string {
   const what = KIND_NAMES[miss.kind] ?? miss.kind;
   const from = miss.introducedBy === undefined ? '' : ` from ${miss.introducedBy} at #${miss.introducedSeq}`;
-  return `\`${miss.artifact}\` (${what}${from}), missed at ${count(miss.misses)} call${miss.misses === 1 ? '' : 's'} from call ${miss.firstCall}`;
+  return `\`${miss.artifact}\` (${what}${from}), missed at ${count(miss.misses)} call${miss.misses === 1 ? '' : 's'} from call ${miss.firstCall}${miss.sessionId === undefined ? '' : ` of ${miss.sessionId}`}`;
 }
 
 /** Each refusal: the policy, the session and the configuration error that refused it. */
@@ -67,4 +67,24 @@ export function meterLines(report: TuneReport): string[] {
     `${head}: ${reasons.join('; ')}.`,
     '  Every policy is priced by the same meter, so their order holds; their absolute tokens and cost are off by about that much.',
   ];
+}
+
+const HARNESS_NAMES: Record<string, string> = { 'claude-code': 'Claude Code', codex: 'Codex', pi: 'pi', opencode: 'opencode' };
+
+/** The recommendation as each harness's own setting: what to set, where, and what the harness cannot express. */
+export function settingLines(settings: TuneReport['harnessSettings']): string[] {
+  const lines: string[] = [];
+  for (const setting of settings) {
+    const name = HARNESS_NAMES[setting.harness] ?? setting.harness;
+    lines.push(
+      `for ${name} (${setting.sessions} session${setting.sessions === 1 ? '' : 's'}, window ${count(setting.window.contextWindow)}): ${setting.setting}, in ${setting.where}`,
+    );
+    const measured = setting.measured;
+    const cost =
+      measured === null
+        ? ''
+        : `; measured on its sessions: $${measured.costUsd.toFixed(2)} and ${percent(measured.retention)} retention, against the recommended policy's $${measured.recommendedCostUsd.toFixed(2)} and ${percent(measured.recommendedRetention)}`;
+    lines.push(`  ${setting.exact ? 'exact: ' : 'closest it can get: '}${setting.note}${cost}`);
+  }
+  return lines;
 }

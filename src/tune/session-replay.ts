@@ -22,6 +22,8 @@ export interface Miss {
   /** Where the session introduced it: the event's seq and what it was ("a Read result", "a user message"). */
   readonly introducedSeq?: number;
   readonly introducedBy?: string;
+  /** The session the first miss was in (set when a report sums sessions). */
+  readonly sessionId?: string;
 }
 
 /** What a miss is counted with while replaying. */
@@ -30,6 +32,7 @@ export interface MissTally {
   readonly firstCall: number;
   readonly introducedSeq?: number;
   readonly introducedBy?: string;
+  readonly sessionId?: string;
 }
 
 export interface Retention {
@@ -102,6 +105,8 @@ export interface SessionResult {
   readonly items: number;
   /** The windows of its calls (distinct, in order of first use). */
   readonly windows: readonly number[];
+  /** The window of the model with the most calls: what a policy file is written for. */
+  readonly window: number;
   /** The harness that wrote the source (null for shadowlog's own), and each model's window with the rule that gave it. */
   readonly harness: string | null;
   readonly windowRules: readonly ResolvedWindow[];
@@ -236,6 +241,7 @@ export async function replaySession(
     calls: trace.calls.length,
     items: trace.items.length,
     windows,
+    window: trace.window.primary?.window ?? windows[0] ?? 0,
     harness: trace.window.harness,
     windowRules: [...trace.window.models.values()],
     reserve: trace.calls[0]?.reserve ?? 0,
@@ -258,6 +264,7 @@ export function retentionOf(used: number, kept: number, reachable: number, misse
       firstCall: miss.firstCall,
       ...(miss.introducedSeq === undefined ? {} : { introducedSeq: miss.introducedSeq }),
       ...(miss.introducedBy === undefined ? {} : { introducedBy: miss.introducedBy }),
+      ...(miss.sessionId === undefined ? {} : { sessionId: miss.sessionId }),
     }));
   return {
     used,

@@ -102,7 +102,18 @@ describe('shadowlog tune', () => {
     const tuned = await workspace.run(['tune', '--all', '--window', '64000', '--grid', 'headroomTokens=0', '--policy-file', 'policy.json']);
     expect(tuned.code).toBe(0);
     const policy = JSON.parse(readFileSync(join(workspace.cwd, 'policy.json'), 'utf8'));
-    expect(tuned.stdout).toContain(`policy file: ${JSON.stringify(policy)}`);
+    // Every value stated, never {}, with what it was chosen for.
+    expect(policy).toMatchObject({
+      thresholdRatio: expect.any(Number),
+      headroomTokens: expect.any(Number),
+      maxSummaryTokens: expect.any(Number),
+    });
+    expect(policy.chosenFor).toMatchObject({ contextWindow: 64_000, sessions: 1, harnesses: ['codex'] });
+    expect(tuned.stdout.replace(/\n {2}/g, ' ')).toContain(`policy file: {"thresholdRatio": ${policy.thresholdRatio},`);
+    // And as Codex's own setting, for the window of its calls.
+    expect(tuned.stdout).toMatch(
+      /for Codex \(1 session, window 64,000\): model_auto_compact_token_limit = \d+, in ~\/\.codex\/config\.toml/,
+    );
     const compacted = await workspace.run(['compact', 'codex-019a93b9-f380-7600-98ff-940e6b99603c', '--compaction-config', 'policy.json']);
     expect(compacted.stderr).toBe('');
     expect(compacted.stdout).toMatch(/compacted \d+ nodes into summary/);

@@ -16,6 +16,7 @@ import {
   parseGrid,
   parsePriceTable,
   refusalLines,
+  settingLines,
   TEXT_TABLE_COLUMNS,
   type TuneReport,
   type TuneSession,
@@ -103,7 +104,11 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
   bar.finish();
   if (options.out !== undefined) await writeTuneReport(report, resolve(context.io.cwd, options.out), force);
   if (options.policyFile !== undefined && report.recommendation !== null) {
-    await writeOutputFile(resolve(context.io.cwd, options.policyFile), `${JSON.stringify(report.recommendation.config, null, 2)}\n`, force);
+    await writeOutputFile(
+      resolve(context.io.cwd, options.policyFile),
+      `${JSON.stringify(report.recommendation.policyFile ?? report.recommendation.config, null, 2)}\n`,
+      force,
+    );
   }
   if (context.json) context.printJson(report);
   else printReport(context, report, options);
@@ -152,8 +157,11 @@ function printReport(context: CommandContext, report: TuneReport, options: TuneC
   else {
     say(`recommendation: ${recommendation.policy}: ${recommendation.reason}`);
     say(
-      `policy file: ${JSON.stringify(recommendation.config)}${options.policyFile === undefined ? '' : ` (written to ${options.policyFile})`}`,
+      `policy file: ${JSON.stringify(recommendation.policyFile ?? recommendation.config)
+        .replace(/,"/g, ', "')
+        .replace(/":/g, '": ')}${options.policyFile === undefined ? '' : ` (written to ${options.policyFile})`}`,
     );
+    for (const line of settingLines(report.harnessSettings)) say(line);
     const chosen = report.policies.find((policy) => policy.policy === recommendation.policy);
     if (chosen !== undefined) for (const line of missLines(chosen)) say(line);
   }
