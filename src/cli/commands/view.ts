@@ -5,8 +5,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { assertSessionId } from '../../log/index.js';
-import { checkOutputTarget, type LogStore, writeOutputFile } from '../../store/index.js';
-import { describeWindow, readSessionWindow } from '../../tune/index.js';
+import { checkOutputTarget, writeOutputFile } from '../../store/index.js';
 import { buildViewDocument, isLoopbackHost, parseTuneReport, renderViewPage, startViewServer } from '../../view/index.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -73,7 +72,6 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
         `wrote ${options.out}: ${sessionId}, ${viewDocument.session.events.length} events, ${calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed), ${Buffer.byteLength(page.html)} bytes`,
       );
     }
-    if (!context.json) await printWindow(context, store, sessionId);
     return failed > 0 ? 1 : 0;
   }
   if (!isLoopbackHost(host))
@@ -93,7 +91,6 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
   });
   if (context.json) context.printJson({ sessionId, url: server.url });
   else context.print(`serving ${sessionId} at ${server.url} (following it as it grows; Ctrl-C stops)`);
-  if (!context.json) await printWindow(context, store, sessionId);
   await untilStopped(context.io.signal);
   await server.close();
   return 0;
@@ -136,10 +133,4 @@ export function registerViewCommand(program: Command, run: RunCommand): void {
       integerArgument(value, 'milliseconds', 1),
     )
     .action((id: string, options: ViewCommandOptions) => run('read', (context) => viewCommand(context, id, options))());
-}
-
-/** The window the session ran in, and the rule that gave it (as `tune` resolves it). */
-async function printWindow(context: CommandContext, store: LogStore, sessionId: string): Promise<void> {
-  const window = (await readSessionWindow(store, sessionId)).primary;
-  if (window !== undefined) context.print(`window ${describeWindow(window)}`);
 }
