@@ -2,10 +2,23 @@
 // measures of each, and a recommended policy file (see docs/tune.md).
 
 export { type ArtifactKind, artifactsOf } from './artifacts.js';
+export { type HarnessSetting, harnessSetting, type SettingHarness } from './harness-settings.js';
+export { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
 export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from './prices.js';
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
+export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines, settingLines } from './report-lines.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
 export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';
+export {
+  CLAUDE_CODE_COMPACTION_MARGIN,
+  impliedWindow,
+  type ResolvedWindow,
+  readSessionWindow,
+  resolveSessionWindow,
+  type SessionWindow,
+  type SessionWindowOptions,
+  type WindowRule,
+} from './session-window.js';
 export { costRetentionSvg, tokensPerCallSvg } from './svg-plots.js';
 export { buildTrace, type SessionTrace, type TraceCall, type TraceItem, type TraceOptions } from './trace.js';
 export { TuneConfigError, TuneInputError } from './tune-errors.js';
@@ -21,7 +34,7 @@ export {
   type TuneStrategy,
   tunePolicies,
 } from './tune-policies.js';
-export type { PolicySummary, Recommendation, TuneReport } from './tune-report.js';
+export type { HarnessSettingReport, PolicySummary, Recommendation, TuneReport } from './tune-report.js';
 export {
   type CheckedTuneReport,
   InvalidTuneReportError,
@@ -29,4 +42,15 @@ export {
   TUNE_REPORT_FITS_SCHEMA,
   TUNE_REPORT_SCHEMA,
 } from './tune-report-schema.js';
-export { markdownTable, policyRow, TABLE_HEADER, textTable } from './tune-table.js';
+export {
+  breaksAt,
+  compactRow,
+  markdownTable,
+  policyRow,
+  ratioBaseline,
+  shortPolicyName,
+  TABLE_HEADER,
+  TEXT_TABLE_COLUMNS,
+  textTable,
+} from './tune-table.js';
+export { describeWindow, WINDOW_RULE_NAMES, windowLines } from './window-lines.js';

@@ -108,6 +108,19 @@ export class ReplayContext {
     return { saving: item.price - placeholderPrice, event, artifacts: new Set(), masked: true };
   }
 
+  /** Where the session first named `key` (an artifact key): the event's seq and what it was. */
+  introduction(key: string): { introducedSeq: number; introducedBy: string } | Record<string, never> {
+    const index = this.occurrences.get(key)?.[0];
+    const item = index === undefined ? undefined : this.trace.items[index];
+    if (item === undefined) return {};
+    let by = item.type.replace('/', ' ');
+    if (item.type === 'tool/result') {
+      const callId = (item.event.data as unknown as ToolResultData).callId;
+      by = `a ${this.toolNames().get(callId) ?? 'tool'} result`;
+    } else by = `a ${item.type === 'user/message' ? 'user' : item.type === 'assistant/message' ? 'assistant' : 'system'} message`;
+    return { introducedSeq: item.seq, introducedBy: by };
+  }
+
   private names: Map<string, string> | undefined;
 
   /** The tool each call of the session named, by call id. */

@@ -15,6 +15,7 @@ import {
   type StagedOutputFile,
   stageOutputFile,
 } from '../store/output-file.js';
+import { settingLines } from './report-lines.js';
 import { costRetentionSvg, tokensPerCallSvg } from './svg-plots.js';
 import type { TuneReport } from './tune-report.js';
 import { markdownTable } from './tune-table.js';
@@ -98,7 +99,11 @@ function withReportNote(error: unknown, written: ReadonlyArray<[string, string]>
 /** The report's files, by name, in the order they are written. */
 function reportFiles(report: TuneReport): Array<[name: string, text: string]> {
   const files: Array<[string, string]> = [['report.json', `${JSON.stringify(report, null, 2)}\n`]];
-  if (report.recommendation !== null) files.push(['policy.json', `${JSON.stringify(report.recommendation.config, null, 2)}\n`]);
+  if (report.recommendation !== null) {
+    files.push(['policy.json', `${JSON.stringify(report.recommendation.policyFile ?? report.recommendation.config, null, 2)}\n`]);
+    // Each source harness's own setting, beside the policy file.
+    for (const setting of report.harnessSettings) files.push([setting.file.name, setting.file.text]);
+  }
   if (report.policies.length > 0) files.push(['cost-retention.svg', costRetentionSvg(report.policies)]);
   const plotted = [...report.sessions].sort((a, b) => b.calls - a.calls).slice(0, PLOTTED_SESSIONS);
   const plots: string[] = [];
@@ -136,20 +141,27 @@ export function markdownReport(report: TuneReport, plots: readonly string[]): st
       'The policy file (policy.json here), for `shadowlog chat --compaction-config`, `shadowlog compact --compaction-config` and `createCompaction({config})`:',
       '',
       '```json',
-      JSON.stringify(recommendation.config, null, 2),
+      JSON.stringify(recommendation.policyFile ?? recommendation.config, null, 2),
       '```',
       '',
     );
+    if (report.harnessSettings.length > 0) {
+      lines.push('The same policy as each source harness sets it (each file is here too):', '');
+      for (const line of settingLines(report.harnessSettings)) lines.push(line.startsWith('  ') ? `  ${line.trim()}` : `- ${line}`);
+      lines.push('');
+    }
   }
   if (report.unfitSessions.length > 0) lines.push(`Left out (no policy fits their window): ${report.unfitSessions.join(', ')}.`, '');
   lines.push('![cost against retention](cost-retention.svg)', '', '## Sessions', '');
   lines.push(
-    '| session | calls | window | fixed tokens | meter error (mean, max) | infeasible policies |',
+    '| session | calls | window | fixed tokens | meter error (median |error|, mean) | infeasible policies |',
     '| --- | ---: | ---: | ---: | ---: | --- |',
   );
   for (const session of report.sessions) {
     const error =
-      session.meterError === null ? '–' : `${percent(session.meterError.meanError)}, ${percent(session.meterError.maxAbsoluteError)}`;
+      session.meterError === null
+        ? '–'
+        : `median ${percent(session.meterError.medianAbsError)}, mean ${percent(session.meterError.meanError)}`;
     const infeasible = session.policies
       .filter((policy) => !policy.feasible)
       .map((policy) => (policy.refused !== null ? `${policy.policy} (refused)` : `${policy.policy} (call ${policy.firstCallOverWindow})`))

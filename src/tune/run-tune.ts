@@ -1,16 +1,27 @@
 // `tune` as a library call: the sessions of a store replayed under every policy, one session at
 // a time (so memory follows the largest session, not the store), and the report.
 
+import type { PolicyWindow } from '../compaction/peer-policies.js';
+import { type CompactionConfig, parseCompactionConfig } from '../compaction/policy.js';
 import type { LogEvent } from '../log/event.js';
 import { createEstimator } from '../meter/estimators.js';
 import { SurfaceMeter } from '../meter/measure.js';
 import type { EstimatorName } from '../meter/token-estimator.js';
 import type { LogStore } from '../store/log-store.js';
+import { harnessSetting } from './harness-settings.js';
+import { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
 import { BUILT_IN_PRICES, type PriceTable } from './prices.js';
-import { replaySession, type SessionResult } from './session-replay.js';
+import { type MeterError, replaySession, type SessionResult } from './session-replay.js';
 import { buildTrace, type TraceOptions } from './trace.js';
-import { type PolicySetOptions, type TunePolicy, tunePolicies } from './tune-policies.js';
-import { recommend, summarizePolicy, type TuneReport } from './tune-report.js';
+import { type PolicySetOptions, shadowlogPolicy, type TunePolicy, tunePolicies } from './tune-policies.js';
+import {
+  type HarnessSettingReport,
+  type PolicySummary,
+  type Recommendation,
+  recommend,
+  summarizePolicy,
+  type TuneReport,
+} from './tune-report.js';
 
 export interface TuneProgress {
   readonly session: number;
@@ -45,21 +56,13 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
   const estimator = await createEstimator(options.estimator ?? 'script-aware');
   const prices = options.prices ?? BUILT_IN_PRICES;
   const sessions: SessionResult[] = [];
-  for (const [position, { store, sessionId }] of inputs.entries()) {
-    const events: LogEvent[] = [];
-    for await (const page of store.read(sessionId)) events.push(...page);
-    // A meter per session: its price cache is keyed by seq, which sessions share.
-    const meter = new SurfaceMeter(estimator);
-    const trace = buildTrace(sessionId, events, meter, {
-      ...(options.window === undefined ? {} : { window: options.window }),
-      ...(options.reserve === undefined ? {} : { reserve: options.reserve }),
-    });
-    if (trace.calls.length === 0) continue;
-    const result = await replaySession(trace, meter, policies, {
-      prices,
-      ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: options.cacheTtlMs }),
-      onCall: (call, calls) => options.onProgress?.({ session: position + 1, sessions: inputs.length, sessionId, call, calls }),
-    });
+  const harnessOf = new Map<string, string | null>();
+  for (const [position, input] of inputs.entries()) {
+    const result = await replayInput(input, policies, estimator, prices, options, (call, calls) =>
+      options.onProgress?.({ session: position + 1, sessions: inputs.length, sessionId: input.sessionId, call, calls }),
+    );
+    if (result === undefined) continue;
+    harnessOf.set(result.sessionId, result.harness);
     sessions.push(result);
   }
   const comparable = sessions.filter((session) => session.policies.some((result) => result.feasible));
@@ -71,6 +74,11 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
       window,
     ),
   );
+  const recommendation = recommend(summaries, options.margin ?? DEFAULT_MARGIN);
+  const settings =
+    recommendation === null || window === undefined
+      ? []
+      : await settingsFor(recommendation, comparable, inputs, estimator, prices, options, summaries);
   return {
     version: 1,
     prices: { date: prices.date, source: prices.source },
@@ -78,7 +86,111 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
     policies: summaries,
     sessions,
     unfitSessions: sessions.filter((session) => !comparable.includes(session)).map((session) => session.sessionId),
-    recommendation: recommend(summaries, options.margin ?? DEFAULT_MARGIN),
+    recommendation:
+      recommendation === null || window === undefined
+        ? recommendation
+        : { ...recommendation, policyFile: policyFileOf(recommendation.config, window, comparable) },
+    harnessSettings: settings,
+  };
+}
+
+type Estimator = Awaited<ReturnType<typeof createEstimator>>;
+
+/** One session replayed under `policies`; undefined when it has no calls. */
+async function replayInput(
+  { store, sessionId }: TuneSession,
+  policies: readonly TunePolicy[],
+  estimator: Estimator,
+  prices: PriceTable,
+  options: TuneOptions,
+  onCall?: (call: number, calls: number) => void,
+): Promise<SessionResult | undefined> {
+  const events: LogEvent[] = [];
+  for await (const page of store.read(sessionId)) events.push(...page);
+  // A meter per session: its price cache is keyed by seq, which sessions share.
+  const meter = new SurfaceMeter(estimator);
+  const trace = buildTrace(sessionId, events, meter, {
+    ...(options.window === undefined ? {} : { window: options.window }),
+    ...(options.reserve === undefined ? {} : { reserve: options.reserve }),
+  });
+  if (trace.calls.length === 0) return undefined;
+  const result = await replaySession(trace, meter, policies, {
+    prices,
+    ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: options.cacheTtlMs }),
+    ...(onCall === undefined ? {} : { onCall }),
+  });
+  return { ...result, meterError: meterErrorOf(await meterSessionCallErrors(() => [events])) };
+}
+
+/**
+ * The recommendation as each source harness's setting, for the window of most of its calls; where
+ * the harness cannot run the policy as it is, the closest it can is replayed on its sessions and
+ * set beside the recommended policy's figures on the same sessions.
+ */
+async function settingsFor(
+  recommendation: Recommendation,
+  sessions: readonly SessionResult[],
+  inputs: readonly TuneSession[],
+  estimator: Estimator,
+  prices: PriceTable,
+  options: TuneOptions,
+  summaries: readonly PolicySummary[],
+): Promise<HarnessSettingReport[]> {
+  const reports: HarnessSettingReport[] = [];
+  const index = summaries.findIndex((summary) => summary.policy === recommendation.policy);
+  for (const harness of ['claude-code', 'codex', 'pi'] as const) {
+    const own = sessions.filter((session) => session.harness === harness);
+    const window = commonWindow(own);
+    if (own.length === 0 || window === undefined) continue;
+    const setting = harnessSetting(harness, recommendation.config, window);
+    let measured: HarnessSettingReport['measured'] = null;
+    if (!setting.exact) {
+      const closest = shadowlogPolicy(`${harness} setting`, setting.closest, null);
+      let closestCost = 0;
+      let closestUsed = 0;
+      let closestKept = 0;
+      for (const input of inputs) {
+        if (!own.some((session) => session.sessionId === input.sessionId)) continue;
+        const result = await replayInput(input, [closest], estimator, prices, options);
+        const figures = result?.policies[0];
+        if (figures === undefined) continue;
+        closestCost += figures.costUsd;
+        closestUsed += figures.retention.used;
+        closestKept += figures.retention.kept;
+      }
+      const recommended = own.map((session) => session.policies[index]).filter((result) => result !== undefined);
+      const used = recommended.reduce((sum, result) => sum + result.retention.used, 0);
+      measured = {
+        costUsd: closestCost,
+        retention: closestUsed === 0 ? 1 : closestKept / closestUsed,
+        recommendedCostUsd: recommended.reduce((sum, result) => sum + result.costUsd, 0),
+        recommendedRetention: used === 0 ? 1 : recommended.reduce((sum, result) => sum + result.retention.kept, 0) / used,
+      };
+    }
+    reports.push({ ...setting, sessions: own.length, window, measured });
+  }
+  return reports;
+}
+
+/** The policy file: every value stated, and the window and sessions it was chosen for. */
+function policyFileOf(config: CompactionConfig, window: PolicyWindow, sessions: readonly SessionResult[]): CompactionConfig {
+  const parsed = parseCompactionConfig(config);
+  const retain = parsed.retain.kind === 'ratio' ? { retainRatio: parsed.retain.ratio } : { retainTokens: parsed.retain.tokens };
+  return {
+    thresholdRatio: parsed.thresholdRatio,
+    headroomTokens: parsed.headroomTokens,
+    ...retain,
+    maxSummaryTokens: parsed.maxSummaryTokens,
+    compactionRetries: parsed.compactionRetries,
+    maxOverflowRetries: parsed.maxOverflowRetries,
+    strategy: parsed.strategy,
+    chosenFor: {
+      contextWindow: window.contextWindow,
+      reserve: window.reserve,
+      sessions: sessions.length,
+      calls: sessions.reduce((sum, session) => sum + session.calls, 0),
+      harnesses: [...new Set(sessions.map((session) => session.harness ?? 'shadowlog'))],
+    },
   };
 }
 
@@ -86,8 +198,8 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
 function commonWindow(sessions: readonly SessionResult[]): { contextWindow: number; reserve: number } | undefined {
   const counts = new Map<string, { contextWindow: number; reserve: number; calls: number }>();
   for (const session of sessions) {
-    const contextWindow = session.windows[0];
-    if (contextWindow === undefined) continue;
+    const contextWindow = session.window;
+    if (contextWindow === 0) continue;
     const key = `${contextWindow}/${session.reserve}`;
     const entry = counts.get(key) ?? { contextWindow, reserve: session.reserve, calls: 0 };
     entry.calls += session.calls;
@@ -96,4 +208,18 @@ function commonWindow(sessions: readonly SessionResult[]): { contextWindow: numb
   let best: { contextWindow: number; reserve: number; calls: number } | undefined;
   for (const entry of counts.values()) if (best === undefined || entry.calls > best.calls) best = entry;
   return best === undefined ? undefined : { contextWindow: best.contextWindow, reserve: best.reserve };
+}
+
+/** The figures of the anchored calls, or null when none reported its input. */
+function meterErrorOf(errors: SessionCallErrors): MeterError | null {
+  const anchored = errors.calls.filter((call) => call.anchored && call.error !== null).map((call) => call.error as number);
+  const { medianAbsError, p95AbsError, maxAbsError } = errors.summary;
+  if (anchored.length === 0 || medianAbsError === null || p95AbsError === null || maxAbsError === null) return null;
+  return {
+    calls: anchored.length,
+    meanError: anchored.reduce((sum, error) => sum + error, 0) / anchored.length,
+    medianAbsError,
+    p95AbsError,
+    maxAbsError,
+  };
 }

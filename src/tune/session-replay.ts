@@ -8,6 +8,7 @@ import { artifactValue, kindOf } from './artifacts.js';
 import { PolicyReplay } from './policy-replay.js';
 import { callCost, type PriceTable, priceOf } from './prices.js';
 import { ReplayContext } from './replay-context.js';
+import type { ResolvedWindow } from './session-window.js';
 import type { SessionTrace } from './trace.js';
 import type { TunePolicy } from './tune-policies.js';
 
@@ -18,6 +19,20 @@ export interface Miss {
   readonly misses: number;
   /** The first such call. */
   readonly firstCall: number;
+  /** Where the session introduced it: the event's seq and what it was ("a Read result", "a user message"). */
+  readonly introducedSeq?: number;
+  readonly introducedBy?: string;
+  /** The session the first miss was in (set when a report sums sessions). */
+  readonly sessionId?: string;
+}
+
+/** What a miss is counted with while replaying. */
+export interface MissTally {
+  misses: number;
+  readonly firstCall: number;
+  readonly introducedSeq?: number;
+  readonly introducedBy?: string;
+  readonly sessionId?: string;
 }
 
 export interface Retention {
@@ -73,13 +88,15 @@ export interface PolicySessionResult {
   readonly compactionCalls: readonly number[];
 }
 
+/** The meter against the provider over a session's calls, as `stats --calls` computes it (meterSessionCallErrors). */
 export interface MeterError {
-  /** Calls with provider usage whose sent surface the record names. */
+  /** Calls with a reported input whose estimate had an anchor (every call but the first of its model). */
   readonly calls: number;
-  /** Mean of (estimate − reported) / reported, and of its absolute value, and the largest absolute. */
+  /** Over them: the mean of (estimate − reported) / reported, and the median, 95th percentile and largest of its absolute value. */
   readonly meanError: number;
-  readonly meanAbsoluteError: number;
-  readonly maxAbsoluteError: number;
+  readonly medianAbsError: number;
+  readonly p95AbsError: number;
+  readonly maxAbsError: number;
 }
 
 export interface SessionResult {
@@ -88,6 +105,11 @@ export interface SessionResult {
   readonly items: number;
   /** The windows of its calls (distinct, in order of first use). */
   readonly windows: readonly number[];
+  /** The window of the model with the most calls: what a policy file is written for. */
+  readonly window: number;
+  /** The harness that wrote the source (null for shadowlog's own), and each model's window with the rule that gave it. */
+  readonly harness: string | null;
+  readonly windowRules: readonly ResolvedWindow[];
   readonly reserve: number;
   readonly models: readonly string[];
   readonly fixedTokens: number;
@@ -135,7 +157,7 @@ export async function replaySession(
     used: 0,
     kept: 0,
     reachable: 0,
-    misses: new Map<string, { misses: number; firstCall: number }>(),
+    misses: new Map<string, MissTally>(),
     tokensPerCall: [] as Array<number | null>,
     compactionCalls: [] as number[],
     counted: 0,
@@ -175,7 +197,7 @@ export async function replaySession(
       figure.reachable += outcome.used - outcome.missed.length + outcome.recallable.length;
       for (const artifact of outcome.missed) {
         const seen = figure.misses.get(artifact);
-        if (seen === undefined) figure.misses.set(artifact, { misses: 1, firstCall: call.number });
+        if (seen === undefined) figure.misses.set(artifact, { misses: 1, firstCall: call.number, ...context.introduction(artifact) });
         else seen.misses++;
       }
       figure.tokensPerCall.push(outcome.tokens);
@@ -219,21 +241,19 @@ export async function replaySession(
     calls: trace.calls.length,
     items: trace.items.length,
     windows,
+    window: trace.window.primary?.window ?? windows[0] ?? 0,
+    harness: trace.window.harness,
+    windowRules: [...trace.window.models.values()],
     reserve: trace.calls[0]?.reserve ?? 0,
     models: [...new Set(trace.calls.map((call) => call.model))],
     fixedTokens: trace.fixedTokens,
-    meterError: meterErrorOf(trace),
+    meterError: null,
     recordedInputTokens: reported.length === 0 ? null : reported.reduce((sum, call) => sum + (call.usage?.inputTokens ?? 0), 0),
     policies: results,
   };
 }
 
-export function retentionOf(
-  used: number,
-  kept: number,
-  reachable: number,
-  misses: ReadonlyMap<string, { misses: number; firstCall: number }>,
-): Retention {
+export function retentionOf(used: number, kept: number, reachable: number, misses: ReadonlyMap<string, MissTally>): Retention {
   const worstMisses = [...misses.entries()]
     .sort((a, b) => b[1].misses - a[1].misses || a[1].firstCall - b[1].firstCall || (a[0] < b[0] ? -1 : 1))
     .slice(0, WORST)
@@ -242,6 +262,9 @@ export function retentionOf(
       kind: kindOf(artifact),
       misses: miss.misses,
       firstCall: miss.firstCall,
+      ...(miss.introducedSeq === undefined ? {} : { introducedSeq: miss.introducedSeq }),
+      ...(miss.introducedBy === undefined ? {} : { introducedBy: miss.introducedBy }),
+      ...(miss.sessionId === undefined ? {} : { sessionId: miss.sessionId }),
     }));
   return {
     used,
@@ -250,22 +273,5 @@ export function retentionOf(
     reachable,
     recallable: used === 0 ? 1 : reachable / used,
     worstMisses,
-  };
-}
-
-/** The meter against the provider: estimate of the sent surface plus the fixed part, against the reported input. */
-function meterErrorOf(trace: SessionTrace): MeterError | null {
-  const errors: number[] = [];
-  for (const call of trace.calls) {
-    if (call.usage === undefined || call.recordedEstimate === undefined || call.usage.inputTokens <= 0) continue;
-    errors.push((call.recordedEstimate + trace.fixedTokens - call.usage.inputTokens) / call.usage.inputTokens);
-  }
-  if (errors.length === 0) return null;
-  const absolute = errors.map(Math.abs);
-  return {
-    calls: errors.length,
-    meanError: errors.reduce((sum, value) => sum + value, 0) / errors.length,
-    meanAbsoluteError: absolute.reduce((sum, value) => sum + value, 0) / errors.length,
-    maxAbsoluteError: Math.max(...absolute),
   };
 }

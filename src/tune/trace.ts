@@ -11,6 +11,7 @@ import { RequestSurfaceDecoder } from '../log/request-surface.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import { knownModelLimits } from '../providers/model-limits.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../spine/harness.js';
+import { resolveSessionWindow, type SessionWindow } from './session-window.js';
 import { TuneInputError } from './tune-errors.js';
 
 export interface TraceItem {
@@ -65,6 +66,8 @@ export interface SessionTrace {
    * the record does not hold): the first reported input less the estimate of what was sent, ≥ 0.
    */
   readonly fixedTokens: number;
+  /** The window of each model the session called, and the rule that gave it. */
+  readonly window: SessionWindow;
 }
 
 export interface TraceOptions {
@@ -84,11 +87,12 @@ export function buildTrace(sessionId: string, events: readonly LogEvent[], meter
   const bySeq = new Map<number, LogEvent>();
   const turnStarts: number[] = [];
   const decoder = new RequestSurfaceDecoder();
+  const window = resolveSessionWindow(sessionId, events, options.window === undefined ? {} : { window: options.window });
   let open: { request: LogEvent; sent: readonly number[]; index: number; outputs: number[]; usage: Usage | undefined } | undefined;
   const close = () => {
     if (open === undefined) return;
     const { request, sent, index, outputs, usage } = open;
-    calls.push(callOf(request, sent, index, outputs, usage, calls.length + 1, items, bySeq, meter, sessionId, options));
+    calls.push(callOf(request, sent, index, outputs, usage, calls.length + 1, items, bySeq, meter, sessionId, window, options));
     open = undefined;
   };
   for (const event of events) {
@@ -136,6 +140,7 @@ export function buildTrace(sessionId: string, events: readonly LogEvent[], meter
     turnStarts: head === 1 ? turnStarts.filter((index) => index > 0) : turnStarts,
     reach: reachOf(items),
     fixedTokens,
+    window,
   };
 }
 
@@ -150,16 +155,17 @@ function callOf(
   bySeq: ReadonlyMap<number, LogEvent>,
   meter: SurfaceMeter,
   sessionId: string,
+  sessionWindow: SessionWindow,
   options: TraceOptions,
 ): TraceCall {
   const data = request.data as unknown as Partial<ModelRequestData> & { contextWindow?: number; params?: { maxOutputTokens?: unknown } };
   const model = typeof data.model === 'string' ? data.model : '';
   const limits = model === '' ? undefined : knownModelLimits(model);
-  const window = options.window ?? (typeof data.contextWindow === 'number' ? data.contextWindow : limits?.contextWindow);
+  const window = sessionWindow.models.get(model)?.window;
   if (window === undefined) {
     throw new TuneInputError(
       sessionId,
-      `call ${number} (event #${request.seq}) is to model ${JSON.stringify(model)}, whose window neither the record nor the model table gives; give --window TOKENS`,
+      `call ${number} (event #${request.seq}) is to model ${JSON.stringify(model)}, whose window neither the record, the harness's compactions, the client's default nor the model table gives; give --window TOKENS`,
     );
   }
   const recordedMax = data.params?.maxOutputTokens;

@@ -3,7 +3,8 @@
 // margin of the best feasible retention — with the numbers it rests on.
 
 import type { CompactionConfig } from '../compaction/policy.js';
-import { type PolicySessionResult, type Retention, retentionOf, type SessionResult } from './session-replay.js';
+import type { HarnessSetting } from './harness-settings.js';
+import { type MissTally, type PolicySessionResult, type Retention, retentionOf, type SessionResult } from './session-replay.js';
 import type { TunePolicy } from './tune-policies.js';
 
 export interface PolicySummary {
@@ -42,9 +43,24 @@ export interface PolicySummary {
 export interface Recommendation {
   readonly policy: string;
   readonly reason: string;
-  /** The policy file's content. */
+  /** The policy's configuration, as a grid point or baseline states it. */
   readonly config: CompactionConfig;
   readonly margin: number;
+  /** What the policy file holds: every value stated, and what it was chosen for. */
+  readonly policyFile?: CompactionConfig;
+}
+
+/** The recommendation as a source harness's own setting, and what its closest configuration measured. */
+export interface HarnessSettingReport extends HarnessSetting {
+  readonly sessions: number;
+  readonly window: { readonly contextWindow: number; readonly reserve: number };
+  /** When the harness cannot run the policy as it is: its closest configuration, replayed on its sessions, beside the recommended policy there. */
+  readonly measured: {
+    readonly costUsd: number;
+    readonly retention: number;
+    readonly recommendedCostUsd: number;
+    readonly recommendedRetention: number;
+  } | null;
 }
 
 export interface TuneReport {
@@ -56,6 +72,8 @@ export interface TuneReport {
   /** Sessions no policy fits in its window (left out of the policies' figures). */
   readonly unfitSessions: readonly string[];
   readonly recommendation: Recommendation | null;
+  /** The recommendation as the setting of each harness whose sessions were replayed. */
+  readonly harnessSettings: readonly HarnessSettingReport[];
 }
 
 /**
@@ -71,12 +89,12 @@ export function summarizePolicy(
   const sum = (pick: (result: PolicySessionResult) => number) => results.reduce((total, result) => total + pick(result), 0);
   const calls = sum((result) => result.calls);
   const tokensSent = sum((result) => result.tokensSent);
-  const misses = new Map<string, { misses: number; firstCall: number }>();
+  const misses = new Map<string, MissTally>();
   for (const result of results) {
     for (const miss of result.retention.worstMisses) {
       const key = `${miss.kind}:${miss.artifact}`;
       const seen = misses.get(key);
-      if (seen === undefined) misses.set(key, { misses: miss.misses, firstCall: miss.firstCall });
+      if (seen === undefined) misses.set(key, { ...miss, misses: miss.misses, sessionId: result.sessionId });
       else seen.misses += miss.misses;
     }
   }

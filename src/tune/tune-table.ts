@@ -33,8 +33,8 @@ export function policyRow(policy: PolicySummary, baselineTokens: number | undefi
       '–',
       '–',
       count(policy.callsOverWindow),
-      retention,
-      worst,
+      '–',
+      '–',
     ];
   }
   const cuts = policy.drops > 0 ? `${count(policy.drops)} drops` : count(policy.compactions);
@@ -69,21 +69,93 @@ export const TABLE_HEADER = [
   'worst miss',
 ];
 
-function rowsOf(policies: readonly PolicySummary[]): string[][] {
-  const baseline = policies.find((policy) => policy.policy === 'drop-oldest' && policy.feasible)?.tokensSent;
-  return [TABLE_HEADER, ...policies.map((policy) => policyRow(policy, baseline))];
+/**
+ * The policy ratios are taken against: drop-oldest when it ran and fit every window, else `none`,
+ * else the first feasible policy; undefined when none did.
+ */
+export function ratioBaseline(policies: readonly PolicySummary[]): PolicySummary | undefined {
+  const ran = policies.filter((policy) => policy.feasible && policy.calls > 0 && policy.tokensSent > 0);
+  return ran.find((policy) => policy.policy === 'drop-oldest') ?? ran.find((policy) => policy.policy === 'none') ?? ran[0];
 }
 
-/** Aligned lines for a terminal. */
-export function textTable(policies: readonly PolicySummary[]): string[] {
-  const rows = rowsOf(policies);
-  const widths = TABLE_HEADER.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+function rowsOf(policies: readonly PolicySummary[]): string[][] {
+  const baseline = ratioBaseline(policies);
+  const header = TABLE_HEADER.map((cell, column) => (column === 2 ? `÷ ${baseline?.policy ?? 'baseline'}` : cell));
+  return [header, ...policies.map((policy) => policyRow(policy, baseline?.tokensSent))];
+}
+
+/** The widest the default terminal table may be. */
+export const TEXT_TABLE_COLUMNS = 120;
+
+/** Aligned lines for a terminal: the measures that decide, within 120 columns; `wide` gives every column. */
+export function textTable(policies: readonly PolicySummary[], options: { readonly wide?: boolean } = {}): string[] {
+  if (options.wide === true) return aligned(rowsOf(policies), 0);
+  const baseline = ratioBaseline(policies);
+  const header = [...COMPACT_HEADER];
+  header[2] = `÷ ${baseline?.policy ?? 'baseline'}`;
+  return aligned([header, ...policies.map((policy) => compactRow(policy, baseline?.tokensSent))], 1);
+}
+
+/** Cells padded to their column's width; column `spanFrom`'s cell of an infeasible row may run over the columns after it. */
+function aligned(rows: readonly string[][], spanFrom: number): string[] {
+  const widths = (rows[0] ?? []).map((_, column) =>
+    Math.max(...rows.map((row) => (spanFrom > 0 && row.length === 2 && column >= spanFrom ? 0 : (row[column] ?? '').length))),
+  );
   return rows.map((row) =>
     row
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : row.length === 2 ? cell : cell.padStart(widths[column] ?? 0),
+      )
       .join('  ')
       .trimEnd(),
   );
+}
+
+const POLICY_COLUMN = 36;
+
+/** A grid point's name in few characters: `summary thresholdRatio=0.6 headroomTokens=0` → `ratio 0.6 headroom 0`. */
+export function shortPolicyName(name: string): string {
+  const short = name
+    .replace(/^summary (?=\w+=)/, '')
+    .replace(/thresholdRatio=/g, 'ratio ')
+    .replace(/headroomTokens=/g, 'headroom ')
+    .replace(/retainRatio=/g, 'retain ')
+    .replace(/retainTokens=/g, 'retain tokens ')
+    .replace(/maxSummaryTokens=/g, 'summary ≤ ')
+    .replace(/compactionRetries=/g, 'retries ')
+    .replace(/pruner=/g, 'pruner ');
+  return short.length <= POLICY_COLUMN ? short : `${short.slice(0, POLICY_COLUMN - 1)}…`;
+}
+
+const COMPACT_HEADER = ['policy', 'tokens sent', '÷ baseline', 'cost', 'retention', 'compactions', 'over W'];
+
+/** The default table's cells: an infeasible policy is its name and where it breaks, nothing else. */
+export function compactRow(policy: PolicySummary, baselineTokens: number | undefined): string[] {
+  const name = shortPolicyName(policy.policy);
+  if (!policy.feasible) return [name, breaksAt(policy)];
+  return [
+    name,
+    count(policy.tokensSent),
+    baselineTokens === undefined || baselineTokens === 0 ? '–' : `${(policy.tokensSent / baselineTokens).toFixed(2)}×`,
+    `$${policy.costUsd.toFixed(2)}${policy.unpricedCalls > 0 ? ` +${count(policy.unpricedCalls)}?` : ''}`,
+    percent(policy.retention.share),
+    policy.drops > 0 ? `${count(policy.drops)} drops` : count(policy.compactions),
+    count(policy.callsOverWindow),
+  ];
+}
+
+/** Where and why an infeasible policy breaks, in a few words. */
+export function breaksAt(policy: PolicySummary): string {
+  const first = policy.infeasible[0];
+  const others = policy.infeasible.length > 1 ? ` (and ${policy.infeasible.length - 1} more sessions)` : '';
+  if (first === undefined) return 'infeasible';
+  if (first.refused !== null) return `refused in ${shortId(first.sessionId)}${others}: see below`;
+  return `over the window from call ${first.firstCallOverWindow} of ${shortId(first.sessionId)}${others}, ${count(policy.callsOverWindow)} calls over`;
+}
+
+/** A session id cut to what tells sessions apart in a table. */
+export function shortId(sessionId: string): string {
+  return sessionId.length <= 28 ? sessionId : `${sessionId.slice(0, 27)}…`;
 }
 
 /** A markdown table. */

@@ -264,7 +264,16 @@ describe('the recall strategy in the replay', () => {
     );
     const [recall, summary] = result.policies;
     expect(recall?.retention).toMatchObject({ used: 1, kept: 0, share: 0, reachable: 1, recallable: 1 });
-    expect(recall?.retention.worstMisses).toEqual([{ artifact: 'src/alpha.ts', kind: 'path', misses: 1, firstCall: 6 }]);
+    expect(recall?.retention.worstMisses).toEqual([
+      {
+        artifact: 'src/alpha.ts',
+        kind: 'path',
+        misses: 1,
+        firstCall: 6,
+        introducedSeq: expect.any(Number),
+        introducedBy: 'a user message',
+      },
+    ]);
     // A summary has no recall tool: what is off its surface is not reachable.
     expect(summary?.retention).toMatchObject({ used: 1, kept: 0, share: 0, reachable: 0, recallable: 0 });
   });

@@ -17,7 +17,8 @@ const BASELINES = ['pi', 'claude-code', 'codex', 'opencode', 'drop-oldest', 'non
 describe('shadowlog tune', () => {
   it('replays every corpus session under the defaults and every baseline, as JSON', async () => {
     const result = await workspace.run(['--json', 'tune', CORPUS_SESSIONS, '--window', '200000']);
-    expect(result.stderr).toBe('');
+    // Off a terminal the progress bar writes a line every 10 seconds, which a loaded machine can reach.
+    expect(result.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('tuning: '))).toEqual([]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.policies.map((policy: { policy: string }) => policy.policy)).toEqual(['defaults', ...BASELINES]);
@@ -53,8 +54,10 @@ describe('shadowlog tune', () => {
     const result = await workspace.run(args);
     expect(result.code).toBe(0);
     const none = result.stdout.split('\n').find((line) => line.startsWith('none'));
-    expect(none).toMatch(/^none +infeasible: 1 session\(s\), from call \d+ of pi-d703a1a9/);
-    expect(none).not.toMatch(/×/);
+    expect(none).toMatch(/^none +over the window from call \d+ of pi-d703a1a9/);
+    expect(none).not.toMatch(/×|%/);
+    // The default table, and every line around it, fits 120 columns.
+    for (const line of result.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
     const dropOldest = result.stdout.split('\n').find((line) => line.startsWith('drop-oldest'));
     expect(dropOldest).toMatch(/ 1\.00× /);
     const json = JSON.parse((await workspace.run(['--json', ...args])).stdout);
@@ -99,7 +102,18 @@ describe('shadowlog tune', () => {
     const tuned = await workspace.run(['tune', '--all', '--window', '64000', '--grid', 'headroomTokens=0', '--policy-file', 'policy.json']);
     expect(tuned.code).toBe(0);
     const policy = JSON.parse(readFileSync(join(workspace.cwd, 'policy.json'), 'utf8'));
-    expect(tuned.stdout).toContain(`policy file: ${JSON.stringify(policy)}`);
+    // Every value stated, never {}, with what it was chosen for.
+    expect(policy).toMatchObject({
+      thresholdRatio: expect.any(Number),
+      headroomTokens: expect.any(Number),
+      maxSummaryTokens: expect.any(Number),
+    });
+    expect(policy.chosenFor).toMatchObject({ contextWindow: 64_000, sessions: 1, harnesses: ['codex'] });
+    expect(tuned.stdout.replace(/\n {2}/g, ' ')).toContain(`policy file: {"thresholdRatio": ${policy.thresholdRatio},`);
+    // And as Codex's own setting, for the window of its calls.
+    expect(tuned.stdout).toMatch(
+      /for Codex \(1 session, window 64,000\): model_auto_compact_token_limit = \d+, in ~\/\.codex\/config\.toml/,
+    );
     const compacted = await workspace.run(['compact', 'codex-019a93b9-f380-7600-98ff-940e6b99603c', '--compaction-config', 'policy.json']);
     expect(compacted.stderr).toBe('');
     expect(compacted.stdout).toMatch(/compacted \d+ nodes into summary/);

@@ -11,6 +11,7 @@ import {
   COMPACTION_SUMMARY,
 } from '../../compaction/index.js';
 import { assertSessionId, dataOf, isForeignType, SessionNotFoundError } from '../../log/index.js';
+import { describeWindow, readSessionWindow } from '../../tune/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { statsCallsCommand } from './stats-calls.js';
@@ -218,6 +219,8 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
   context.print(
     `${sessionId}: ${stats.events} events, ${stats.turns} turns, ${stats.modelCalls} model calls (${stats.modelErrors} failed)`,
   );
+  const window = (await readSessionWindow(store, sessionId)).primary;
+  if (window !== undefined) context.print(`window ${describeWindow(window)}`);
   if (stats.importedModelCalls + stats.proxiedModelCalls + stats.foreignEvents > 0) {
     context.print(
       `model calls not sent by shadowlog: ${stats.importedModelCalls} imported, ${stats.proxiedModelCalls} proxied; ${stats.foreignEvents} lines of the source kept as foreign events`,

@@ -11,12 +11,18 @@ import { checkOutputTarget, MemoryLogStore, writeOutputFile } from '../../store/
 import {
   BUILT_IN_PRICES,
   checkTuneReportTarget,
+  meterLines,
+  missLines,
   parseGrid,
   parsePriceTable,
+  refusalLines,
+  settingLines,
+  TEXT_TABLE_COLUMNS,
   type TuneReport,
   type TuneSession,
   textTable,
   tuneSessions,
+  windowLines,
   writeTuneReport,
 } from '../../tune/index.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
@@ -39,6 +45,8 @@ export interface TuneCommandOptions {
   readonly policyFile?: string;
   /** Replace existing --out report files and --policy-file. */
   readonly force?: boolean;
+  /** Every column of the table, not only the measures that decide. */
+  readonly wide?: boolean;
 }
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -96,7 +104,11 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
   bar.finish();
   if (options.out !== undefined) await writeTuneReport(report, resolve(context.io.cwd, options.out), force);
   if (options.policyFile !== undefined && report.recommendation !== null) {
-    await writeOutputFile(resolve(context.io.cwd, options.policyFile), `${JSON.stringify(report.recommendation.config, null, 2)}\n`, force);
+    await writeOutputFile(
+      resolve(context.io.cwd, options.policyFile),
+      `${JSON.stringify(report.recommendation.policyFile ?? report.recommendation.config, null, 2)}\n`,
+      force,
+    );
   }
   if (context.json) context.printJson(report);
   else printReport(context, report, options);
@@ -146,22 +158,45 @@ async function sessionsOf(
 }
 
 function printReport(context: CommandContext, report: TuneReport, options: TuneCommandOptions): void {
+  const say = (line: string) => {
+    for (const part of wrapLine(line, TEXT_TABLE_COLUMNS)) context.print(part);
+  };
   const calls = report.sessions.reduce((sum, session) => sum + session.calls, 0);
-  const windows = [...new Set(report.sessions.flatMap((session) => session.windows))].map(count).join(', ');
-  context.print(
-    `${report.sessions.length} sessions, ${count(calls)} model calls, window ${options.window === undefined ? windows : count(options.window)}; prices of ${report.prices.date}; ${report.estimator} estimates`,
-  );
-  for (const line of textTable(report.policies)) context.print(line);
-  if (report.unfitSessions.length > 0) context.print(`left out, no policy fits their window: ${report.unfitSessions.join(', ')}`);
+  say(`${report.sessions.length} sessions, ${count(calls)} model calls; prices of ${report.prices.date}; ${report.estimator} estimates`);
+  for (const line of windowLines(report.sessions, options.window)) say(line);
+  for (const line of textTable(report.policies, { wide: options.wide === true })) context.print(line);
+  for (const line of refusalLines(report.policies)) say(line);
+  if (report.unfitSessions.length > 0) say(`left out, no policy fits their window: ${report.unfitSessions.join(', ')}`);
   const recommendation = report.recommendation;
-  if (recommendation === null) context.print('recommendation: none (no feasible policy that a policy file can express)');
+  if (recommendation === null) say('recommendation: none (no feasible policy that a policy file can express)');
   else {
-    context.print(`recommendation: ${recommendation.policy}: ${recommendation.reason}`);
-    context.print(
-      `policy file: ${JSON.stringify(recommendation.config)}${options.policyFile === undefined ? '' : ` (written to ${options.policyFile})`}`,
+    say(`recommendation: ${recommendation.policy}: ${recommendation.reason}`);
+    say(
+      `policy file: ${JSON.stringify(recommendation.policyFile ?? recommendation.config)
+        .replace(/,"/g, ', "')
+        .replace(/":/g, '": ')}${options.policyFile === undefined ? '' : ` (written to ${options.policyFile})`}`,
     );
+    for (const line of settingLines(report.harnessSettings)) say(line);
+    const chosen = report.policies.find((policy) => policy.policy === recommendation.policy);
+    if (chosen !== undefined) for (const line of missLines(chosen)) say(line);
   }
-  if (options.out !== undefined) context.print(`report: ${join(options.out, 'report.md')}`);
+  for (const line of meterLines(report)) say(line);
+  if (options.out !== undefined) say(`report: ${join(options.out, 'report.md')}`);
+}
+
+/** A line cut at spaces to `width` columns; continuation lines are indented by two spaces. */
+function wrapLine(line: string, width: number): string[] {
+  const parts: string[] = [];
+  let rest = line;
+  const indent = /^ */.exec(line)?.[0] ?? '';
+  while (rest.length > width) {
+    const cut = rest.lastIndexOf(' ', width);
+    if (cut <= indent.length + 2) break;
+    parts.push(rest.slice(0, cut));
+    rest = `${indent}  ${rest.slice(cut + 1)}`;
+  }
+  parts.push(rest);
+  return parts;
 }
 
 /** Registers `shadowlog tune` on the program. */
@@ -191,6 +226,10 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
       '--out <dir>',
       'write report.md, report.json, policy.json and SVG plots there (made if missing; its report files must not exist yet, unless --force)',
     )
+    .option(
+      '--wide',
+      'every column of the table (summarizer tokens, cache prefix, window shares, prunes, worst miss), not only those that decide',
+    )
     .option('--policy-file <file>', 'write the recommended policy there (it must not exist yet, unless --force)')
     .option(
       '--force',
@@ -212,6 +251,7 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
           out?: string;
           policyFile?: string;
           force?: boolean;
+          wide?: boolean;
         },
       ) => run('read', (context) => tuneCommand(context, inputs, { ...options, all: options.all === true }))(),
     );

@@ -44,6 +44,7 @@ const TOP_LEVEL_KEYS = Object.keys({
   strategy: true,
   mask: true,
   calibrationFactor: true,
+  chosenFor: true,
 } satisfies Record<keyof CompactionConfig, true>);
 
 const MODEL_POLICY_KEYS = Object.keys({

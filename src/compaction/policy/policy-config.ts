@@ -62,6 +62,8 @@ export interface ModelPolicyConfig {
 
 /** The configuration as a user writes it; every key is optional. */
 export interface CompactionConfig {
+  /** What the policy was chosen for (`tune` writes its window and sessions here): a note, read and otherwise ignored. */
+  readonly chosenFor?: Readonly<Record<string, unknown>>;
   /** Compact when the surface reaches this share of the context window; in (0, 1]. Default 0.8. */
   readonly thresholdRatio?: number;
   /** Tokens kept free below the message budget, whatever the ratio says; integer ≥ 0. Default 65,536. */

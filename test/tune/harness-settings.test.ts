@@ -1,0 +1,33 @@
+// The recommended policy as each harness's own setting: Claude Code's override is a share of its
+// effective window and can only lower its threshold; Codex takes the threshold in tokens; pi takes
+// the reserve and the tail, both as they are.
+
+import { describe, expect, it } from 'vitest';
+import { harnessSetting } from '../../src/tune/harness-settings.js';
+
+const window = { contextWindow: 200_000, reserve: 16_384 };
+
+describe('harness settings', () => {
+  it('writes a threshold of 120,000 of 200,000 as CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=66 (of the 180,000 effective window)', () => {
+    const setting = harnessSetting('claude-code', { thresholdRatio: 0.6, headroomTokens: 0, retainTokens: 0 }, window);
+    expect(setting.setting).toBe('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=66');
+    expect(setting.exact).toBe(true);
+    expect(JSON.parse(setting.file.text)).toEqual({ env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '66' } });
+  });
+
+  it("says Claude Code keeps its default when the policy's threshold is above it, and that it keeps no tail", () => {
+    const setting = harnessSetting('claude-code', { thresholdRatio: 0.9, headroomTokens: 0, retainRatio: 0.16 }, window);
+    expect(setting.exact).toBe(false);
+    expect(setting.note).toMatch(/keeps no verbatim tail/);
+    expect(setting.note).toMatch(/default 167,000/);
+    expect(setting.closest).toEqual({ thresholdRatio: 167_000 / 200_000, headroomTokens: 0, retainTokens: 0 });
+  });
+
+  it('writes Codex its limit in tokens and pi its reserve and tail', () => {
+    const config = { thresholdRatio: 0.6, headroomTokens: 0, retainTokens: 20_000 };
+    expect(harnessSetting('codex', config, window).setting).toBe('model_auto_compact_token_limit = 120000');
+    const pi = harnessSetting('pi', config, window);
+    expect(JSON.parse(pi.file.text)).toEqual({ compaction: { enabled: true, reserveTokens: 80_000, keepRecentTokens: 20_000 } });
+    expect(pi.exact).toBe(true);
+  });
+});
