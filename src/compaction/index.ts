@@ -55,6 +55,16 @@ export {
   type SessionMeterSettings,
   sessionMeterSettings,
 } from './session-call-meter.js';
+export {
+  CLAUDE_CODE_COMPACTION_MARGIN,
+  impliedWindow,
+  type ResolvedWindow,
+  readSessionWindow,
+  resolveSessionWindow,
+  type SessionWindow as RunWindow,
+  type SessionWindowOptions,
+  type WindowRule,
+} from './session-window.js';
 export { checkKeptItems, KeptItemNotSentError } from './strategies/kept-items.js';
 export { isMaskPlaceholder, MASK_PREFIX, maskPlaceholder } from './strategies/mask-placeholder.js';
 export { createMaskStrategy, type MaskStrategyOptions } from './strategies/mask-strategy.js';

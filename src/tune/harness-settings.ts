@@ -5,8 +5,8 @@
 
 import type { PolicyWindow } from '../compaction/peer-policies.js';
 import { type CompactionConfig, parseCompactionConfig, resolvePolicy } from '../compaction/policy.js';
+import { CLAUDE_CODE_COMPACTION_MARGIN } from '../compaction/session-window.js';
 import type { ForeignSource } from '../log/foreign-event.js';
-import { CLAUDE_CODE_COMPACTION_MARGIN } from './session-window.js';
 
 export type SettingHarness = ForeignSource | 'opencode';
 

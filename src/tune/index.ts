@@ -1,14 +1,6 @@
 // shadowlog/tune: counterfactual replay of recorded sessions under compaction policies, the
 // measures of each, and a recommended policy file (see docs/tune.md).
 
-export { type ArtifactKind, artifactsOf } from './artifacts.js';
-export { type HarnessSetting, harnessSetting, type SettingHarness } from './harness-settings.js';
-export { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
-export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from './prices.js';
-export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
-export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines, settingLines } from './report-lines.js';
-export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
-export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';
 export {
   CLAUDE_CODE_COMPACTION_MARGIN,
   impliedWindow,
@@ -18,7 +10,15 @@ export {
   type SessionWindow,
   type SessionWindowOptions,
   type WindowRule,
-} from './session-window.js';
+} from '../compaction/session-window.js';
+export { type ArtifactKind, artifactsOf } from './artifacts.js';
+export { type HarnessSetting, harnessSetting, type SettingHarness } from './harness-settings.js';
+export { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
+export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from './prices.js';
+export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
+export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines, settingLines } from './report-lines.js';
+export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
+export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';
 export { costRetentionSvg, tokensPerCallSvg } from './svg-plots.js';
 export { buildTrace, type SessionTrace, type TraceCall, type TraceItem, type TraceOptions } from './trace.js';
 export { TuneConfigError, TuneInputError } from './tune-errors.js';

@@ -2,12 +2,7 @@
 // the same calibrated meter `stats --calls`, `diff` and the page use (compaction's
 // session-call-meter), so that all of them report the same error.
 
-import {
-  COMPACTION_POLICY,
-  type CallsReport,
-  createSessionCallMeter,
-  sessionMeterSettings,
-} from '../compaction/index.js';
+import { type CallsReport, COMPACTION_POLICY, createSessionCallMeter, sessionMeterSettings } from '../compaction/index.js';
 import type { LogEvent } from '../log/event.js';
 import { summarizeCallErrors } from '../meter/index.js';
 
@@ -22,5 +17,10 @@ export async function meterSessionCallErrors(pages: () => Pages): Promise<Sessio
   const settings = sessionMeterSettings(policies);
   const meter = await createSessionCallMeter(settings);
   for await (const page of pages()) for (const event of page) meter.apply(event);
-  return { estimator: settings.estimator, calls: meter.calls, offSurfaceCalls: meter.offSurfaceCalls, summary: summarizeCallErrors(meter.calls) };
+  return {
+    estimator: settings.estimator,
+    calls: meter.calls,
+    offSurfaceCalls: meter.offSurfaceCalls,
+    summary: summarizeCallErrors(meter.calls),
+  };
 }

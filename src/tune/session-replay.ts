@@ -2,13 +2,13 @@
 // built once, then each recorded call is replayed under each policy in turn, so that the cost of
 // a session grows with its length times the number of policies, and no policy re-reads the log.
 
+import type { ResolvedWindow } from '../compaction/session-window.js';
 import type { Summarizer } from '../compaction/summarizer.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import { artifactValue, kindOf } from './artifacts.js';
 import { PolicyReplay } from './policy-replay.js';
 import { callCost, type PriceTable, priceOf } from './prices.js';
 import { ReplayContext } from './replay-context.js';
-import type { ResolvedWindow } from './session-window.js';
 import type { SessionTrace } from './trace.js';
 import type { TunePolicy } from './tune-policies.js';
 

@@ -3,6 +3,7 @@
 // recorded model calls between them, with the window, usage and outputs the record gives. One
 // trace is shared by every policy replayed over the session.
 
+import { resolveSessionWindow, type SessionWindow } from '../compaction/session-window.js';
 import type { AssistantMessageData, LogEvent, ModelRequestData, Usage } from '../log/event.js';
 import { isSurfaceType, type SurfaceType } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
@@ -11,7 +12,6 @@ import { RequestSurfaceDecoder } from '../log/request-surface.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import { knownModelLimits } from '../providers/model-limits.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../spine/harness.js';
-import { resolveSessionWindow, type SessionWindow } from './session-window.js';
 import { TuneInputError } from './tune-errors.js';
 
 export interface TraceItem {

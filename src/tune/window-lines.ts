@@ -1,8 +1,8 @@
 // The windows a tune run measured in, in words: each window, the rule that gave it and its
 // evidence, grouped over sessions, and a warning with the flag to give when a window was guessed.
 
+import type { ResolvedWindow, WindowRule } from '../compaction/session-window.js';
 import type { SessionResult } from './session-replay.js';
-import type { ResolvedWindow, WindowRule } from './session-window.js';
 
 const count = (value: number) => value.toLocaleString('en-US');
 

@@ -1,9 +1,9 @@
-// The window the page's header shows, and the rule that gave it. This is the one place that
-// decides it: until the library can say which window a session ran in (from what its source
-// states, the harness's own compactions, or the client's default), it is the window the log
-// records, labelled with where that figure came from, which is not a claim about how the
-// session ran.
+// The window the page's header shows, and the rule that gave it: a compaction policy the
+// session recorded (shadowlog's own harness decided with it), else the window the session ran in
+// as the library resolves it (compaction/session-window: what the record states, the source
+// harness's own compactions, the client's default, the model table), labelled with its rule.
 
+import type { ResolvedWindow, SessionWindow as RunWindow, WindowRule } from '../compaction/session-window.js';
 import type { CallView, PolicyView } from './view-data.js';
 
 export interface SessionWindow {
@@ -15,14 +15,16 @@ export interface SessionWindow {
   readonly others: readonly number[];
 }
 
-const RECORDED_BY: Readonly<Record<CallView['provenance'], string>> = {
-  sent: 'recorded with its request by the harness that sent it',
-  imported:
-    "recorded by the importer: the source's own figure, the --window given to import, or else the model table's entry for the model (not checked against how the session ran)",
-  proxied: "recorded by the proxy from the model table's entry for the model (not checked against how the session ran)",
+const RULE_WORDS: Readonly<Record<WindowRule, string>> = {
+  option: 'given with --window',
+  recorded: 'recorded',
+  'harness-compaction': "from the harness's own compactions",
+  'client-default': "the client's default for the model (a guess: nothing in the session states it)",
+  'model-table': "the model table's entry for the model (a guess: nothing in the session states it)",
 };
 
-export function sessionWindowOf(calls: readonly CallView[], policies: readonly PolicyView[]): SessionWindow {
+/** `run` is the library's answer for the session (compaction/session-window's resolveSessionWindow). */
+export function sessionWindowOf(calls: readonly CallView[], policies: readonly PolicyView[], run: RunWindow): SessionWindow {
   const policy = policies.at(-1);
   const windows = [...new Set(calls.map((call) => call.contextWindow).filter((window): window is number => window !== null))];
   if (policy !== undefined && policy.contextWindow > 0) {
@@ -32,12 +34,12 @@ export function sessionWindowOf(calls: readonly CallView[], policies: readonly P
       others: windows.filter((window) => window !== policy.contextWindow),
     };
   }
-  const last = [...calls].reverse().find((call) => call.contextWindow !== null);
-  if (last === undefined || last.contextWindow === null)
-    return { tokens: null, rule: 'the log records no window for this session', others: [] };
+  const primary: ResolvedWindow | undefined = run.primary;
+  if (primary === undefined) return { tokens: null, rule: 'no rule gives a window for this session’s models', others: [] };
+  const others = [...run.models.values()].map((each) => each.window).filter((window) => window !== primary.window);
   return {
-    tokens: last.contextWindow,
-    rule: `the last call's window, ${RECORDED_BY[last.provenance]}`,
-    others: windows.filter((window) => window !== last.contextWindow),
+    tokens: primary.window,
+    rule: `${RULE_WORDS[primary.rule]}: ${primary.evidence}`,
+    others: [...new Set(others)],
   };
 }

@@ -3,6 +3,7 @@
 // by the calibrated meter `stats --calls` uses).
 
 import { createSessionCallMeter, readSessionMeterSettings } from '../compaction/session-call-meter.js';
+import { readSessionWindow } from '../compaction/session-window.js';
 import { SessionNotFoundError } from '../log/errors.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import { assertSessionId } from '../log/session-id.js';
@@ -49,7 +50,7 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
     session,
     meter: { estimator: settings.estimator, calibrated: true },
     prices: options.prices ?? null,
-    window: sessionWindowOf(session.calls, session.policies),
+    window: sessionWindowOf(session.calls, session.policies, await readSessionWindow(store, sessionId)),
     tune: options.tune ?? null,
   };
 }

@@ -4,10 +4,10 @@
 
 import { describe, expect, it } from 'vitest';
 import { createCliRegistry } from '../../src/cli/registry.js';
+import { impliedWindow, readSessionWindow, resolveSessionWindow } from '../../src/compaction/session-window.js';
 import { importFiles, readImportInputs } from '../../src/importers/index.js';
 import type { LogEvent } from '../../src/log/event.js';
 import { MemoryLogStore } from '../../src/store/index.js';
-import { impliedWindow, readSessionWindow, resolveSessionWindow } from '../../src/tune/session-window.js';
 
 const CORPUS = 'test/fixtures/corpus/sessions';
 

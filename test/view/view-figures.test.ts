@@ -68,6 +68,6 @@ describe("the page's figures", () => {
     for (const call of reported) expect(call.cost).toEqual({ usd: expect.any(Number) });
     expect(reported.some((call) => (call.usage?.cacheReadTokens ?? 0) > 0)).toBe(true);
     expect(document.window?.tokens).toEqual(expect.any(Number));
-    expect(document.window?.rule).toMatch(/recorded by the importer/);
+    expect(document.window?.rule).toMatch(/from the harness's own compactions: claude-opus-4-6 compacted at 170,251 tokens/);
   });
 });

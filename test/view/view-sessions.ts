@@ -131,6 +131,7 @@ export const TUNE_REPORT: TuneReport = {
   ],
   sessions: [],
   unfitSessions: [],
+  harnessSettings: [],
   recommendation: {
     policy: 'defaults',
     reason: 'the cheapest feasible policy within 2 % of the best retention',
