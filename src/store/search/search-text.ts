@@ -1,7 +1,9 @@
 // What search finds in an event: its searchable parts, each of one kind (a message's text, a
 // tool call's name and arguments, a tool's result, a summary…). The one definition every store
 // indexes at append time and every search checks its candidates against, so that the memory,
-// SQLite and PostgreSQL stores find the same hits.
+// SQLite and PostgreSQL stores find the same hits. The SQL stores keep what this returned when
+// each event was appended: a change to it is a change of their schema (a migration that rebuilds
+// the index), or stored events are looked up by the old text and checked against the new.
 
 import type { ContentBlock, LogEvent } from '../../log/event.js';
 import { dataOf } from '../../log/event-data.js';
@@ -139,19 +141,18 @@ function blocks(content: readonly ContentBlock[], kind: SearchKind, add: Add): v
   }
 }
 
-/** A call's arguments as `key=value` pairs, strings as they are (a path or a command reads as written, not JSON-escaped). */
-function argumentsText(value: JsonValue): string {
+/**
+ * A call's arguments as `key=value` pairs, strings as they are (a path or a command reads as
+ * written, not JSON-escaped), a list as `[a b c]`, a nested object as `{key=value …}`.
+ */
+function argumentsText(value: JsonValue, nested = false): string {
   if (typeof value === 'string') return value;
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  const pairs: string[] = [];
-  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
-  for (const [key, item] of entries) {
-    if (item === undefined) continue;
-    pairs.push(
-      `${key}=${typeof item === 'object' && item !== null ? `{${argumentsText(item)}}` : typeof item === 'string' ? item : JSON.stringify(item)}`,
-    );
-  }
-  return pairs.join(' ');
+  if (Array.isArray(value)) return `[${value.map((item) => argumentsText(item, true)).join(' ')}]`;
+  const pairs = Object.entries(value)
+    .filter(([, item]) => item !== undefined)
+    .map(([key, item]) => `${key}=${argumentsText(item as JsonValue, true)}`);
+  return nested ? `{${pairs.join(' ')}}` : pairs.join(' ');
 }
 
 function errorText(error: unknown): string | undefined {
