@@ -20,6 +20,7 @@ import { scanSearch } from '../src/store/search/scan-search.js';
 import { openSqliteStore, type SqliteLogStore } from '../src/store/sqlite/index.js';
 import { MIGRATIONS, migrate } from '../src/store/sqlite/schema.js';
 import { SqliteSearchIndex } from '../src/store/sqlite/search-index.js';
+import { postgresSearch } from './search-postgres.js';
 import {
   type Benchmark,
   type BenchReport,
@@ -39,17 +40,18 @@ import {
 import { SealedSessionStream } from './synthetic-session.js';
 
 const EVENTS_VARIABLE = 'SHADOWLOG_BENCH_SEARCH_EVENTS';
+const POSTGRES_EVENTS_VARIABLE = 'SHADOWLOG_BENCH_SEARCH_POSTGRES_EVENTS';
 const PER_SESSION = 2500;
 const NEEDLE = 'src/csv.ts';
 const NEEDLE_SESSIONS = 12;
 const COMMON = 'const';
 const BATCH = 1000;
 
-function plannedEvents(quick: boolean): number {
-  const value = process.env[EVENTS_VARIABLE];
-  if (value === undefined || value === '') return quick ? 20_000 : 1_000_000;
+function plannedEvents(quick: boolean, variable = EVENTS_VARIABLE, full = 1_000_000): number {
+  const value = process.env[variable];
+  if (value === undefined || value === '') return quick ? 20_000 : full;
   if (!/^\d+$/.test(value) || Number(value) < PER_SESSION)
-    throw new RangeError(`${EVENTS_VARIABLE} must be a whole number of at least ${PER_SESSION}, found ${value}`);
+    throw new RangeError(`${variable} must be a whole number of at least ${PER_SESSION}, found ${value}`);
   return Number(value);
 }
 
@@ -241,6 +243,19 @@ export const benchmark: Benchmark = {
       db.close();
       await store.close();
       const cost = await appendCost(directory.path, context.quick);
+      const postgres = await postgresSearch({
+        events: plannedEvents(context.quick, POSTGRES_EVENTS_VARIABLE, 200_000),
+        sessionEvents: PER_SESSION,
+        appendEvents: context.quick ? 5000 : 50_000,
+        runs,
+        batches: sessionBatches,
+        needle: needleSession,
+        needleEvery: Math.max(1, Math.floor(sessions / NEEDLE_SESSIONS)),
+        queries: queries.filter((entry) => entry.like !== undefined).map((entry) => ({ label: entry.label, text: entry.query.text })),
+        progress: context.progress,
+      });
+      const postgresTables = typeof postgres === 'string' ? [] : postgres.tables;
+      const postgresNotes = typeof postgres === 'string' ? [postgres] : postgres.notes;
       return {
         tables: [
           {
@@ -257,13 +272,24 @@ export const benchmark: Benchmark = {
             ],
           },
           cost.table,
+          ...postgresTables,
         ],
         notes: [
           `search times are medians of ${runs} runs after a warm-up; the LIKE scan is SELECT session_id, seq FROM events WHERE body LIKE '%text%' LIMIT 50 (median of 3); the regex and the read of every event ran once`,
           "the last row's ratio is the indexed search over the read of every event; a common word stops at the first 50 hits, so the LIKE scan stops early too",
-          `size: ${EVENTS_VARIABLE}=N (at least ${PER_SESSION}); --quick is 20,000`,
+          `size: ${EVENTS_VARIABLE}=N (at least ${PER_SESSION}; default 1,000,000), ${POSTGRES_EVENTS_VARIABLE}=N for PostgreSQL (default 200,000); --quick is 20,000 for both`,
+          ...postgresNotes,
         ],
-        figures: { events: total, sessions, buildMs, eventBytes, indexBytes, queries: figures, append: cost.figures },
+        figures: {
+          events: total,
+          sessions,
+          buildMs,
+          eventBytes,
+          indexBytes,
+          queries: figures,
+          append: cost.figures,
+          postgres: typeof postgres === 'string' ? postgres : postgres.figures,
+        },
       };
     } finally {
       directory.cleanup();

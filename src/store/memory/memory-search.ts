@@ -36,7 +36,7 @@ export class MemorySearch {
       const shadowedBy = this.shadowed.get(sessionId)?.get(seq);
       for (const part of searchParts(event)) {
         const hit = collector.offer({ sessionId, seq, type: event.type, kind: part.kind, text: part.text, shadowedBy });
-        if (hit !== undefined) collector.hits[collector.hits.length - 1] = { ...hit, ...turnStepBefore(log, seq) };
+        if (hit !== undefined) collector.placeInTurn(hit, turnStepBefore(log, seq));
       }
     }
     return collector.result('scan');

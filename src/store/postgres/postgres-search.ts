@@ -1,6 +1,7 @@
 // The PostgreSQL store's search: candidates from search_rows in id (append) order, by the trigram
 // index for a plain text of 3 characters or more (ILIKE, which the index answers exactly), else
 // every row that the session and kind filters leave; the shared matcher then decides each hit.
+// Rows appended while a search runs may or may not be among its candidates.
 
 import type { QueryConfig, QueryResultRow } from 'pg';
 import { HitCollector, turnStepOf } from '../search/search-hits.js';
@@ -14,6 +15,8 @@ export type ReadQuery = <R extends QueryResultRow>(action: string, config: Query
 
 /** Candidates read per statement. */
 const SEARCH_PAGE = 256;
+/** The first id window searched; each that comes up short is followed by one twice as wide. */
+const FIRST_WINDOW = 4096n;
 
 interface CandidateRow {
   id: string;
@@ -33,28 +36,42 @@ export async function searchPostgres(read: ReadQuery, schema: string, query: Sea
   const values: unknown[] = [];
   const parameter = (value: unknown) => {
     values.push(value);
-    return `$${values.length + 1}`;
+    return `$${values.length + 2}`;
   };
-  if (search.indexedText !== undefined) filters.push(`r.text ILIKE ${parameter(`%${search.indexedText.replace(/[\\%_]/g, '\\$&')}%`)}`);
-  if (search.sessionId !== undefined) filters.push(`r.session_id = ${parameter(search.sessionId)}`);
-  if (search.kinds !== undefined) filters.push(`r.kind = ANY(${parameter(search.kinds)}::text[])`);
+  if (search.indexedText !== undefined) filters.push(`text ILIKE ${parameter(`%${search.indexedText.replace(/[\\%_]/g, '\\$&')}%`)}`);
+  if (search.sessionId !== undefined) filters.push(`session_id = ${parameter(search.sessionId)}`);
+  if (search.kinds !== undefined) filters.push(`kind = ANY(${parameter(search.kinds)}::text[])`);
+  // Candidates are read in id windows that double while they come up short: a common word fills
+  // the first window and costs one small scan, where one bitmap scan of the whole trigram index
+  // would recheck every row that holds it; a rare path costs a few index lookups. Events and
+  // shadows are joined to the page only.
   const text = `SELECT r.id, r.session_id, r.seq, r.kind, r.text, e.type, sh.by_seq
-    FROM ${s}.search_rows r
+    FROM (
+      SELECT id, session_id, seq, kind, text FROM ${s}.search_rows
+      WHERE id > $1 AND id <= $2 ${filters.map((filter) => `AND ${filter}`).join(' ')}
+      ORDER BY id LIMIT ${SEARCH_PAGE}
+    ) r
     JOIN ${s}.events e ON e.session_id = r.session_id AND e.seq = r.seq
     LEFT JOIN ${s}.search_shadowed sh ON sh.session_id = r.session_id AND sh.seq = r.seq
-    WHERE r.id > $1 ${filters.map((filter) => `AND ${filter}`).join(' ')}
-    ORDER BY r.id LIMIT ${SEARCH_PAGE}`;
-  for (let after = '0'; !collector.done; ) {
-    const rows = await read<CandidateRow>('searching', { text, values: [after, ...values] });
+    ORDER BY r.id`;
+  const [last] = await read<{ id: string | null }>('searching', { text: `SELECT max(id) AS id FROM ${s}.search_rows` });
+  const lastId = BigInt(last?.id ?? '0');
+  let window = FIRST_WINDOW;
+  for (let after = 0n, upper = window; after < lastId && !collector.done; ) {
+    const rows = await read<CandidateRow>('searching', { text, values: [after.toString(), upper.toString(), ...values] });
     for (const row of rows) {
-      after = row.id;
       const seq = Number(row.seq);
       const shadowedBy = row.by_seq === null ? undefined : Number(row.by_seq);
       const hit = collector.offer({ sessionId: row.session_id, seq, type: row.type, kind: row.kind, text: row.text, shadowedBy });
-      if (hit !== undefined) collector.hits[collector.hits.length - 1] = { ...hit, ...(await turnStep(read, s, row.session_id, seq)) };
+      if (hit !== undefined) collector.placeInTurn(hit, await turnStep(read, s, row.session_id, seq));
       if (collector.done) break;
     }
-    if (rows.length < SEARCH_PAGE) break;
+    if (rows.length === SEARCH_PAGE) after = BigInt((rows.at(-1) as CandidateRow).id);
+    else {
+      after = upper;
+      window *= 2n;
+      upper = after + window;
+    }
   }
   return collector.result(search.indexedText === undefined ? 'scan' : 'index');
 }

@@ -79,6 +79,12 @@ export class HitCollector {
     return hit;
   }
 
+  /** Adds the turn and step to the hit offer() just made (stores that look them up only for hits). */
+  placeInTurn(hit: SearchHit, turnStep: TurnStep): void {
+    const index = this.hits.lastIndexOf(hit);
+    if (index >= 0) this.hits[index] = { ...hit, ...turnStep };
+  }
+
   result(method: SearchResult['method']): SearchResult {
     return { hits: this.hits, truncated: this.more, method, examined: this.examined };
   }

@@ -127,7 +127,7 @@ export class SqliteSearchIndex {
         if (part === undefined) continue;
         const candidate: SearchCandidate = { sessionId, seq, type, kind: part.kind, text: part.text, shadowedBy: shadowedBy ?? undefined };
         const hit = collector.offer(candidate);
-        if (hit !== undefined) collector.hits[collector.hits.length - 1] = { ...hit, ...this.turnStep(sessionId, seq) };
+        if (hit !== undefined) collector.placeInTurn(hit, this.turnStep(sessionId, seq));
         if (collector.done) break;
       }
       if (rows.length < SEARCH_PAGE) break;
