@@ -18,7 +18,8 @@ export interface PostgresSearchPlan {
   readonly runs: number;
   readonly batches: (index: number, count: number) => Iterable<LogEvent[]>;
   readonly needle: () => LogEvent[];
-  readonly needleEvery: number;
+  /** How many sessions get a planted needle, spread evenly. */
+  readonly needleSessions: number;
   readonly queries: readonly { readonly label: string; readonly text: string }[];
   readonly progress: (message: string) => void;
 }
@@ -48,12 +49,14 @@ export async function postgresSearch(plan: PostgresSearchPlan): Promise<{ tables
     const store = await openPostgresStore(server.url, { schema: indexed.schema });
     const sessions = Math.ceil(plan.events / plan.sessionEvents);
     plan.progress(`postgres: building ${formatCount(plan.events)} events in ${sessions} sessions`);
+    const needleEvery = Math.max(1, Math.floor(sessions / plan.needleSessions));
     const buildStart = clock();
     let built = 0;
     for (let index = 0; index < sessions; index++) {
       const count = Math.min(plan.sessionEvents, plan.events - built);
       built += await store.appendAll(`session-${index}`, asAsync(plan.batches(index, count)), { expectedSeq: 0 });
-      if (index % plan.needleEvery === 0) await store.append(`needle-${index}`, plan.needle(), { expectedSeq: 0 });
+      if (index % needleEvery === 0 && index / needleEvery < plan.needleSessions)
+        await store.append(`needle-${index}`, plan.needle(), { expectedSeq: 0 });
     }
     const buildMs = elapsedMs(buildStart);
     const rows: string[][] = [];

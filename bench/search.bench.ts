@@ -250,7 +250,7 @@ export const benchmark: Benchmark = {
         runs,
         batches: sessionBatches,
         needle: needleSession,
-        needleEvery: Math.max(1, Math.floor(sessions / NEEDLE_SESSIONS)),
+        needleSessions: NEEDLE_SESSIONS,
         queries: queries.filter((entry) => entry.like !== undefined).map((entry) => ({ label: entry.label, text: entry.query.text })),
         progress: context.progress,
       });
