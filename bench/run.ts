@@ -44,6 +44,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   proxy: async () => (await import('./proxy.bench.js')).benchmark,
   view: async () => (await import('./view.bench.js')).benchmark,
   'pi-session': async () => (await import('./pi-session.bench.js')).benchmark,
+  search: async () => (await import('./search.bench.js')).benchmark,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;

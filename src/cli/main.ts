@@ -12,7 +12,7 @@ import { openStore, parseStoreSpec } from './store-option.js';
 import { escapeTerminalText } from './terminal-text.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE_CODES = new Set(['USAGE', 'INVALID_SESSION_ID', 'INVALID_CONFIG']);
+const USAGE_CODES = new Set(['USAGE', 'INVALID_SESSION_ID', 'INVALID_CONFIG', 'INVALID_SEARCH_QUERY']);
 
 interface GlobalOptions {
   store?: string;

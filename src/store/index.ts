@@ -89,6 +89,19 @@ export {
   type OutputWrite,
   writeOutputFile,
 } from './output-file.js';
+export { scanSearch, searchStore } from './search/scan-search.js';
+export type { SearchPlace } from './search/search-place.js';
+export {
+  DEFAULT_SEARCH_LIMIT,
+  hasSearch,
+  MAX_SEARCH_LIMIT,
+  type SearchableStore,
+  type SearchHit,
+  type SearchQuery,
+  SearchQueryError,
+  type SearchResult,
+} from './search/search-query.js';
+export { SEARCH_KINDS, type SearchKind, type SearchPart, searchParts } from './search/search-text.js';
 export { type CheckpointedObserver, DEFAULT_CHECKPOINT_EVERY, HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
 export {
   CheckpointsUnsupportedError,

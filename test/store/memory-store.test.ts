@@ -4,6 +4,7 @@
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
 import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract } from '../contract/log-store-contract.js';
+import { describeSearchContract } from '../contract/search-contract.js';
 
 describeLogStoreContract('memory', async () => {
   const store = new MemoryLogStore();
@@ -23,3 +24,5 @@ describeLogStoreContract('memory', async () => {
 });
 
 describeCheckpointContract('memory', async () => ({ store: new MemoryLogStore(), cleanup: async () => {} }));
+
+describeSearchContract('memory', async () => ({ store: new MemoryLogStore(), cleanup: async () => {} }));

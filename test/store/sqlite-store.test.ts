@@ -28,6 +28,7 @@ import {
 } from '../../src/store/sqlite/index.js';
 import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract, type StoredRow } from '../contract/log-store-contract.js';
+import { compactedSession, describeSearchContract } from '../contract/search-contract.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
 
@@ -88,6 +89,18 @@ describeLogStoreContract(
   { storedForm: true, closes: true, processes: true },
 );
 
+describeSearchContract('sqlite', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'shadowlog-sqlite-'));
+  const store = await openSqliteStore(join(directory, 'log.db'));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+});
+
 describeCheckpointContract('sqlite', async () => {
   const directory = await mkdtemp(join(tmpdir(), 'shadowlog-sqlite-'));
   const store = await openSqliteStore(join(directory, 'log.db'));
@@ -135,15 +148,15 @@ describe('SqliteLogStore', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('creates the file and its directory (one level, like .shadowlog), in WAL mode, at schema version 3', async () => {
+  it('creates the file and its directory (one level, like .shadowlog), in WAL mode, at schema version 4', async () => {
     path = join(directory, 'nested', 'log.db');
     const store = await open();
     expect(store.location).toBe(`sqlite:${path}`);
     const db = raw({ readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(SCHEMA_VERSION).toBe(3);
-    expect(readSchemaVersion(db, path)).toBe(3);
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('3');
+    expect(SCHEMA_VERSION).toBe(4);
+    expect(readSchemaVersion(db, path)).toBe(4);
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('4');
   });
 
   it('refuses a file whose schema is newer than it knows, saying what to do, and leaves it alone', async () => {
@@ -151,8 +164,8 @@ describe('SqliteLogStore', () => {
     raw().prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
     const error = await openSqliteStore(path).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SchemaVersionError);
-    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 3 });
-    expect((error as Error).message).toMatch(/schema version 99.*up to 3.*upgrade shadowlog/);
+    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 4 });
+    expect((error as Error).message).toMatch(/schema version 99.*up to 4.*upgrade shadowlog/);
     expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(99);
   });
 
@@ -167,16 +180,16 @@ describe('SqliteLogStore', () => {
         migration.up(db);
       },
     });
-    const later: Migration = { from: 3, description: 'a later version', up: (db) => db.exec('CREATE TABLE later (x)') };
+    const later: Migration = { from: 4, description: 'a later version', up: (db) => db.exec('CREATE TABLE later (x)') };
     const next = [...MIGRATIONS, later].map(recorded);
     const db = raw();
-    expect(migrate(db, path, next)).toBe(4);
-    expect(applied).toEqual([3]);
-    expect(readSchemaVersion(db, path)).toBe(4);
-    expect(migrate(db, path, next)).toBe(4);
-    expect(applied).toEqual([3]);
-    // This library knows up to version 3, so the migrated file is now too new for it.
-    await expect(openSqliteStore(path)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 4 });
+    expect(migrate(db, path, next)).toBe(5);
+    expect(applied).toEqual([4]);
+    expect(readSchemaVersion(db, path)).toBe(5);
+    expect(migrate(db, path, next)).toBe(5);
+    expect(applied).toEqual([4]);
+    // This library knows up to version 4, so the migrated file is now too new for it.
+    await expect(openSqliteStore(path)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 5 });
   });
 
   it('migrates a version 1 file to the current version, its events untouched, and reads a version 1 file read-only, finding no checkpoints', async () => {
@@ -217,6 +230,36 @@ describe('SqliteLogStore', () => {
     });
     expect(reopened.fold.toArray()).toEqual(walked.fold.toArray());
     expect(() => fresh.prepare("UPDATE fold_checkpoints SET payload = '{}'").run()).toThrow(/fold checkpoints are append-only/);
+  });
+
+  it('migrates a version 3 file to version 4, indexing the events it holds for search; read-only before that, it is searched by a scan', async () => {
+    // A file as the last shadowlog without search left it: version 3, a compacted session, written by that version's statements.
+    const fresh = raw();
+    migrate(fresh, path, MIGRATIONS.slice(0, 3));
+    const insert = fresh.prepare('INSERT INTO events (session_id, seq, type, hash, body) VALUES (?, ?, ?, ?, ?)');
+    const compacted = compactedSession();
+    for (const event of compacted) insert.run('s-old', event.seq, event.type, event.hash, canonicalJson(event));
+    fresh.close();
+    const reader = await openSqliteStore(path, { readOnly: true });
+    opened.push(reader);
+    const scanned = await reader.search({ text: 'src/csv.ts' });
+    expect(scanned.method).toBe('scan');
+    expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(3);
+    const writer = await open();
+    expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(4);
+    const indexed = await writer.search({ text: 'src/csv.ts' });
+    expect(indexed.method).toBe('index');
+    expect(indexed.hits).toEqual(scanned.hits);
+    expect(indexed.hits.map((hit) => [hit.seq, hit.place])).toEqual([
+      [5, 'shadowed'],
+      [6, 'shadowed'],
+      [8, 'shadowed'],
+      [9, 'surface'],
+    ]);
+    // Events appended after the migration are indexed with their append, after the old ones.
+    await writer.append('s-new', sealLog([drafts.start(), drafts.user('open src/csv.ts again')]), { expectedSeq: 0 });
+    expect((await writer.search({ text: 'src/csv.ts' })).hits.map((hit) => `${hit.sessionId}:${hit.seq}`).slice(-1)).toEqual(['s-new:1']);
+    expect(() => raw().prepare('DELETE FROM search_rows').run()).toThrow(/search index is append-only/);
   });
 
   it('refuses, in the database itself, to update, overwrite or delete a fold checkpoint, but for pruning an older one', async () => {

@@ -13,6 +13,7 @@ import { registerOriginsCommand } from './origins.js';
 import { registerPolicyCommand } from './policy.js';
 import { registerProxyCommand } from './proxy.js';
 import { registerReplayCommand } from './replay.js';
+import { registerSearchCommand } from './search.js';
 import { registerSessionsCommand } from './sessions.js';
 import { registerShowCommand } from './show.js';
 import { registerStatsCommand } from './stats.js';
@@ -32,6 +33,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerUnlockCommand,
   registerStatsCommand,
   registerSessionsCommand,
+  registerSearchCommand,
   registerShowCommand,
   registerOriginsCommand,
   registerViewCommand,

@@ -15,7 +15,9 @@ import type {
   StoredCheckpoint,
   StoredSession,
 } from '../log-store.js';
+import type { SearchableStore, SearchQuery, SearchResult } from '../search/search-query.js';
 import { checkAppendBatch, checkCheckpointWrite, checkKeep, resolveReadRange } from '../store-checks.js';
+import { MemorySearch } from './memory-search.js';
 
 let ownerCounter = 0;
 
@@ -25,12 +27,14 @@ interface MemoryData {
   readonly owners: Map<string, string>;
   /** Fold checkpoints by session, by seq. */
   readonly checkpoints: Map<string, Map<number, StoredCheckpoint>>;
+  /** The events in append order, for search. */
+  readonly search: MemorySearch;
 }
 
 /** A LogStore in memory, for tests and short-lived programs; everything is lost when the process ends. */
-export class MemoryLogStore implements LogStore, CheckpointStore {
+export class MemoryLogStore implements LogStore, CheckpointStore, SearchableStore {
   readonly location = 'memory:';
-  private data: MemoryData = { sessions: new Map(), owners: new Map(), checkpoints: new Map() };
+  private data: MemoryData = { sessions: new Map(), owners: new Map(), checkpoints: new Map(), search: new MemorySearch() };
 
   /**
    * Another handle on the same sessions, as a second connection is on a database: what one
@@ -74,6 +78,12 @@ export class MemoryLogStore implements LogStore, CheckpointStore {
     // Frozen deep copies: nothing outside the store can change a stored event.
     for (const event of events) log.push(deepFreeze(structuredClone(event)));
     this.sessions.set(sessionId, log);
+    this.data.search.add(sessionId, events);
+  }
+
+  /** Searches the events by reading each, in append order (SearchableStore). */
+  async search(query: SearchQuery): Promise<SearchResult> {
+    return this.data.search.search(query, this.sessions);
   }
 
   async *read(sessionId: string, range: ReadRange = {}): AsyncIterable<readonly LogEvent[]> {

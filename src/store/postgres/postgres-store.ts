@@ -35,6 +35,8 @@ import type {
   StoredCheckpoint,
   StoredSession,
 } from '../log-store.js';
+import { scanSearch } from '../search/scan-search.js';
+import type { SearchableStore, SearchQuery, SearchResult } from '../search/search-query.js';
 import {
   checkAppendBatch,
   checkCheckpointWrite,
@@ -58,7 +60,9 @@ import { NOTIFY_SCHEMA_VERSION } from './notify-schema.js';
 import { prepareSchema } from './open-schema.js';
 import type { AppendAttempt, OwnerConnection } from './owner-connection.js';
 import { OwnershipLocks } from './ownership.js';
+import { searchPostgres } from './postgres-search.js';
 import { NOT_NEXT_SEQ_STATE } from './schema.js';
+import { SEARCH_SCHEMA_VERSION } from './search-schema.js';
 import { insertQuery, type Statements, statements } from './statements.js';
 import { watchSession } from './watch.js';
 
@@ -73,7 +77,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   return PostgresLogStore.open(url, options);
 }
 
-export class PostgresLogStore implements LogStore, CheckpointStore {
+export class PostgresLogStore implements LogStore, CheckpointStore, SearchableStore {
   readonly location: string;
   /** appendAll keeps one insert in flight while the source makes the next batch. */
   readonly overlapsAppendAll = true;
@@ -268,6 +272,13 @@ export class PostgresLogStore implements LogStore, CheckpointStore {
     this.assertOpen();
     if (this.schemaVersion < NOTIFY_SCHEMA_VERSION) return this.cannotWatch();
     return watchSession(this.target, sessionId, AbortSignal.any([signal, this.closing.signal]), { open: this.watches });
+  }
+
+  /** Searches the events (SearchableStore, postgres-search.ts); a read-only store of a schema older than version 7 is searched by reading every event. */
+  async search(query: SearchQuery): Promise<SearchResult> {
+    this.assertOpen();
+    if (this.schemaVersion < SEARCH_SCHEMA_VERSION) return scanSearch(this, query);
+    return searchPostgres((action, config) => this.query(action, config), this.target.schema, query);
   }
 
   /** Ends the watches and releases the ownerships taken through this store, then waits for running calls and closes the pool. */

@@ -32,6 +32,7 @@ import { advisoryLockKey } from './advisory-lock.js';
 import { version4, version6 } from './checkpoint-schema.js';
 import { PostgresSchemaVersionError } from './errors.js';
 import { version2 } from './notify-schema.js';
+import { migrateToSearch } from './search-schema.js';
 import { NOT_NEXT_SEQ_STATE, version3 } from './seq-check-schema.js';
 import { version5 } from './session-id-check-schema.js';
 
@@ -192,6 +193,12 @@ export const MIGRATIONS: readonly Migration[] = [
     up: async (client, schema) => {
       await client.query(version6(schema));
     },
+  },
+  {
+    from: 6,
+    description:
+      "search: every event's text in search_rows under a trigram index (pg_trgm, when it can be installed), written with each append, and the seqs each replacement shadowed; filled from the events stored",
+    up: migrateToSearch,
   },
 ];
 

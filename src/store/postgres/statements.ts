@@ -6,6 +6,7 @@ import { InvalidEventError } from '../../log/errors.js';
 import type { LogEvent } from '../../log/event.js';
 import { canonicalEventJson } from '../../log/event-json.js';
 import { quoteSchema } from './schema.js';
+import { searchValues } from './search-schema.js';
 
 /** The SQL of the store's statements, with its schema filled in. Names make them prepared once per connection. */
 export function statements(schema: string) {
@@ -13,16 +14,25 @@ export function statements(schema: string) {
   const named = (name: string, text: string) => ({ name: `shadowlog.${schema}.${name}`, text });
   return {
     head: named('head', `SELECT seq, hash FROM ${s}.events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`),
-    insertOne: named('insert-one', `INSERT INTO ${s}.events (session_id, seq, type, hash, body) VALUES ($1, $2, $3, $4, $5)`),
+    // Each insert writes the search index of its events too (search-schema.ts): one statement, one
+    // transaction, so an event is never stored without its index, nor indexed without being stored.
+    insertOne: named(
+      'insert-one',
+      `WITH appended AS (INSERT INTO ${s}.events (session_id, seq, type, hash, body) VALUES ($1, $2, $3, $4, $5))
+       ${indexing(s, 6)}`,
+    ),
     // One statement for a whole batch. The seqs run from $2 (the store checked that they are
     // dense); types and hashes come as arrays, and the bodies as one text, one body a line:
     // canonical JSON never holds a raw line break, and splitting one text costs the server and
     // pg far less than an array of bodies, every quote of which is escaped in the array literal.
     insertMany: named(
       'insert-many',
-      `INSERT INTO ${s}.events (session_id, seq, type, hash, body)
-       SELECT $1, $2::bigint + batch.n - 1, batch.type, batch.hash, batch.body
-       FROM unnest($3::text[], $4::text[], string_to_array($5, E'\\n')) WITH ORDINALITY AS batch (type, hash, body, n)`,
+      `WITH appended AS (
+         INSERT INTO ${s}.events (session_id, seq, type, hash, body)
+         SELECT $1, $2::bigint + batch.n - 1, batch.type, batch.hash, batch.body
+         FROM unnest($3::text[], $4::text[], string_to_array($5, E'\\n')) WITH ORDINALITY AS batch (type, hash, body, n)
+       )
+       ${indexing(s, 6)}`,
     ),
     page: named('page', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`),
     event: named('event', `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq = $2`),
@@ -70,6 +80,20 @@ export function statements(schema: string) {
 
 export type Statements = ReturnType<typeof statements>;
 
+/** The rest of an insert statement that writes the search index, from parameter $first on (searchValues' five). */
+function indexing(s: string, first: number): string {
+  const [seqs, kinds, texts, shadowed, shadowedBy] = [0, 1, 2, 3, 4].map((offset) => `$${first + offset}`);
+  return `, searched AS (
+         INSERT INTO ${s}.search_rows (session_id, seq, kind, text)
+         SELECT $1, part.seq, part.kind, part.text
+         FROM unnest(${seqs}::bigint[], ${kinds}::text[], string_to_array(${texts}, E'\\n')) WITH ORDINALITY AS part (seq, kind, text, n)
+         ORDER BY part.n
+       )
+       INSERT INTO ${s}.search_shadowed (session_id, seq, by_seq)
+       SELECT $1, shadowed.seq, shadowed.by_seq FROM unnest(${shadowed}::bigint[], ${shadowedBy}::bigint[]) AS shadowed (seq, by_seq)
+       ON CONFLICT DO NOTHING`;
+}
+
 /** SQL for the `time` of the event whose body is `body`. */
 function timeOf(body: string): string {
   return `coalesce(substring(${body} from '"time":"([^"\\\\]*)","type":"(?:[^"\\\\]|\\\\.)*"}$'), ${body}::json ->> 'time')`;
@@ -96,7 +120,7 @@ export function insertValues(sessionId: string, events: readonly LogEvent[]): [s
 export function insertQuery(sql: Statements, sessionId: string, events: readonly LogEvent[]): QueryConfig {
   const [first] = events;
   if (events.length === 1 && first !== undefined) {
-    return { ...sql.insertOne, values: [sessionId, first.seq, first.type, first.hash, canonicalEventJson(first)] };
+    return { ...sql.insertOne, values: [sessionId, first.seq, first.type, first.hash, canonicalEventJson(first), ...searchValues(events)] };
   }
-  return { ...sql.insertMany, values: insertValues(sessionId, events) };
+  return { ...sql.insertMany, values: [...insertValues(sessionId, events), ...searchValues(events)] };
 }

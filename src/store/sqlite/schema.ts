@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { CorruptLogError } from '../../log/errors.js';
 import { SchemaVersionError } from './errors.js';
 import { APPLICATION_ID, identifyDatabase } from './identity.js';
+import { SEARCH_TABLES_SQL, SqliteSearchIndex } from './search-index.js';
 
 type Connection = Database.Database;
 
@@ -117,7 +118,19 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'make fold checkpoints append-only: triggers refuse updates, overwrites and deletes other than pruning',
     up: (db) => db.exec(VERSION_3),
   },
+  {
+    from: 3,
+    description:
+      "search: an FTS5 trigram index of every event's text, written with each append, and the seqs each replacement shadowed; filled from the events stored",
+    up: (db) => {
+      db.exec(SEARCH_TABLES_SQL);
+      new SqliteSearchIndex(db).backfill();
+    },
+  },
 ];
+
+/** The first schema version with the search index; a reader of an older file searches by reading every event. */
+export const SEARCH_SCHEMA_VERSION = 4;
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

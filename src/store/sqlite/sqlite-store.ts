@@ -20,6 +20,8 @@ import type {
   StoredCheckpoint,
   StoredSession,
 } from '../log-store.js';
+import { scanSearch } from '../search/scan-search.js';
+import type { SearchableStore, SearchQuery, SearchResult } from '../search/search-query.js';
 import {
   checkAppendBatch,
   checkCheckpointWrite,
@@ -34,6 +36,7 @@ import { LockWaiter, type LockWaitOptions } from './lock-wait.js';
 import { openReadOnlyDatabase, openWritableDatabase } from './open-database.js';
 import { describeOwner, OwnerTable } from './ownership.js';
 import { NOT_NEXT_SEQ_MESSAGE } from './schema.js';
+import { SqliteSearchIndex } from './search-index.js';
 import { Staging } from './staging.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
@@ -72,12 +75,15 @@ function sumLengths(texts: readonly string[]): number {
   return sum;
 }
 
-export class SqliteLogStore implements LogStore, CheckpointStore {
+export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStore {
   private readonly appendTransaction: Database.Transaction<
     (sessionId: string, expectedSeq: number, events: readonly LogEvent[], bodies: readonly string[]) => void
   >;
   private readonly headStatement: Database.Statement<[string], HeadRow>;
   private readonly insertStatement: Database.Statement<[string, number, string, string, string]>;
+  /** The search index, written with every append; undefined on a read-only file older than schema version 4. */
+  private readonly searchIndex: SqliteSearchIndex | undefined;
+  private readonly appendOneTransaction: Database.Transaction<(sessionId: string, event: LogEvent) => void>;
   /** Inserts INSERT_ROWS events in one statement: a long batch crosses into SQLite a tenth as often. */
   private readonly insertRowsStatement: Database.Statement<unknown[]>;
   /** The parameters of insertRowsStatement, one array reused. */
@@ -123,12 +129,20 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
          ORDER BY s.id`,
       )
       .raw();
+    const searchIndex = SqliteSearchIndex.existsIn(db) ? new SqliteSearchIndex(db) : undefined;
+    this.searchIndex = searchIndex;
     this.appendTransaction = db.transaction(
       (sessionId: string, expectedSeq: number, events: readonly LogEvent[], bodies: readonly string[]) => {
         this.expectNextSeq(sessionId, expectedSeq);
         this.insertAll(sessionId, events, bodies);
+        searchIndex?.add(sessionId, events);
       },
     );
+    // The events_next_seq trigger refuses the insert unless it takes the session's next seq.
+    this.appendOneTransaction = db.transaction((sessionId: string, event: LogEvent) => {
+      this.insertStatement.run(sessionId, event.seq, event.type, event.hash, canonicalEventJson(event));
+      searchIndex?.add(sessionId, [event]);
+    });
     this.commitStagedTransaction = db.transaction((sessionId: string, expectedSeq: number, stream: number) => {
       this.expectNextSeq(sessionId, expectedSeq);
       this.staging?.moveInto(sessionId, stream);
@@ -192,9 +206,8 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
     try {
       await this.write(() => {
         if (first === undefined) this.expectNextSeq(sessionId, expectedSeq);
-        // The common case, kept as lean as a bare insert: one statement is a transaction of its
-        // own, and the events_next_seq trigger refuses it unless it takes the session's next seq.
-        else if (events.length === 1) this.insertStatement.run(sessionId, first.seq, first.type, first.hash, canonicalEventJson(first));
+        // The common case, kept lean: the event and its search index in one transaction, no head read.
+        else if (events.length === 1) this.appendOneTransaction.immediate(sessionId, first);
         else {
           const bodies = events.map(canonicalEventJson);
           this.commit(sumLengths(bodies), () => this.appendTransaction.immediate(sessionId, expectedSeq, events, bodies));
@@ -321,6 +334,17 @@ export class SqliteLogStore implements LogStore, CheckpointStore {
   async readEventsAt(sessionId: string, seqs: readonly number[]): Promise<LogEvent[]> {
     assertSessionId(sessionId);
     return this.attempt('reading events', () => this.eventsAtTransaction.deferred(sessionId, seqs));
+  }
+
+  /**
+   * Searches the events (SearchableStore): by the trigram index for a plain text of 3 characters
+   * or more, else by reading every indexed part; a read-only file older than schema version 4 has
+   * no index, and is searched by reading every event.
+   */
+  async search(query: SearchQuery): Promise<SearchResult> {
+    const index = this.searchIndex;
+    if (index === undefined) return scanSearch(this, query);
+    return this.attempt('searching', () => index.search(query));
   }
 
   /**
