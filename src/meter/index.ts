@@ -54,3 +54,25 @@ export {
 export { scriptAwareEstimator } from './script-aware.js';
 export type { EstimatorName, TokenEstimator } from './token-estimator.js';
 export { loadTokenizer, TOKENIZER_NAMES, type TokenizerName, TokenizerUnavailableError } from './tokenizers.js';
+export { type CallCost, CostLedger, type ModelCost, type SessionCost } from './cost-ledger.js';
+export { PriceTableError } from './price-table-error.js';
+export {
+  BUILT_IN_PRICES,
+  callCost,
+  MAX_PRICE_PER_MILLION,
+  type ModelPrice,
+  type PriceTable,
+  parsePriceTable,
+  priceOf,
+  type UsageCost,
+  usageCost,
+} from './prices.js';
+export {
+  type KindTokens,
+  SURFACE_KINDS,
+  type SurfaceBreakdown,
+  type SurfaceKind,
+  surfaceBreakdown,
+  type ToolTokens,
+  UNKNOWN_TOOL,
+} from './surface-breakdown.js';

@@ -6,7 +6,7 @@ import { createEstimator } from '../meter/estimators.js';
 import { SurfaceMeter } from '../meter/measure.js';
 import type { EstimatorName } from '../meter/token-estimator.js';
 import type { LogStore } from '../store/log-store.js';
-import { BUILT_IN_PRICES, type PriceTable } from './prices.js';
+import { BUILT_IN_PRICES, type PriceTable } from '../meter/prices.js';
 import { replaySession, type SessionResult } from './session-replay.js';
 import { buildTrace, type TraceOptions } from './trace.js';
 import { type PolicySetOptions, type TunePolicy, tunePolicies } from './tune-policies.js';

@@ -20,7 +20,7 @@ import { exportSession, readJsonl } from '../../src/store/jsonl.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
 import { SessionLog } from '../../src/store/session-log.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
-import { parsePriceTable } from '../../src/tune/prices.js';
+import { parsePriceTable } from '../../src/meter/prices.js';
 import { type CliResult, createCliWorkspace } from '../support/cli.js';
 import { CORPUS_FILES, corpusFile } from '../support/corpus-sessions.js';
 import { drafts, fixedNow, sampleDrafts } from '../support/events.js';
