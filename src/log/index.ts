@@ -92,3 +92,4 @@ export { encodeRequestSurface, type RequestSurfaceList, type SurfaceChange, type
 export { SurfaceFold, type SurfaceFoldOptions, type SurfaceNode } from './surface-fold.js';
 export { isReplaceOp, type ReplaceOp, type SurfaceOp } from './surface-op.js';
 export { type VerifyOptions, type VerifyProblem, type VerifyReport, verifyLog } from './verify.js';
+export { FIRST_REQUEST_LENGTH, SESSION_SOURCES, type SessionOrigin, SessionOriginFold, type SessionSource } from './session-origin.js';

@@ -99,3 +99,6 @@ export {
   StoreNotFoundError,
   StoreReadOnlyError,
 } from './store-errors.js';
+export { AmbiguousSessionError, type SessionCandidate } from './ambiguous-session-error.js';
+export { readSessionOrigin } from './read-session-origin.js';
+export { resolveSessionId } from './resolve-session.js';

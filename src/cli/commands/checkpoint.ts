@@ -8,7 +8,7 @@
 // data beside the log; the log is not changed.
 
 import type { Command } from 'commander';
-import { assertSessionId, SessionNotFoundError } from '../../log/index.js';
+import { SessionNotFoundError } from '../../log/index.js';
 import {
   type CheckpointEntry,
   CheckpointExistsError,
@@ -16,15 +16,16 @@ import {
   encodeWalkedFold,
   hasCheckpoints,
   type LogStore,
+  resolveSessionId,
   SessionLog,
 } from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 
-export async function checkpointCommand(context: CommandContext, sessionId: string): Promise<number> {
-  assertSessionId(sessionId);
+export async function checkpointCommand(context: CommandContext, given: string): Promise<number> {
   const store = await context.store();
+  const sessionId = await resolveSessionId(store, given);
   const head = await store.head(sessionId);
   if (head === undefined) throw new SessionNotFoundError(sessionId);
   const { log, entry, written, notUsed } = await checkpointNearHead(store, sessionId, head.nextSeq);

@@ -3,7 +3,7 @@
 // replaced and by what, nodes gone, and the tokens before and after (call-diff.ts).
 
 import type { Command } from 'commander';
-import { assertSessionId } from '../../log/index.js';
+import { resolveSessionId } from '../../store/index.js';
 import { type CallDiffReport, type CallName, type DiffCall, type DiffNode, diffCalls, type ReplacedBy } from '../call-diff.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -23,8 +23,8 @@ export function parseCallName(text: string): CallName {
   return { turn, step };
 }
 
-export async function diffCommand(context: CommandContext, sessionId: string, from: CallName, to: CallName): Promise<number> {
-  assertSessionId(sessionId);
+export async function diffCommand(context: CommandContext, given: string, from: CallName, to: CallName): Promise<number> {
+  const sessionId = await resolveSessionId(await context.store(), given);
   const report = await diffCalls(await context.store(), sessionId, from, to);
   if (context.json) {
     context.printJson(report);

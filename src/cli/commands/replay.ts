@@ -3,9 +3,10 @@
 
 import type { Command } from 'commander';
 import { replaySummary, type SummaryReplayResult } from '../../compaction/index.js';
-import { assertSessionId, blockPlaceholder, type ContentBlock, canonicalJson } from '../../log/index.js';
+import { blockPlaceholder, type ContentBlock, canonicalJson } from '../../log/index.js';
 import type { ModelMessage } from '../../providers/index.js';
 import { type ReplayResult, replay } from '../../spine/index.js';
+import { resolveSessionId } from '../../store/index.js';
 import { type BodyMessages, readBodyMessages } from '../body-messages.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -23,8 +24,8 @@ export interface ReplayOptions {
   readonly full?: boolean;
 }
 
-export async function replayCommand(context: CommandContext, sessionId: string, options: ReplayOptions): Promise<number> {
-  assertSessionId(sessionId);
+export async function replayCommand(context: CommandContext, given: string, options: ReplayOptions): Promise<number> {
+  const sessionId = await resolveSessionId(await context.store(), given);
   if (options.wire === true && context.json) {
     throw new UsageError('--wire prints the raw request bytes and --json one JSON document about the call; give one of them');
   }

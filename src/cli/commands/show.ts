@@ -4,7 +4,6 @@
 
 import { type Command, Option } from 'commander';
 import {
-  assertSessionId,
   canonicalJson,
   dataOf,
   isReplaceOp,
@@ -13,7 +12,7 @@ import {
   SessionNotFoundError,
   type SessionParent,
 } from '../../log/index.js';
-import { type LogStore, SessionLog } from '../../store/index.js';
+import { type LogStore, resolveSessionId, SessionLog } from '../../store/index.js';
 import { noteIgnoredCheckpoints } from '../checkpoint-notes.js';
 import { integerArgument, type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -77,8 +76,8 @@ export function showOptionsOf(flags: ShowFlags): ShowOptions {
   return { view: 'record', ...base, follow };
 }
 
-export async function showCommand(context: CommandContext, sessionId: string, options: ShowOptions): Promise<number> {
-  assertSessionId(sessionId);
+export async function showCommand(context: CommandContext, given: string, options: ShowOptions): Promise<number> {
+  const sessionId = await resolveSessionId(await context.store(), given);
   if (options.follow !== undefined) {
     const { types, all } = options;
     return followCommand(context, sessionId, {

@@ -18,7 +18,7 @@ import {
   type OffSurfaceCallRow,
   summarizeCallErrors,
 } from '../../meter/index.js';
-import type { LogStore } from '../../store/index.js';
+import { type LogStore, resolveSessionId } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 
 export interface CallsReport {
@@ -56,8 +56,10 @@ export async function meterSessionCalls(store: LogStore, sessionId: string): Pro
   return { sessionId, estimator, calls: meter.calls, offSurfaceCalls: meter.offSurfaceCalls, summary: summarizeCallErrors(meter.calls) };
 }
 
-export async function statsCallsCommand(context: CommandContext, sessionId: string): Promise<number> {
-  const report = await meterSessionCalls(await context.store(), sessionId);
+export async function statsCallsCommand(context: CommandContext, given: string): Promise<number> {
+  const store = await context.store();
+  const sessionId = await resolveSessionId(store, given);
+  const report = await meterSessionCalls(store, sessionId);
   if (context.json) {
     context.printJson(report);
     return 0;

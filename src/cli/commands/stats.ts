@@ -10,7 +10,8 @@ import {
   COMPACTION_START,
   COMPACTION_SUMMARY,
 } from '../../compaction/index.js';
-import { assertSessionId, dataOf, isForeignType, SessionNotFoundError } from '../../log/index.js';
+import { dataOf, isForeignType } from '../../log/index.js';
+import { resolveSessionId } from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { statsCallsCommand } from './stats-calls.js';
@@ -79,10 +80,9 @@ interface CompactionRun {
   outcome: 'compacted' | 'failed' | 'open';
 }
 
-export async function statsCommand(context: CommandContext, sessionId: string): Promise<number> {
-  assertSessionId(sessionId);
+export async function statsCommand(context: CommandContext, given: string): Promise<number> {
   const store = await context.store();
-  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const sessionId = await resolveSessionId(store, given);
   const stats: SessionStats = {
     events: 0,
     turns: 0,
