@@ -3,8 +3,8 @@
 // the working directory (both kept in the source lines an import stores), and the first thing the
 // user asked, without the context a harness wraps around it. A pure fold, like the other projections.
 
-import { isForeignType } from './foreign-event.js';
 import type { LogEvent } from './event.js';
+import { isForeignType } from './foreign-event.js';
 import { isReplaceOp } from './surface-op.js';
 
 export const SESSION_SOURCES = ['shadowlog', 'proxy', 'claude-code', 'codex', 'pi'] as const;
@@ -70,7 +70,12 @@ export class SessionOriginFold {
     if (event.type === 'model/request' && this.provenance === undefined) {
       const provenance = data.provenance;
       this.provenance = provenance === 'imported' || provenance === 'proxied' ? provenance : 'shadowlog';
-    } else if (event.type === 'user/message' && this.firstRequest === undefined && !isReplaceOp(event.surfaceOp) && data.copyOf === undefined) {
+    } else if (
+      event.type === 'user/message' &&
+      this.firstRequest === undefined &&
+      !isReplaceOp(event.surfaceOp) &&
+      data.copyOf === undefined
+    ) {
       const text = requestText(data.content);
       if (text !== undefined) this.firstRequest = text;
     }
@@ -133,11 +138,7 @@ function requestText(content: unknown): string | undefined {
     .map((block) => ((block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : ''))
     .join(' ');
   if (CONTEXT_MESSAGES.test(text.trimStart())) return undefined;
-  const plain = text
-    .replace(COMMAND_PARTS, ' $2 ')
-    .replace(CONTEXT_BLOCKS, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const plain = text.replace(COMMAND_PARTS, ' $2 ').replace(CONTEXT_BLOCKS, ' ').replace(/\s+/g, ' ').trim();
   if (plain === '') return undefined;
   if (plain.length <= FIRST_REQUEST_LENGTH) return plain;
   // Cut between characters, never inside a surrogate pair.

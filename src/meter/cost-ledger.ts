@@ -3,8 +3,8 @@
 // uncached input, cache reads, cache writes and output apart. A model the table does not know is
 // counted and named as unpriced, never priced at 0; an answer without usage is counted too.
 
-import { dataOf } from '../log/event-data.js';
 import type { LogEvent, Usage } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
 import { type PriceTable, priceOf, type UsageCost, usageCost } from './prices.js';
 
 /** One model call and what it cost. */

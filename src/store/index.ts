@@ -2,6 +2,7 @@
 // LogStore interface, the memory store, SessionLog, JSONL export and import, copying between
 // stores, following a live session. The SQLite and PostgreSQL backends are their own subpaths.
 
+export { AmbiguousSessionError, type SessionCandidate } from './ambiguous-session-error.js';
 export { CheckpointExistsError, CheckpointKeyError } from './checkpoint-errors.js';
 export {
   CHECKPOINT_KEY_FILE_VARIABLE,
@@ -89,6 +90,8 @@ export {
   type OutputWrite,
   writeOutputFile,
 } from './output-file.js';
+export { readSessionOrigin } from './read-session-origin.js';
+export { resolveSessionId } from './resolve-session.js';
 export { type CheckpointedObserver, DEFAULT_CHECKPOINT_EVERY, HARNESS_VERSION, SessionLog, type SessionLogOptions } from './session-log.js';
 export {
   CheckpointsUnsupportedError,
@@ -99,6 +102,3 @@ export {
   StoreNotFoundError,
   StoreReadOnlyError,
 } from './store-errors.js';
-export { AmbiguousSessionError, type SessionCandidate } from './ambiguous-session-error.js';
-export { readSessionOrigin } from './read-session-origin.js';
-export { resolveSessionId } from './resolve-session.js';

@@ -1,8 +1,16 @@
 // shadowlog/tune: counterfactual replay of recorded sessions under compaction policies, the
 // measures of each, and a recommended policy file (see docs/tune.md).
 
+export {
+  BUILT_IN_PRICES,
+  callCost,
+  MAX_PRICE_PER_MILLION,
+  type ModelPrice,
+  type PriceTable,
+  parsePriceTable,
+  priceOf,
+} from '../meter/prices.js';
 export { type ArtifactKind, artifactsOf } from './artifacts.js';
-export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from '../meter/prices.js';
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
 export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';

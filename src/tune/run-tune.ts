@@ -4,9 +4,9 @@
 import type { LogEvent } from '../log/event.js';
 import { createEstimator } from '../meter/estimators.js';
 import { SurfaceMeter } from '../meter/measure.js';
+import { BUILT_IN_PRICES, type PriceTable } from '../meter/prices.js';
 import type { EstimatorName } from '../meter/token-estimator.js';
 import type { LogStore } from '../store/log-store.js';
-import { BUILT_IN_PRICES, type PriceTable } from '../meter/prices.js';
 import { replaySession, type SessionResult } from './session-replay.js';
 import { buildTrace, type TraceOptions } from './trace.js';
 import { type PolicySetOptions, type TunePolicy, tunePolicies } from './tune-policies.js';

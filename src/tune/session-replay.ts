@@ -4,9 +4,9 @@
 
 import type { Summarizer } from '../compaction/summarizer.js';
 import type { SurfaceMeter } from '../meter/measure.js';
+import { callCost, type PriceTable, priceOf } from '../meter/prices.js';
 import { artifactValue, kindOf } from './artifacts.js';
 import { PolicyReplay } from './policy-replay.js';
-import { callCost, type PriceTable, priceOf } from '../meter/prices.js';
 import { ReplayContext } from './replay-context.js';
 import type { SessionTrace } from './trace.js';
 import type { TunePolicy } from './tune-policies.js';
