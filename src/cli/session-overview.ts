@@ -7,6 +7,7 @@ import { COMPACTION_SUMMARY } from '../compaction/index.js';
 import { dataOf, SessionOriginFold, type SessionParent, type SessionSource } from '../log/index.js';
 import { CostLedger, type PriceTable } from '../meter/index.js';
 import type { LogStore, StoredSession } from '../store/index.js';
+import { clientRewriteOf } from './stats-money.js';
 
 export interface SessionOverview {
   readonly id: string;
@@ -66,7 +67,7 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
           calls++;
           const data = dataOf(event, 'model/request');
           if (!models.includes(data.model)) models.push(data.model);
-          if (data.provenance === 'proxied' && isClientRewrite(event.data)) clientCompactions++;
+          if (clientRewriteOf(event) !== undefined) clientCompactions++;
           break;
         }
         case COMPACTION_SUMMARY:
@@ -105,10 +106,4 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
       unpricedModels: cost.unpricedModels,
     },
   };
-}
-
-/** A proxied request whose client rewrote the history it had sent before (the proxy notes `proxy.rewrite`). */
-export function isClientRewrite(data: unknown): boolean {
-  const proxy = (data as { proxy?: unknown }).proxy;
-  return typeof proxy === 'object' && proxy !== null && (proxy as { rewrite?: unknown }).rewrite !== undefined;
 }

@@ -58,8 +58,8 @@ function formatCost(session: SessionOverview): string {
 }
 
 export function formatUsd(usd: number): string {
-  if (usd > 0 && usd < 0.01) return '<$0.01';
-  return `$${usd.toFixed(2)}`;
+  // A cent and less keeps its figure: 0.0029, not 0.00.
+  return `$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;
 }
 
 /** 2026-02-12 21:03 (UTC, as the log keeps it). */
