@@ -8,8 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPACTION_EVENT_TYPES } from '../../src/compaction/index.js';
 import { importFiles, readImportInputs } from '../../src/importers/index.js';
 import { InvalidSessionIdError, SessionNotFoundError } from '../../src/log/errors.js';
+import { EventTypeRegistry } from '../../src/log/index.js';
 import { AmbiguousSessionError, type LogStore, readSessionOrigin, resolveSessionId } from '../../src/store/index.js';
 import { openPostgresStore } from '../../src/store/postgres/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
@@ -30,10 +32,12 @@ async function fill(store: LogStore): Promise<void> {
   // The small Claude Code session (with its two sidechains, sub-sessions `<id>.sidechain-…`) and a Codex one under their own ids.
   await importFiles(store, await readImportInputs([corpusFile(CORPUS_FILES.claudeSmall), corpusFile(CORPUS_FILES.codexOld)], cwd), {
     format: 'auto',
+    registry: new EventTypeRegistry(COMPACTION_EVENT_TYPES),
   });
   // Claude Code's summarizer transcript under a name of its own: its source id is only in the lines it keeps.
   await importFiles(store, await readImportInputs([corpusFile(CORPUS_FILES.claudeSummarizer)], cwd), {
     format: 'auto',
+    registry: new EventTypeRegistry(COMPACTION_EVENT_TYPES),
     sessionId: 'renamed',
   });
 }
