@@ -8,7 +8,7 @@
 // data beside the log; the log is not changed.
 
 import type { Command } from 'commander';
-import { SessionNotFoundError } from '../../log/index.js';
+import { assertSessionId, SessionNotFoundError } from '../../log/index.js';
 import {
   type CheckpointEntry,
   CheckpointExistsError,
@@ -24,6 +24,8 @@ import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 
 export async function checkpointCommand(context: CommandContext, given: string): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const store = await context.store();
   const sessionId = await resolveSessionId(store, given);
   const head = await store.head(sessionId);

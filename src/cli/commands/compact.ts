@@ -16,7 +16,7 @@ import {
   type NothingToCompact,
   readCompactionConfig,
 } from '../../compaction/index.js';
-import { dataOf, type EventTypeRegistry, type JsonObject, type ModelRequestData, withCleanup } from '../../log/index.js';
+import { assertSessionId, dataOf, type EventTypeRegistry, type JsonObject, type ModelRequestData, withCleanup } from '../../log/index.js';
 import { knownModelLimits, type LanguageModel, type ToolDefinition } from '../../providers/index.js';
 import { createHarness, DEFAULT_MAX_OUTPUT_TOKENS, type Tool } from '../../spine/index.js';
 import { type LogStore, resolveSessionId, SessionLog } from '../../store/index.js';
@@ -49,6 +49,8 @@ export interface CompactOptions extends PolicyFlags {
 }
 
 export async function compactCommand(context: CommandContext, given: string, options: CompactOptions): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const store = await context.store();
   const sessionId = await resolveSessionId(store, given);
   const recorded = await readRecorded(store, sessionId);

@@ -3,6 +3,7 @@
 // replaced and by what, nodes gone, and the tokens before and after (call-diff.ts).
 
 import type { Command } from 'commander';
+import { assertSessionId } from '../../log/index.js';
 import { resolveSessionId } from '../../store/index.js';
 import { type CallDiffReport, type CallName, type DiffCall, type DiffNode, diffCalls, type ReplacedBy } from '../call-diff.js';
 import type { RunCommand } from '../command-kit.js';
@@ -24,6 +25,8 @@ export function parseCallName(text: string): CallName {
 }
 
 export async function diffCommand(context: CommandContext, given: string, from: CallName, to: CallName): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const sessionId = await resolveSessionId(await context.store(), given);
   const report = await diffCalls(await context.store(), sessionId, from, to);
   if (context.json) {

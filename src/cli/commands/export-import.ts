@@ -24,6 +24,8 @@ export async function exportCommand(
   outputPath: string | undefined,
   options: ExportCommandOptions = {},
 ): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const store = await context.store();
   const sessionId = await resolveSessionId(store, given);
   if (outputPath === undefined || outputPath === '-') {

@@ -1,13 +1,15 @@
 // `shadowlog origins <id> <seq>`: the original events a summary or pruned node stands for.
 
 import type { Command } from 'commander';
-import { origins, type SessionSeq } from '../../log/index.js';
+import { assertSessionId, origins, type SessionSeq } from '../../log/index.js';
 import { resolveSessionId } from '../../store/index.js';
 import { type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { renderMessage } from '../render-text.js';
 
 export async function originsCommand(context: CommandContext, given: string, seq: number, full: boolean): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const store = await context.store();
   const sessionId = await resolveSessionId(store, given);
   const readEvent = (eventSeq: SessionSeq) => store.readEvent(sessionId, eventSeq);

@@ -3,7 +3,7 @@
 
 import type { Command } from 'commander';
 import { replaySummary, type SummaryReplayResult } from '../../compaction/index.js';
-import { blockPlaceholder, type ContentBlock, canonicalJson } from '../../log/index.js';
+import { assertSessionId, blockPlaceholder, type ContentBlock, canonicalJson } from '../../log/index.js';
 import type { ModelMessage } from '../../providers/index.js';
 import { type ReplayResult, replay } from '../../spine/index.js';
 import { resolveSessionId } from '../../store/index.js';
@@ -25,6 +25,8 @@ export interface ReplayOptions {
 }
 
 export async function replayCommand(context: CommandContext, given: string, options: ReplayOptions): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const sessionId = await resolveSessionId(await context.store(), given);
   if (options.wire === true && context.json) {
     throw new UsageError('--wire prints the raw request bytes and --json one JSON document about the call; give one of them');

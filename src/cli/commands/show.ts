@@ -4,6 +4,7 @@
 
 import { type Command, Option } from 'commander';
 import {
+  assertSessionId,
   canonicalJson,
   dataOf,
   isReplaceOp,
@@ -77,6 +78,8 @@ export function showOptionsOf(flags: ShowFlags): ShowOptions {
 }
 
 export async function showCommand(context: CommandContext, given: string, options: ShowOptions): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const sessionId = await resolveSessionId(await context.store(), given);
   if (options.follow !== undefined) {
     const { types, all } = options;

@@ -5,7 +5,7 @@
 // no estimate: pricing the session's surface for it would price messages it did not send.
 
 import { COMPACTION_EVENT_TYPES, COMPACTION_POLICY, type CompactionPolicyData } from '../../compaction/index.js';
-import { EventTypeRegistry, SessionNotFoundError } from '../../log/index.js';
+import { assertSessionId, EventTypeRegistry, SessionNotFoundError } from '../../log/index.js';
 import {
   BUILT_IN_PRICES,
   type CallCost,
@@ -76,6 +76,8 @@ async function costsOfCalls(
 }
 
 export async function statsCallsCommand(context: CommandContext, given: string, options: { prices?: string } = {}): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const prices =
     options.prices === undefined
       ? BUILT_IN_PRICES

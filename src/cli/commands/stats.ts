@@ -11,7 +11,7 @@ import {
   COMPACTION_START,
   COMPACTION_SUMMARY,
 } from '../../compaction/index.js';
-import { dataOf, isForeignType } from '../../log/index.js';
+import { assertSessionId, dataOf, isForeignType } from '../../log/index.js';
 import { BUILT_IN_PRICES, CostLedger, DEFAULT_ESTIMATOR, type EstimatorName, parsePriceTable } from '../../meter/index.js';
 import { resolveSessionId } from '../../store/index.js';
 import { type RunCommand, readJsonFile } from '../command-kit.js';
@@ -96,6 +96,8 @@ export interface StatsOptions {
 }
 
 export async function statsCommand(context: CommandContext, given: string, options: StatsOptions = {}): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const prices =
     options.prices === undefined
       ? BUILT_IN_PRICES
@@ -265,8 +267,9 @@ export async function statsCommand(context: CommandContext, given: string, optio
     );
   }
   context.print(
-    `tokens reported: input ${stats.reportedInputTokens} (${stats.cacheReadTokens} cache reads, ${stats.cacheWriteTokens} cache writes), output ${stats.reportedOutputTokens}${stats.reasoningTokens > 0 ? ` (${stats.reasoningTokens} reasoning)` : ''}`,
+    `tokens reported: input ${stats.reportedInputTokens} (${stats.cacheReadTokens} cache reads, ${stats.cacheWriteTokens} cache writes), output ${stats.reportedOutputTokens}`,
   );
+  if (stats.reasoningTokens > 0) context.print(`reasoning: ${stats.reasoningTokens} output tokens`);
   printCost(context, cost);
   const imported = stats.importedCompactions > 0 ? `, ${stats.importedCompactions} of them the source harness's, mapped on import` : '';
   context.print(

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type SurfaceFold, type VerifyReport, verifyLog } from '../../log/index.js';
+import { assertSessionId, type SurfaceFold, type VerifyReport, verifyLog } from '../../log/index.js';
 import {
   type CheckpointFinding,
   encodeWalkedFold,
@@ -38,6 +38,7 @@ export async function verifyCommand(
     }
     return report.ok ? 0 : 1;
   }
+  if (given !== undefined) assertSessionId(given);
   const store = await context.store();
   if (given !== undefined) {
     const sessionId = await resolveSessionId(store, given);
