@@ -20,7 +20,7 @@ export interface SessionOverview {
   readonly sourceId: string | null;
   /** The working directory its source recorded. */
   readonly project: string | null;
-  /** The models it called, in the order of their first call. */
+  /** The models it called, most calls first (then in the order of their first call). */
   readonly models: readonly string[];
   readonly firstRequest: string | null;
   /** The time of its last event. */
@@ -50,7 +50,7 @@ export interface SessionOverview {
 export async function overviewOf(store: LogStore, session: StoredSession, prices: PriceTable): Promise<SessionOverview> {
   const origin = new SessionOriginFold(session.id);
   const ledger = new CostLedger(prices);
-  const models: string[] = [];
+  const models = new Map<string, number>();
   let parent: SessionParent | undefined;
   let calls = 0;
   let compactions = 0;
@@ -66,7 +66,7 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
         case 'model/request': {
           calls++;
           const data = dataOf(event, 'model/request');
-          if (!models.includes(data.model)) models.push(data.model);
+          models.set(data.model, (models.get(data.model) ?? 0) + 1);
           if (clientRewriteOf(event) !== undefined) clientCompactions++;
           break;
         }
@@ -93,7 +93,7 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
     updatedAt: session.updatedAt,
     ...(parent === undefined ? {} : { parent }),
     ...origin.origin(),
-    models,
+    models: [...models].sort((a, b) => b[1] - a[1]).map(([model]) => model),
     lastActivity: session.updatedAt,
     calls,
     compactions,
