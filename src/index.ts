@@ -33,4 +33,5 @@ export { createFileTools } from './spine/tools/file-tools.js';
 export { exportSession, importSession } from './store/jsonl.js';
 export type { LogStore } from './store/log-store.js';
 export { MemoryLogStore } from './store/memory/memory-store.js';
+export { resolveSessionId } from './store/resolve-session.js';
 export { SessionLog } from './store/session-log.js';

@@ -88,6 +88,7 @@ export { NotASurfaceEventError, origins, type ReadEvent } from './origins.js';
 export { RequestSurfaceDecoder, requestSurfaceLength, requestSurfaceOf, requestSurfacesOf } from './request-surface.js';
 export { asSessionSeq, isSessionSeq, type SessionSeq } from './seq.js';
 export { assertSessionId, isSessionId } from './session-id.js';
+export { FIRST_REQUEST_LENGTH, SESSION_SOURCES, type SessionOrigin, SessionOriginFold, type SessionSource } from './session-origin.js';
 export { sha256Hex, typescriptSha256 } from './sha256.js';
 export { encodeRequestSurface, type RequestSurfaceList, type SurfaceChange, type SurfaceSplice } from './surface-change.js';
 export { SurfaceFold, type SurfaceFoldOptions, type SurfaceNode } from './surface-fold.js';

@@ -29,6 +29,7 @@ export {
   summarizeCallErrors,
 } from './call-meter.js';
 export { chars4Estimator } from './chars4-estimator.js';
+export { type CallCost, CostLedger, type ModelCost, type SessionCost } from './cost-ledger.js';
 export {
   createEstimator,
   DEFAULT_ESTIMATOR,
@@ -51,6 +52,27 @@ export {
   type NodePrice,
   SurfaceMeter,
 } from './measure.js';
+export { PriceTableError } from './price-table-error.js';
+export {
+  BUILT_IN_PRICES,
+  callCost,
+  MAX_PRICE_PER_MILLION,
+  type ModelPrice,
+  type PriceTable,
+  parsePriceTable,
+  priceOf,
+  type UsageCost,
+  usageCost,
+} from './prices.js';
 export { scriptAwareEstimator } from './script-aware.js';
+export {
+  type KindTokens,
+  SURFACE_KINDS,
+  type SurfaceBreakdown,
+  type SurfaceKind,
+  surfaceBreakdown,
+  type ToolTokens,
+  UNKNOWN_TOOL,
+} from './surface-breakdown.js';
 export type { EstimatorName, TokenEstimator } from './token-estimator.js';
 export { loadTokenizer, TOKENIZER_NAMES, type TokenizerName, TokenizerUnavailableError } from './tokenizers.js';

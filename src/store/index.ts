@@ -2,6 +2,7 @@
 // LogStore interface, the memory store, SessionLog, JSONL export and import, copying between
 // stores, following a live session. The SQLite and PostgreSQL backends are their own subpaths.
 
+export { AmbiguousSessionError, type SessionCandidate } from './ambiguous-session-error.js';
 export { CheckpointExistsError, CheckpointKeyError } from './checkpoint-errors.js';
 export {
   CHECKPOINT_KEY_FILE_VARIABLE,
@@ -89,6 +90,8 @@ export {
   type OutputWrite,
   writeOutputFile,
 } from './output-file.js';
+export { readSessionOrigin } from './read-session-origin.js';
+export { resolveSessionId } from './resolve-session.js';
 export { scanSearch, searchStore } from './search/scan-search.js';
 export type { SearchPlace } from './search/search-place.js';
 export {

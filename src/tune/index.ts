@@ -11,10 +11,18 @@ export {
   type SessionWindowOptions,
   type WindowRule,
 } from '../compaction/session-window.js';
+export {
+  BUILT_IN_PRICES,
+  callCost,
+  MAX_PRICE_PER_MILLION,
+  type ModelPrice,
+  type PriceTable,
+  parsePriceTable,
+  priceOf,
+} from '../meter/prices.js';
 export { type ArtifactKind, artifactsOf } from './artifacts.js';
 export { type HarnessSetting, harnessSetting, type SettingHarness } from './harness-settings.js';
 export { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
-export { BUILT_IN_PRICES, callCost, MAX_PRICE_PER_MILLION, type ModelPrice, type PriceTable, parsePriceTable, priceOf } from './prices.js';
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
 export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines, settingLines } from './report-lines.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';

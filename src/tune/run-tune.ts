@@ -6,11 +6,11 @@ import { type CompactionConfig, parseCompactionConfig } from '../compaction/poli
 import type { LogEvent } from '../log/event.js';
 import { createEstimator } from '../meter/estimators.js';
 import { SurfaceMeter } from '../meter/measure.js';
+import { BUILT_IN_PRICES, type PriceTable } from '../meter/prices.js';
 import type { EstimatorName } from '../meter/token-estimator.js';
 import type { LogStore } from '../store/log-store.js';
 import { harnessSetting } from './harness-settings.js';
 import { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
-import { BUILT_IN_PRICES, type PriceTable } from './prices.js';
 import { type MeterError, replaySession, type SessionResult } from './session-replay.js';
 import { buildTrace, type TraceOptions } from './trace.js';
 import { type PolicySetOptions, shadowlogPolicy, type TunePolicy, tunePolicies } from './tune-policies.js';

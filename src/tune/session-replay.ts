@@ -5,9 +5,9 @@
 import type { ResolvedWindow } from '../compaction/session-window.js';
 import type { Summarizer } from '../compaction/summarizer.js';
 import type { SurfaceMeter } from '../meter/measure.js';
+import { callCost, type PriceTable, priceOf } from '../meter/prices.js';
 import { artifactValue, kindOf } from './artifacts.js';
 import { PolicyReplay } from './policy-replay.js';
-import { callCost, type PriceTable, priceOf } from './prices.js';
 import { ReplayContext } from './replay-context.js';
 import type { SessionTrace } from './trace.js';
 import type { TunePolicy } from './tune-policies.js';

@@ -8,8 +8,8 @@ import { maskPlaceholder } from '../../src/compaction/strategies/mask-placeholde
 import { recallHandleText } from '../../src/compaction/strategies/recall-strategy.js';
 import type { Summarizer } from '../../src/compaction/summarizer.js';
 import { ToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
+import { BUILT_IN_PRICES } from '../../src/meter/prices.js';
 import { PolicyReplay } from '../../src/tune/policy-replay.js';
-import { BUILT_IN_PRICES } from '../../src/tune/prices.js';
 import { ReplayContext } from '../../src/tune/replay-context.js';
 import { replaySession } from '../../src/tune/session-replay.js';
 import { buildTrace, type SessionTrace } from '../../src/tune/trace.js';

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parsePrunerConfig } from '../../src/compaction/pruner-config.js';
-import { BUILT_IN_PRICES } from '../../src/tune/prices.js';
+import { BUILT_IN_PRICES } from '../../src/meter/prices.js';
 import { replaySession } from '../../src/tune/session-replay.js';
 import { buildTrace } from '../../src/tune/trace.js';
 import { baselinePolicy, shadowlogPolicy } from '../../src/tune/tune-policies.js';

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { type CompactionCapability, createCompaction, createToolResultPruner } from '../../compaction/index.js';
-import { dataOf, type LogEvent, ShadowlogError, withCleanup } from '../../log/index.js';
+import { dataOf, type LogEvent, SessionNotFoundError, ShadowlogError, withCleanup } from '../../log/index.js';
 import {
   createAnthropicMessagesModel,
   createOpenAIChatModel,
@@ -19,7 +19,7 @@ import {
   type UserModelLimits,
 } from '../../providers/index.js';
 import { type AgentSession, createFileTools, createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
-import { readInputFileSync } from '../../store/index.js';
+import { readInputFileSync, resolveSessionId } from '../../store/index.js';
 import { chatCompactionConfig } from '../chat-compaction-config.js';
 import { chatNoticeWriter } from '../chat-notices.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
@@ -151,8 +151,13 @@ async function openOrCreate(
   store: Awaited<ReturnType<CommandContext['store']>>,
   sessionId: string | undefined,
 ): Promise<AgentSession> {
-  if (sessionId !== undefined && (await store.head(sessionId)) !== undefined)
-    return harness.openSession(sessionId, 'continued by shadowlog chat');
+  if (sessionId === undefined) return harness.createSession();
+  // An existing session is named as any command names one (a prefix, a source's id); a new id starts a session.
+  const existing = await resolveSessionId(store, sessionId).catch((error: unknown) => {
+    if (error instanceof SessionNotFoundError) return undefined;
+    throw error;
+  });
+  if (existing !== undefined) return harness.openSession(existing, 'continued by shadowlog chat');
   return harness.createSession(sessionId);
 }
 

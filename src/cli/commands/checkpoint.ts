@@ -16,15 +16,18 @@ import {
   encodeWalkedFold,
   hasCheckpoints,
   type LogStore,
+  resolveSessionId,
   SessionLog,
 } from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 
-export async function checkpointCommand(context: CommandContext, sessionId: string): Promise<number> {
-  assertSessionId(sessionId);
+export async function checkpointCommand(context: CommandContext, given: string): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const store = await context.store();
+  const sessionId = await resolveSessionId(store, given);
   const head = await store.head(sessionId);
   if (head === undefined) throw new SessionNotFoundError(sessionId);
   const { log, entry, written, notUsed } = await checkpointNearHead(store, sessionId, head.nextSeq);

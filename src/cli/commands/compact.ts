@@ -16,18 +16,10 @@ import {
   type NothingToCompact,
   readCompactionConfig,
 } from '../../compaction/index.js';
-import {
-  assertSessionId,
-  dataOf,
-  type EventTypeRegistry,
-  type JsonObject,
-  type ModelRequestData,
-  SessionNotFoundError,
-  withCleanup,
-} from '../../log/index.js';
+import { assertSessionId, dataOf, type EventTypeRegistry, type JsonObject, type ModelRequestData, withCleanup } from '../../log/index.js';
 import { knownModelLimits, type LanguageModel, type ToolDefinition } from '../../providers/index.js';
 import { createHarness, DEFAULT_MAX_OUTPUT_TOKENS, type Tool } from '../../spine/index.js';
-import { type LogStore, SessionLog } from '../../store/index.js';
+import { type LogStore, resolveSessionId, SessionLog } from '../../store/index.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import { layeredPolicy, maskConfig, policyFileConfig } from '../compact-policy-layers.js';
 import type { CommandContext } from '../context.js';
@@ -56,10 +48,11 @@ export interface CompactOptions extends PolicyFlags {
   readonly keepTokens?: number;
 }
 
-export async function compactCommand(context: CommandContext, sessionId: string, options: CompactOptions): Promise<number> {
-  assertSessionId(sessionId);
+export async function compactCommand(context: CommandContext, given: string, options: CompactOptions): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const store = await context.store();
-  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const sessionId = await resolveSessionId(store, given);
   const recorded = await readRecorded(store, sessionId);
   const strategy = options.strategy ?? (recorded.policy?.config as { strategy?: unknown } | undefined)?.strategy;
   const native = strategy === 'native' || strategy === 'auto';

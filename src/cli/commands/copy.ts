@@ -3,7 +3,7 @@
 
 import type { Command } from 'commander';
 import { assertSessionId, withCleanup } from '../../log/index.js';
-import { type CopiedSession, type CopyProgress, copySessions, type LogStore } from '../../store/index.js';
+import { type CopiedSession, type CopyProgress, copySessions, type LogStore, resolveSessionId } from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createProgressBar } from '../progress-bar.js';
@@ -33,7 +33,10 @@ export async function copyCommand(context: CommandContext, options: CopyCommandO
           if (source.location === target.location) {
             throw new UsageError(`--from and --to are the same store (${source.location}); name two different stores`);
           }
-          return copy(context, source, target, options.all ? undefined : sessionIds);
+          if (options.all) return copy(context, source, target, undefined);
+          const resolved: string[] = [];
+          for (const given of sessionIds) resolved.push(await resolveSessionId(source, given));
+          return copy(context, source, target, resolved);
         },
         () => target.close(),
       );

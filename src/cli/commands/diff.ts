@@ -4,6 +4,7 @@
 
 import type { Command } from 'commander';
 import { assertSessionId } from '../../log/index.js';
+import { resolveSessionId } from '../../store/index.js';
 import { type CallDiffReport, type CallName, type DiffCall, type DiffNode, diffCalls, type ReplacedBy } from '../call-diff.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -23,8 +24,10 @@ export function parseCallName(text: string): CallName {
   return { turn, step };
 }
 
-export async function diffCommand(context: CommandContext, sessionId: string, from: CallName, to: CallName): Promise<number> {
-  assertSessionId(sessionId);
+export async function diffCommand(context: CommandContext, given: string, from: CallName, to: CallName): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
+  const sessionId = await resolveSessionId(await context.store(), given);
   const report = await diffCalls(await context.store(), sessionId, from, to);
   if (context.json) {
     context.printJson(report);

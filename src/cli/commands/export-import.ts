@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { type ImportFormat, type ImportInput, ImportInputError, importFiles, readImportInputs } from '../../importers/index.js';
-import { assertSessionId, SessionNotFoundError } from '../../log/index.js';
-import { collectInputBytes, exportSession, exportSessionToFile } from '../../store/index.js';
+import { assertSessionId } from '../../log/index.js';
+import { collectInputBytes, exportSession, exportSessionToFile, resolveSessionId } from '../../store/index.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
@@ -20,13 +20,14 @@ export interface ExportCommandOptions {
 
 export async function exportCommand(
   context: CommandContext,
-  sessionId: string,
+  given: string,
   outputPath: string | undefined,
   options: ExportCommandOptions = {},
 ): Promise<number> {
-  assertSessionId(sessionId);
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const store = await context.store();
-  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const sessionId = await resolveSessionId(store, given);
   if (outputPath === undefined || outputPath === '-') {
     if (options.force === true) throw new UsageError('--force replaces an --output file; the export goes to standard output without one');
     await exportSession(store, sessionId, context.io.stdout);

@@ -8,8 +8,8 @@
 
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { assertSessionId, canonicalEventJson, type LogEvent, SessionNotFoundError } from '../../log/index.js';
-import { DEFAULT_POLL_MS, followSession } from '../../store/index.js';
+import { assertSessionId, canonicalEventJson, type LogEvent } from '../../log/index.js';
+import { DEFAULT_POLL_MS, followSession, resolveSessionId } from '../../store/index.js';
 import type { CommandContext } from '../context.js';
 import { checkTypeNames, HiddenEvents, recordSelection } from '../record-filter.js';
 import { type RenderOptions, renderRecordEvent } from '../render-text.js';
@@ -32,8 +32,8 @@ export interface FollowCommandOptions {
   readonly all?: boolean;
 }
 
-export async function followCommand(context: CommandContext, sessionId: string, options: FollowCommandOptions): Promise<number> {
-  assertSessionId(sessionId);
+export async function followCommand(context: CommandContext, given: string, options: FollowCommandOptions): Promise<number> {
+  assertSessionId(given);
   const fromSeq = options.fromSeq ?? 0;
   if (options.untilSeq !== undefined && options.untilSeq < fromSeq) {
     throw new UsageError(`--until-seq ${options.untilSeq} is before --from ${fromSeq}; nothing would be printed`);
@@ -42,7 +42,7 @@ export async function followCommand(context: CommandContext, sessionId: string, 
   // The types of events still to come are not known: a name is checked for its form only.
   checkTypeNames(selection);
   const store = await context.store();
-  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const sessionId = await resolveSessionId(store, given);
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const { stdout, stderr } = context.io;
   const render: RenderOptions = { maxChars: options.full ? 0 : 600 };

@@ -2,13 +2,16 @@
 
 import type { Command } from 'commander';
 import { assertSessionId, origins, type SessionSeq } from '../../log/index.js';
+import { resolveSessionId } from '../../store/index.js';
 import { type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { renderMessage } from '../render-text.js';
 
-export async function originsCommand(context: CommandContext, sessionId: string, seq: number, full: boolean): Promise<number> {
-  assertSessionId(sessionId);
+export async function originsCommand(context: CommandContext, given: string, seq: number, full: boolean): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   const store = await context.store();
+  const sessionId = await resolveSessionId(store, given);
   const readEvent = (eventSeq: SessionSeq) => store.readEvent(sessionId, eventSeq);
   const found = await origins(seq as SessionSeq, readEvent);
   if (context.json) {

@@ -6,6 +6,7 @@ import { replaySummary, type SummaryReplayResult } from '../../compaction/index.
 import { assertSessionId, blockPlaceholder, type ContentBlock, canonicalJson } from '../../log/index.js';
 import type { ModelMessage } from '../../providers/index.js';
 import { type ReplayResult, replay } from '../../spine/index.js';
+import { resolveSessionId } from '../../store/index.js';
 import { type BodyMessages, readBodyMessages } from '../body-messages.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -23,8 +24,10 @@ export interface ReplayOptions {
   readonly full?: boolean;
 }
 
-export async function replayCommand(context: CommandContext, sessionId: string, options: ReplayOptions): Promise<number> {
-  assertSessionId(sessionId);
+export async function replayCommand(context: CommandContext, given: string, options: ReplayOptions): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
+  const sessionId = await resolveSessionId(await context.store(), given);
   if (options.wire === true && context.json) {
     throw new UsageError('--wire prints the raw request bytes and --json one JSON document about the call; give one of them');
   }

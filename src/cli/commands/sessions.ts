@@ -1,69 +1,150 @@
-// `shadowlog sessions`: the sessions in the store, each sub-session (format 2's
-// session/start.parent) named with its parent and listed under it, and a session the proxy
-// linked to the one it likely continues (session/start.continues) marked so.
+// `shadowlog sessions`: the sessions in the store, one line each: where it came from (shadowlog's
+// harness, the proxy, or an import of Claude Code, Codex or pi), its calls, compactions, tokens,
+// cost, last activity, project, models and first request; each sub-session (format 2's
+// session/start.parent) listed under its parent, and a session the proxy linked to the one it
+// likely continues (session/start.continues) marked so. --source, --project and --since choose; --sort orders.
 
 import type { Command } from 'commander';
-import { dataOf, type SessionContinuation, type SessionParent } from '../../log/index.js';
-import type { LogStore, StoredSession } from '../../store/index.js';
-import type { RunCommand } from '../command-kit.js';
+import { SESSION_SOURCES, type SessionSource } from '../../log/index.js';
+import { BUILT_IN_PRICES, type PriceTable, parsePriceTable } from '../../meter/index.js';
+import { type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { overviewOf, type SessionOverview } from '../session-overview.js';
+import { formatSessionLine, SESSION_HEADER } from '../session-table.js';
+import { UsageError } from '../usage-error.js';
 
-type ListedSession = StoredSession & { parent?: SessionParent; continues?: SessionContinuation };
+export const SESSION_SORTS = ['last-activity', 'calls', 'tokens', 'cost'] as const;
+export type SessionSort = (typeof SESSION_SORTS)[number];
 
-export async function sessionsCommand(context: CommandContext): Promise<number> {
+export interface SessionsOptions {
+  readonly source?: string;
+  readonly project?: string;
+  readonly since?: string;
+  readonly sort?: string;
+  readonly prices?: string;
+}
+
+export async function sessionsCommand(context: CommandContext, options: SessionsOptions = {}): Promise<number> {
+  const source = sourceOption(options.source);
+  const sort = sortOption(options.sort);
+  const since = options.since === undefined ? undefined : sinceOption(options.since, Date.now());
+  const prices = pricesOption(context, options.prices);
   const store = await context.store();
-  const sessions = await withParents(store, await store.listSessions());
+  const stored = await store.listSessions();
+  const sessions: SessionOverview[] = [];
+  for (const session of stored) {
+    if (since !== undefined && Date.parse(session.updatedAt) < since) continue;
+    const overview = await overviewOf(store, session, prices);
+    if (source !== undefined && overview.source !== source) continue;
+    if (options.project !== undefined && !(overview.project ?? '').includes(options.project)) continue;
+    sessions.push(overview);
+  }
+  // --json keeps the store's order unless --sort is given, as it always listed them.
+  if (sort !== undefined || !context.json) sessions.sort(compareBy(sort ?? 'last-activity'));
   if (context.json) {
     context.printJson(sessions);
     return 0;
   }
   if (sessions.length === 0) {
-    context.print(`no sessions in ${store.location}`);
+    context.print(
+      stored.length === 0 ? `no sessions in ${store.location}` : `none of the ${stored.length} sessions in ${store.location} match`,
+    );
     return 0;
   }
+  printTree(context, sessions);
+  const unpriced = [...new Set(sessions.flatMap((session) => session.cost.unpricedModels))].sort();
+  if (unpriced.length > 0) {
+    context.print(
+      `* calls of ${unpriced.join(', ')} are not in the price table of ${prices.date}; their cost is left out (give prices with --prices FILE)`,
+    );
+  }
+  return 0;
+}
+
+/** Sessions in order, each sub-session under its parent (a parent not listed is named after it). */
+function printTree(context: CommandContext, sessions: readonly SessionOverview[]): void {
   const width = Math.max(...sessions.map((session) => session.id.length + 2), 7);
-  context.print(`${'SESSION'.padEnd(width)}  ${'EVENTS'.padStart(8)}  CREATED                   UPDATED`);
+  context.print(SESSION_HEADER(width));
   const listed = new Set(sessions.map((session) => session.id));
-  const children = new Map<string, ListedSession[]>();
+  const children = new Map<string, SessionOverview[]>();
   for (const session of sessions) {
     const parent = session.parent?.sessionId;
     if (parent !== undefined && listed.has(parent)) children.set(parent, [...(children.get(parent) ?? []), session]);
   }
-  const printTree = (session: ListedSession, depth: number, seen: Set<string>) => {
-    const name = `${'  '.repeat(depth)}${depth > 0 ? '└ ' : ''}${session.id}`;
+  const seen = new Set<string>();
+  const print = (session: SessionOverview, depth: number) => {
     const orphan =
       session.parent !== undefined && !listed.has(session.parent.sessionId) ? `  (sub-session of ${session.parent.sessionId})` : '';
     const continues = session.continues === undefined ? '' : `  (likely continues ${session.continues.sessionId})`;
-    context.print(
-      `${name.padEnd(width)}  ${String(session.events).padStart(8)}  ${session.createdAt.padEnd(24)}  ${session.updatedAt}${orphan}${continues}`,
-    );
+    context.print(`${formatSessionLine(session, depth, width)}${orphan}${continues}`);
     seen.add(session.id);
-    for (const child of children.get(session.id) ?? []) if (!seen.has(child.id)) printTree(child, depth + 1, seen);
+    for (const child of children.get(session.id) ?? []) if (!seen.has(child.id)) print(child, depth + 1);
   };
-  const seen = new Set<string>();
   for (const session of sessions) {
     const parent = session.parent?.sessionId;
-    if (parent === undefined || !listed.has(parent)) printTree(session, 0, seen);
+    if (parent === undefined || !listed.has(parent)) print(session, 0);
   }
   // A cycle of parents (only a hand-made store has one) is still listed, flat.
-  for (const session of sessions) if (!seen.has(session.id)) printTree(session, 0, seen);
-  return 0;
+  for (const session of sessions) if (!seen.has(session.id)) print(session, 0);
 }
 
-/** Each session with the parent its session/start names, and the session it likely continues (a proxy's link), if any. */
-async function withParents(store: LogStore, sessions: readonly StoredSession[]): Promise<ListedSession[]> {
-  const listed: ListedSession[] = [];
-  for (const session of sessions) {
-    const { parent, continues } = dataOf(await store.readEvent(session.id, 0), 'session/start');
-    listed.push({ ...session, ...(parent === undefined ? {} : { parent }), ...(continues === undefined ? {} : { continues }) });
-  }
-  return listed;
+function compareBy(sort: SessionSort): (a: SessionOverview, b: SessionOverview) => number {
+  const key = (session: SessionOverview): number => {
+    switch (sort) {
+      case 'calls':
+        return session.calls;
+      case 'tokens':
+        return session.tokens.total;
+      case 'cost':
+        return session.cost.usd ?? -1;
+      default:
+        return Date.parse(session.lastActivity);
+    }
+  };
+  return (a, b) => key(b) - key(a) || a.id.localeCompare(b.id);
+}
+
+function sourceOption(value: string | undefined): SessionSource | undefined {
+  if (value === undefined) return undefined;
+  if (!(SESSION_SOURCES as readonly string[]).includes(value))
+    throw new UsageError(`--source must be one of ${SESSION_SOURCES.join(', ')}, found ${JSON.stringify(value)}`);
+  return value as SessionSource;
+}
+
+function sortOption(value: string | undefined): SessionSort | undefined {
+  if (value === undefined) return undefined;
+  if (!(SESSION_SORTS as readonly string[]).includes(value))
+    throw new UsageError(`--sort must be one of ${SESSION_SORTS.join(', ')}, found ${JSON.stringify(value)}`);
+  return value as SessionSort;
+}
+
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** The time --since names, in ms: a date or time (2026-02-01, 2026-02-01T12:00Z), or a duration back from now (30m, 12h, 7d, 2w). */
+export function sinceOption(value: string, now: number): number {
+  const duration = /^(\d+)([mhdw])$/.exec(value);
+  if (duration !== null) return now - Number(duration[1]) * (UNIT_MS[duration[2] as string] as number);
+  const time = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time))
+    throw new UsageError(
+      `--since takes a date (2026-02-01), a time (2026-02-01T12:00Z) or a duration (30m, 12h, 7d, 2w), found ${JSON.stringify(value)}`,
+    );
+  return time;
+}
+
+function pricesOption(context: CommandContext, file: string | undefined): PriceTable {
+  return file === undefined ? BUILT_IN_PRICES : parsePriceTable(readJsonFile(file, context.io.cwd, 'a JSON price table'), file);
 }
 
 /** Registers `shadowlog sessions` on the program. */
 export function registerSessionsCommand(program: Command, run: RunCommand): void {
   program
     .command('sessions')
-    .description('list the sessions in the store')
-    .action(run('read', (context) => sessionsCommand(context)));
+    .description('list the sessions in the store: source, calls, compactions, tokens, cost, last activity, project, models, first request')
+    .option('--source <source>', `only sessions from ${SESSION_SOURCES.join(', ')}`)
+    .option('--project <text>', 'only sessions whose working directory contains the text')
+    .option('--since <when>', 'only sessions active since a date (2026-02-01) or for a duration back from now (30m, 12h, 7d, 2w)')
+    .option('--sort <key>', `order by ${SESSION_SORTS.join(', ')}, largest or latest first (default last-activity)`)
+    .option('--prices <file>', 'a JSON price table laid over the built-in one (as tune takes)')
+    .action((options: SessionsOptions) => run('read', (context) => sessionsCommand(context, options))());
 }

@@ -13,7 +13,7 @@ import {
   SessionNotFoundError,
   type SessionParent,
 } from '../../log/index.js';
-import { type LogStore, SessionLog } from '../../store/index.js';
+import { type LogStore, resolveSessionId, SessionLog } from '../../store/index.js';
 import { noteIgnoredCheckpoints } from '../checkpoint-notes.js';
 import { integerArgument, type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -77,8 +77,10 @@ export function showOptionsOf(flags: ShowFlags): ShowOptions {
   return { view: 'record', ...base, follow };
 }
 
-export async function showCommand(context: CommandContext, sessionId: string, options: ShowOptions): Promise<number> {
-  assertSessionId(sessionId);
+export async function showCommand(context: CommandContext, given: string, options: ShowOptions): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
+  const sessionId = await resolveSessionId(await context.store(), given);
   if (options.follow !== undefined) {
     const { types, all } = options;
     return followCommand(context, sessionId, {

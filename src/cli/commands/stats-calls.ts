@@ -5,13 +5,57 @@
 // no estimate: pricing the session's surface for it would price messages it did not send.
 
 import { meterSessionCalls } from '../../compaction/index.js';
-import type { MeteredCallRow, OffSurfaceCallRow } from '../../meter/index.js';
+import { assertSessionId } from '../../log/index.js';
+import {
+  BUILT_IN_PRICES,
+  type CallCost,
+  CostLedger,
+  type MeteredCallRow,
+  type OffSurfaceCallRow,
+  type PriceTable,
+  parsePriceTable,
+  type SessionCost,
+} from '../../meter/index.js';
+import { type LogStore, resolveSessionId } from '../../store/index.js';
+import { readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 
-export async function statsCallsCommand(context: CommandContext, sessionId: string): Promise<number> {
-  const report = await meterSessionCalls(await context.store(), sessionId);
+/** What each call cost at `prices`, by the seq of its model/request. */
+async function costsOfCalls(
+  store: LogStore,
+  sessionId: string,
+  prices: PriceTable,
+): Promise<{ calls: Map<number, CallCost>; summary: SessionCost }> {
+  const ledger = new CostLedger(prices);
+  for await (const page of store.read(sessionId)) for (const event of page) ledger.apply(event);
+  const summary = ledger.summary();
+  return { calls: new Map(ledger.calls.map((call) => [call.seq, call])), summary };
+}
+
+export async function statsCallsCommand(context: CommandContext, given: string, options: { prices?: string } = {}): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
+  const prices =
+    options.prices === undefined
+      ? BUILT_IN_PRICES
+      : parsePriceTable(readJsonFile(options.prices, context.io.cwd, 'a JSON price table'), options.prices);
+  const store = await context.store();
+  const sessionId = await resolveSessionId(store, given);
+  const report = await meterSessionCalls(store, sessionId);
+  const costs = await costsOfCalls(store, sessionId, prices);
+  const costOf = (seq: number) => costs.calls.get(seq);
   if (context.json) {
-    context.printJson(report);
+    const withCost = <T extends { seq: number }>(row: T) => ({
+      ...row,
+      cost: costOf(row.seq)?.cost ?? null,
+      unpriced: costOf(row.seq)?.unpriced ?? false,
+    });
+    context.printJson({
+      ...report,
+      calls: report.calls.map(withCost),
+      offSurfaceCalls: report.offSurfaceCalls.map(withCost),
+      cost: costs.summary,
+    });
     return 0;
   }
   const offSurface = report.offSurfaceCalls.length;
@@ -19,7 +63,7 @@ export async function statsCallsCommand(context: CommandContext, sessionId: stri
   context.print(
     `${sessionId}: ${total} model calls, measured with ${report.estimator}, calibrated${offSurface === 0 ? '' : `; ${offSurface} not on the session's surface, not priced`}`,
   );
-  context.print('TURN  STEP  MODEL                         ESTIMATED   REPORTED    ERROR');
+  context.print(`TURN  STEP  MODEL                         ESTIMATED   REPORTED    ERROR       COST (prices of ${prices.date})`);
   const rows: Array<MeteredCallRow | OffSurfaceCallRow> = [...report.calls, ...report.offSurfaceCalls].sort((a, b) => a.seq - b.seq);
   for (const call of rows) {
     const priced = 'estimatedTokens' in call;
@@ -33,7 +77,8 @@ export async function statsCallsCommand(context: CommandContext, sessionId: stri
         ` ${call.model.slice(0, 28).padEnd(28)}`,
         (priced ? String(call.estimatedTokens) : '–').padStart(10),
         (call.reportedInputTokens === null ? '–' : String(call.reportedInputTokens)).padStart(10),
-        formatError(priced ? call.error : null).padStart(9) + (notes === '' ? '' : `  (${notes})`),
+        formatError(priced ? call.error : null).padStart(9),
+        formatCallCost(costOf(call.seq)).padStart(10) + (notes === '' ? '' : `  (${notes})`),
       ].join(' '),
     );
   }
@@ -41,10 +86,20 @@ export async function statsCallsCommand(context: CommandContext, sessionId: stri
   context.print(
     `${summary.measured}${offSurface === 0 ? '' : ' priced'} calls reported their input; over the ${summary.anchored} with an anchor: median |error| ${formatShare(summary.medianAbsError)}, p95 ${formatShare(summary.p95AbsError)}, max ${formatShare(summary.maxAbsError)}`,
   );
+  const spent = costs.summary;
+  context.print(
+    `cost: $${spent.total.total.toFixed(2)} for ${spent.pricedCalls} priced calls${spent.unpricedCalls > 0 ? `; ${spent.unpricedCalls} calls of ${spent.unpricedModels.join(', ')} unpriced (not in the price table), left out` : ''}`,
+  );
   if (summary.afterCompactionErrors.length > 0) {
     context.print(`first calls after a compaction: ${summary.afterCompactionErrors.map((error) => formatError(error)).join(', ')}`);
   }
   return 0;
+}
+
+function formatCallCost(call: CallCost | undefined): string {
+  if (call === undefined || call.usage === null) return '–';
+  if (call.cost === null) return 'unpriced';
+  return `$${call.cost.total.toFixed(4)}`;
 }
 
 function formatError(error: number | null): string {

@@ -1,5 +1,6 @@
-// `shadowlog stats <id>`: what a session did: events, turns, model calls, compactions and
-// prunes, the tokens they shadowed and what replaced them, and what summarizing cost.
+// `shadowlog stats <id>`: what a session did: events, turns, model calls and what they cost,
+// compactions and prunes, the tokens they shadowed and what replaced them, what summarizing cost,
+// and where the tokens of the surface are now (by content kind and by tool).
 
 import type { Command } from 'commander';
 import {
@@ -10,10 +11,13 @@ import {
   COMPACTION_START,
   COMPACTION_SUMMARY,
 } from '../../compaction/index.js';
-import { assertSessionId, dataOf, isForeignType, SessionNotFoundError } from '../../log/index.js';
+import { assertSessionId, dataOf, isForeignType } from '../../log/index.js';
+import { BUILT_IN_PRICES, CostLedger, DEFAULT_ESTIMATOR, type EstimatorName, parsePriceTable } from '../../meter/index.js';
+import { resolveSessionId } from '../../store/index.js';
 import { describeWindow, readSessionWindow } from '../../tune/index.js';
-import type { RunCommand } from '../command-kit.js';
+import { type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { type ClientRewrite, clientRewriteOf, estimatorOfPolicy, printCost, printSurface, surfaceNow } from '../stats-money.js';
 import { statsCallsCommand } from './stats-calls.js';
 
 export interface SessionStats {
@@ -29,6 +33,8 @@ export interface SessionStats {
   foreignEvents: number;
   /** Input tokens the providers reported, summed over every call. */
   reportedInputTokens: number;
+  /** Output tokens the providers reported, summed over every call. */
+  reportedOutputTokens: number;
   /** Of the input, tokens read from and written to the provider's prompt cache, summed over the calls that said. */
   cacheReadTokens: number;
   cacheWriteTokens: number;
@@ -40,6 +46,11 @@ export interface SessionStats {
    */
   cacheHitShare: number | null;
   compactions: number;
+  /** Of compactions, those the source harness made, mapped on import (provenance 'imported'). */
+  importedCompactions: number;
+  /** Rewrites of its history by a proxied client (the proxy's `rewrite` note): the client's own compactions, not shadowlog's. */
+  clientCompactions: number;
+  clientRewrites: ClientRewrite[];
   prunes: number;
   /** Tool results the mask strategy replaced by placeholders. */
   maskedResults: number;
@@ -80,10 +91,22 @@ interface CompactionRun {
   outcome: 'compacted' | 'failed' | 'open';
 }
 
-export async function statsCommand(context: CommandContext, sessionId: string): Promise<number> {
-  assertSessionId(sessionId);
+export interface StatsOptions {
+  /** A JSON price table laid over the built-in one. */
+  readonly prices?: string;
+}
+
+export async function statsCommand(context: CommandContext, given: string, options: StatsOptions = {}): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
+  const prices =
+    options.prices === undefined
+      ? BUILT_IN_PRICES
+      : parsePriceTable(readJsonFile(options.prices, context.io.cwd, 'a JSON price table'), options.prices);
   const store = await context.store();
-  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const sessionId = await resolveSessionId(store, given);
+  const ledger = new CostLedger(prices);
+  let estimator: EstimatorName = DEFAULT_ESTIMATOR;
   const stats: SessionStats = {
     events: 0,
     turns: 0,
@@ -93,11 +116,15 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     modelErrors: 0,
     foreignEvents: 0,
     reportedInputTokens: 0,
+    reportedOutputTokens: 0,
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
     reasoningTokens: 0,
     cacheHitShare: null,
     compactions: 0,
+    importedCompactions: 0,
+    clientCompactions: 0,
+    clientRewrites: [],
     prunes: 0,
     maskedResults: 0,
     failedCompactions: 0,
@@ -119,6 +146,8 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
       stats.events++;
+      ledger.apply(event);
+      estimator = estimatorOfPolicy(event, estimator);
       const data = event.data as Record<string, unknown>;
       switch (event.type) {
         case 'turn/start':
@@ -129,6 +158,11 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
           const provenance = dataOf(event, 'model/request').provenance;
           if (provenance === 'imported') stats.importedModelCalls++;
           if (provenance === 'proxied') stats.proxiedModelCalls++;
+          const rewrite = clientRewriteOf(event);
+          if (rewrite !== undefined) {
+            stats.clientCompactions++;
+            stats.clientRewrites.push(rewrite);
+          }
           break;
         }
         case 'model/error':
@@ -139,6 +173,7 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
           // An answer kept as it arrived (its request was off the surface, or a rule refused it) was paid for too.
           const usage = dataOf(event, event.type).usage;
           stats.reportedInputTokens += usage?.inputTokens ?? 0;
+          stats.reportedOutputTokens += usage?.outputTokens ?? 0;
           stats.cacheReadTokens += usage?.cacheReadTokens ?? 0;
           stats.cacheWriteTokens += usage?.cacheWriteTokens ?? 0;
           stats.reasoningTokens += usage?.reasoningTokens ?? 0;
@@ -183,6 +218,7 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
         }
         case COMPACTION_SUMMARY: {
           stats.compactions++;
+          if (data.provenance === 'imported') stats.importedCompactions++;
           stats.tokensBefore += numberOf(data.shadowedTokenCount);
           stats.tokensAfter += numberOf(data.summaryTokens);
           summarized.shadowed += numberOf(data.shadowedTokenCount);
@@ -211,8 +247,10 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
   stats.openCompactions = open.size;
   if (cached.input > 0) stats.cacheHitShare = Math.round((stats.cacheReadTokens / cached.input) * 10_000) / 10_000;
   if (summarized.shadowed > 0) stats.summaryRatio = Math.round((summarized.summaries / summarized.shadowed) * 10_000) / 10_000;
+  const cost = ledger.summary();
+  const surface = await surfaceNow(store, sessionId, estimator);
   if (context.json) {
-    context.printJson(stats);
+    context.printJson({ ...stats, cost, surface });
     return 0;
   }
   const saved = stats.tokensBefore - stats.tokensAfter;
@@ -231,10 +269,20 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
       `prompt cache: ${(stats.cacheHitShare * 100).toFixed(1)} % of the input read from the cache (${stats.cacheReadTokens} of ${cached.input} tokens, in the calls that reported it), ${stats.cacheWriteTokens} written`,
     );
   }
-  if (stats.reasoningTokens > 0) context.print(`reasoning: ${stats.reasoningTokens} output tokens`);
   context.print(
-    `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open), prunes: ${stats.prunes}${stats.maskedResults > 0 ? `, masked tool results: ${stats.maskedResults}` : ''}`,
+    `tokens reported: input ${stats.reportedInputTokens} (${stats.cacheReadTokens} cache reads, ${stats.cacheWriteTokens} cache writes), output ${stats.reportedOutputTokens}`,
   );
+  if (stats.reasoningTokens > 0) context.print(`reasoning: ${stats.reasoningTokens} output tokens`);
+  printCost(context, cost);
+  const imported = stats.importedCompactions > 0 ? `, ${stats.importedCompactions} of them the source harness's, mapped on import` : '';
+  context.print(
+    `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open${imported}), prunes: ${stats.prunes}${stats.maskedResults > 0 ? `, masked tool results: ${stats.maskedResults}` : ''}`,
+  );
+  if (stats.clientCompactions > 0) {
+    context.print(
+      `client compactions: ${stats.clientCompactions} (the proxied client rewrote its own history, not shadowlog), at ${stats.clientRewrites.map((rewrite) => `#${rewrite.seq} (${rewrite.shadowedNodes} nodes → ${rewrite.replacementCount})`).join(', ')}`,
+    );
+  }
   context.print(`shadowed ${stats.tokensBefore} tokens, replaced by ${stats.tokensAfter} (${saved} fewer on the surface)`);
   if (stats.summaryRatio !== null)
     context.print(
@@ -252,6 +300,7 @@ export async function statsCommand(context: CommandContext, sessionId: string): 
     const under = run.policySeq === null ? 'no recorded policy' : `policy #${run.policySeq}`;
     context.print(`compaction ${run.compactionId.slice(0, 8)} at #${run.startSeq} (${run.trigger}, ${run.outcome}) under ${under}`);
   }
+  printSurface(context, surface);
   return 0;
 }
 
@@ -263,9 +312,12 @@ function numberOf(value: unknown): number {
 export function registerStatsCommand(program: Command, run: RunCommand): void {
   program
     .command('stats <id>')
-    .description('events, turns, model calls, compactions and prunes, tokens shadowed and replaced, and the cost of summarizing')
-    .option('--calls', "each model call: the meter's estimate at the time, the provider's reported input, and the error")
-    .action((id: string, options: { calls?: boolean }) =>
-      run('read', (context) => (options.calls === true ? statsCallsCommand(context, id) : statsCommand(context, id)))(),
+    .description(
+      "events, turns, model calls and what they cost, compactions (shadowlog's, the source harness's, the client's own) and prunes, tokens shadowed and replaced, and where the surface's tokens are by kind and by tool",
+    )
+    .option('--calls', "each model call: the meter's estimate at the time, the provider's reported input, the error, and its cost")
+    .option('--prices <file>', 'a JSON price table laid over the built-in one (as tune takes)')
+    .action((id: string, options: { calls?: boolean; prices?: string }) =>
+      run('read', (context) => (options.calls === true ? statsCallsCommand(context, id, options) : statsCommand(context, id, options)))(),
     );
 }

@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { importFiles, readImportInputs } from '../../importers/index.js';
+import { SessionNotFoundError } from '../../log/index.js';
 import { isEstimatorName } from '../../meter/index.js';
-import { checkOutputTarget, MemoryLogStore, writeOutputFile } from '../../store/index.js';
+import { checkOutputTarget, MemoryLogStore, resolveSessionId, writeOutputFile } from '../../store/index.js';
 import {
   BUILT_IN_PRICES,
   checkTuneReportTarget,
@@ -131,11 +132,11 @@ async function sessionsOf(
   if (all || ids.length > 0) {
     const store = await context.store();
     if (all) for (const session of await store.listSessions()) sessions.push({ store, sessionId: session.id });
-    for (const sessionId of ids) {
-      if ((await store.head(sessionId)) === undefined)
-        throw new UsageError(
-          `${sessionId} is neither a file nor a session in the store; give a path, or an id from \`shadowlog sessions\``,
-        );
+    for (const given of ids) {
+      const sessionId = await resolveSessionId(store, given).catch((error: unknown) => {
+        if (!(error instanceof SessionNotFoundError)) throw error;
+        throw new UsageError(`${given} is neither a file nor a session in the store; give a path, or an id from \`shadowlog sessions\``);
+      });
       if (!sessions.some((session) => session.sessionId === sessionId)) sessions.push({ store, sessionId });
     }
   }

@@ -5,18 +5,19 @@
 import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { trackCompactionLocks } from '../../compaction/index.js';
-import { assertSessionId, SessionNotFoundError, withCleanup } from '../../log/index.js';
-import { SessionLog } from '../../store/index.js';
+import { assertSessionId, withCleanup } from '../../log/index.js';
+import { resolveSessionId, SessionLog } from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
 
-export async function unlockCommand(context: CommandContext, sessionId: string, reason: string): Promise<number> {
-  assertSessionId(sessionId);
+export async function unlockCommand(context: CommandContext, given: string, reason: string): Promise<number> {
+  // A name that cannot be an id is bad usage, refused before any store is opened.
+  assertSessionId(given);
   if (reason.trim() === '') throw new UsageError('unlock needs --reason TEXT: say why the lock is stale (it is recorded in the log)');
   const store = await context.store();
-  if ((await store.head(sessionId)) === undefined) throw new SessionNotFoundError(sessionId);
+  const sessionId = await resolveSessionId(store, given);
   const ownership = await store.acquireOwnership(sessionId);
   return withCleanup(
     async () => {

@@ -11,6 +11,7 @@ import {
   type LogStore,
   nodeSha256Hex,
   readInputFile,
+  resolveSessionId,
   verifyCheckpoints,
   verifyJsonlFile,
 } from '../../store/index.js';
@@ -21,10 +22,10 @@ import { UsageError } from '../usage-error.js';
 
 export async function verifyCommand(
   context: CommandContext,
-  sessionId: string | undefined,
+  given: string | undefined,
   options: { all: boolean; file?: string },
 ): Promise<number> {
-  const chosen = [sessionId !== undefined, options.all, options.file !== undefined].filter(Boolean).length;
+  const chosen = [given !== undefined, options.all, options.file !== undefined].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError('verify takes one of: a session id, --all, or --file EXPORT.jsonl');
   if (options.file !== undefined) {
     const path = resolve(context.io.cwd, options.file);
@@ -37,9 +38,10 @@ export async function verifyCommand(
     }
     return report.ok ? 0 : 1;
   }
+  if (given !== undefined) assertSessionId(given);
   const store = await context.store();
-  if (sessionId !== undefined) {
-    assertSessionId(sessionId);
+  if (given !== undefined) {
+    const sessionId = await resolveSessionId(store, given);
     const report = await verifySession(store, sessionId);
     if (context.json) context.printJson({ sessionId, ...report });
     else printReport(context, sessionId, report);

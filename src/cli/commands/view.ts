@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { assertSessionId } from '../../log/index.js';
-import { checkOutputTarget, writeOutputFile } from '../../store/index.js';
+import { checkOutputTarget, resolveSessionId, writeOutputFile } from '../../store/index.js';
 import { BUILT_IN_PRICES, parseTuneReport } from '../../tune/index.js';
 import { buildViewDocument, isLoopbackHost, renderViewPage, startViewServer } from '../../view/index.js';
 import { createCallPricer } from '../call-price.js';
@@ -26,8 +26,8 @@ export interface ViewCommandOptions {
   readonly force?: boolean;
 }
 
-export async function viewCommand(context: CommandContext, sessionId: string, options: ViewCommandOptions): Promise<number> {
-  assertSessionId(sessionId);
+export async function viewCommand(context: CommandContext, given: string, options: ViewCommandOptions): Promise<number> {
+  assertSessionId(given);
   if (options.out !== undefined && (options.port !== undefined || options.host !== undefined)) {
     throw new UsageError('--out writes a file; --port and --host serve the page. Give one or the other');
   }
@@ -40,6 +40,7 @@ export async function viewCommand(context: CommandContext, sessionId: string, op
   }
   const tune = options.tune === undefined ? undefined : readTuneReport(options.tune, context.io.cwd);
   const store = await context.store();
+  const sessionId = await resolveSessionId(store, given);
   const registry = createCliRegistry();
   // Each call's cost by tune's dated list prices, the table named on the page.
   const pricing = { priceCall: createCallPricer(), prices: { date: BUILT_IN_PRICES.date, source: BUILT_IN_PRICES.source } };

@@ -4,7 +4,7 @@
 // OpenAI caches automatically, bills a cached token at its cached-input price and writes for
 // free. A user's file of the same shape overrides or extends the table.
 
-import { TuneConfigError } from './tune-errors.js';
+import { PriceTableError } from './price-table-error.js';
 
 export interface ModelPrice {
   /** Dollars per million uncached input tokens. */
@@ -40,22 +40,33 @@ const openai = (input: number, cachedInput: number, output: number): ModelPrice 
   cacheRule: 'openai',
 });
 
-/** List prices by family prefix (matched as the model table matches: longest prefix followed by a version, date or tag). */
+/**
+ * List prices by family prefix: the longest prefix followed by nothing, a date or a tag, never by
+ * another version number (claude-opus-4-6 is not claude-opus-4, gpt-5.2 is not gpt-5: a model
+ * the table does not list is unpriced, not priced as an older one).
+ */
 export const BUILT_IN_PRICES: PriceTable = {
-  date: '2025-11-30',
-  source: "the providers' published list prices (anthropic.com/pricing, openai.com/api/pricing), standard tier, 5-minute cache",
+  date: '2026-02-28',
+  source:
+    "the providers' published list prices (anthropic.com/pricing, openai.com/api/pricing), standard tier, 5-minute cache; Claude 4.6 and GPT-5.1 to 5.3 added in February 2026",
   models: {
     'claude-opus-4': anthropic(15, 75),
     'claude-opus-4-1': anthropic(15, 75),
     'claude-opus-4-5': anthropic(5, 25),
+    'claude-opus-4-6': anthropic(5, 25),
     'claude-sonnet-4': anthropic(3, 15),
     'claude-sonnet-4-5': anthropic(3, 15),
+    'claude-sonnet-4-6': anthropic(3, 15),
     'claude-3-7-sonnet': anthropic(3, 15),
     'claude-haiku-4-5': anthropic(1, 5),
     'claude-3-5-haiku': anthropic(0.8, 4),
     'gpt-5': openai(1.25, 0.125, 10),
     'gpt-5-mini': openai(0.25, 0.025, 2),
     'gpt-5-nano': openai(0.05, 0.005, 0.4),
+    'gpt-5.1': openai(1.25, 0.125, 10),
+    'gpt-5.1-codex-mini': openai(0.25, 0.025, 2),
+    'gpt-5.2': openai(1.75, 0.175, 14),
+    'gpt-5.3-codex': openai(1.75, 0.175, 14),
     'gpt-4.1': openai(2, 0.5, 8),
     'gpt-4.1-mini': openai(0.4, 0.1, 1.6),
     'gpt-4.1-nano': openai(0.1, 0.025, 0.4),
@@ -70,7 +81,10 @@ export const BUILT_IN_PRICES: PriceTable = {
 export function priceOf(table: PriceTable, model: string): ModelPrice | undefined {
   let best: string | undefined;
   for (const prefix of Object.keys(table.models)) {
-    if (!model.startsWith(prefix) || !/^(?:$|[-.:@])/.test(model.slice(prefix.length))) continue;
+    if (!model.startsWith(prefix)) continue;
+    const rest = model.slice(prefix.length);
+    // `-6` or `.2` after a family is another version of it; `-20250514`, `-codex`, `@…` are not.
+    if (!/^(?:$|[-.:@])/.test(rest) || /^[-.]\d{1,2}(?!\d)/.test(rest)) continue;
     if (best === undefined || prefix.length > best.length) best = prefix;
   }
   return best === undefined ? undefined : table.models[best];
@@ -137,8 +151,8 @@ function parseEntry(entry: unknown, path: string, source: string): ModelPrice {
   };
 }
 
-function priceError(source: string, key: string, expected: string): TuneConfigError {
-  return new TuneConfigError(key, `${source}: ${key} must be ${expected}`);
+function priceError(source: string, key: string, expected: string): PriceTableError {
+  return new PriceTableError(key, `${source}: ${key} must be ${expected}`);
 }
 
 /** The dollars of one call: `cached` of its `input` tokens read from the cache, the rest written to it (or plain input), and its output. */
@@ -146,4 +160,37 @@ export function callCost(price: ModelPrice, input: number, cached: number, outpu
   const fresh = input - cached;
   const freshPrice = price.cacheRule === 'anthropic' ? price.cacheWrite : price.input;
   return (cached * price.cachedInput + fresh * freshPrice + output * price.output) / 1_000_000;
+}
+
+/** What a call cost, by the part of its usage each dollar paid for. */
+export interface UsageCost {
+  /** Input tokens neither read from nor written to the prompt cache. */
+  readonly input: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly output: number;
+  readonly total: number;
+}
+
+/**
+ * The dollars of a call the provider reported: its input (whose cache reads and writes are parts
+ * of it, as the log holds usage) and its output, each at its price.
+ */
+export function usageCost(
+  price: ModelPrice,
+  usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cacheReadTokens?: number;
+    readonly cacheWriteTokens?: number;
+  },
+): UsageCost {
+  const read = usage.cacheReadTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  const fresh = Math.max(0, usage.inputTokens - read - written);
+  const input = (fresh * price.input) / 1_000_000;
+  const cacheRead = (read * price.cachedInput) / 1_000_000;
+  const cacheWrite = (written * price.cacheWrite) / 1_000_000;
+  const output = (usage.outputTokens * price.output) / 1_000_000;
+  return { input, cacheRead, cacheWrite, output, total: input + cacheRead + cacheWrite + output };
 }
