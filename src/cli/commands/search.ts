@@ -3,9 +3,11 @@
 // whether it is on the surface or an original a compaction or prune shadowed.
 
 import type { Command } from 'commander';
+import { assertSessionId } from '../../log/index.js';
 import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
+  resolveSessionId,
   SEARCH_KINDS,
   type SearchHit,
   type SearchKind,
@@ -25,12 +27,15 @@ export interface SearchOptions {
 
 export async function searchCommand(context: CommandContext, text: string, options: SearchOptions): Promise<number> {
   const kinds = options.type === undefined ? undefined : parseKinds(options.type);
+  if (options.session !== undefined) assertSessionId(options.session);
   const store = await context.store();
+  // --session takes what every command takes: the id, a unique prefix, or the harness's own id.
+  const sessionId = options.session === undefined ? undefined : await resolveSessionId(store, options.session);
   const query = {
     text,
     regex: options.regex === true,
     ...(kinds === undefined ? {} : { kinds }),
-    ...(options.session === undefined ? {} : { sessionId: options.session }),
+    ...(sessionId === undefined ? {} : { sessionId }),
     limit: options.limit ?? DEFAULT_SEARCH_LIMIT,
   };
   const result = await searchStore(store, query);
@@ -98,7 +103,7 @@ export function registerSearchCommand(program: Command, run: RunCommand): void {
       `only these kinds of text, comma-separated: ${SEARCH_KINDS.join(', ')}`,
       (value: string, previous: string[] = []) => [...previous, value],
     )
-    .option('--session <id>', 'only this session (its full id)')
+    .option('--session <id>', "only this session (its id, a unique prefix, or its harness's own id)")
     .option('--limit <n>', `at most this many hits (default ${DEFAULT_SEARCH_LIMIT})`, (value: string) =>
       integerArgument(value, `a limit from 1 to ${MAX_SEARCH_LIMIT}`, 1),
     )
