@@ -12,6 +12,7 @@ import {
   readableText,
   requestSurfaceLength,
 } from '../log/index.js';
+import { plural } from './plural.js';
 import { clipText } from './terminal-text.js';
 
 export interface RenderOptions {
@@ -29,7 +30,16 @@ const ROLE: Record<string, string> = {
 };
 
 export function contentText(blocks: readonly ContentBlock[], options: RenderOptions): string {
-  const text = blocks.map(readableText).join('\n');
+  // Blank lines at a part's edges are not text a person reads: a part that is only "\n\n" would
+  // print as empty indented lines before the rest.
+  const text = blocks
+    .map((block) =>
+      readableText(block)
+        .replace(/^(?:[ \t]*\r?\n)+/, '')
+        .replace(/(?:\r?\n[ \t]*)+$/, ''),
+    )
+    .filter((part) => part.trim() !== '')
+    .join('\n');
   if (options.maxChars <= 0 || text.length <= options.maxChars) return text;
   return `${clipText(text, options.maxChars)}… [${text.length - options.maxChars} more characters; --full shows all]`;
 }
@@ -154,10 +164,23 @@ function describeImportedStart(seq: number, data: Record<string, unknown>): stri
 function describeImportedSummary(seq: number, data: Record<string, unknown>): string {
   const usage = data.usage as { inputTokens: number; outputTokens: number } | null | undefined;
   const cost =
-    usage === null || usage === undefined ? 'its cost not recorded' : `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
-  const counted = typeof data.sourceTokensBefore === 'number' ? `; the source counted ${data.sourceTokensBefore} tokens before it` : '';
+    usage === null || usage === undefined
+      ? 'its cost not recorded'
+      : `${grouped(usage.inputTokens)} in / ${plural(usage.outputTokens, 'out token', separators)}`;
+  const counted =
+    typeof data.sourceTokensBefore === 'number'
+      ? `; the source counted ${plural(data.sourceTokensBefore, 'token', separators)} before it`
+      : '';
   const transcript = typeof data.summarizerSessionId === 'string' ? `; its transcript is sub-session ${data.summarizerSessionId}` : '';
-  return `#${seq} ── compaction ${shortId(data.compactionId)} imported from ${String(data.source ?? 'another harness')}: ${(data.shadowedSeqs as unknown[]).length} nodes (${String(data.shadowedTokenCount)} tokens by shadowlog's meter) → ${String(data.summaryTokens ?? '?')} tokens${counted}; summarized by ${String(data.provider)}/${String(data.model)} in that harness (${cost})${transcript}; not byte-verifiable, no request of it went through shadowlog`;
+  const after = typeof data.summaryTokens === 'number' ? plural(data.summaryTokens, 'token', separators) : 'an unrecorded number of tokens';
+  return `#${seq} ── compaction ${shortId(data.compactionId)} imported from ${String(data.source ?? 'another harness')}: ${plural((data.shadowedSeqs as unknown[]).length, 'node', separators)} (${grouped(data.shadowedTokenCount)} tokens by shadowlog's meter) → ${after}${counted}; summarized by ${String(data.provider)}/${String(data.model)} in that harness (${cost})${transcript}; not byte-verifiable, no request of it went through shadowlog`;
+}
+
+const separators = { separators: true } as const;
+
+/** A figure of the record with its thousands separators (a missing one as the record has it). */
+function grouped(value: unknown): string {
+  return typeof value === 'number' ? value.toLocaleString('en-US') : String(value);
 }
 
 function describeRequest(request: ModelRequestData): string {
@@ -179,7 +202,7 @@ function describeRequest(request: ModelRequestData): string {
     // The surface it records is the session's, not what it sent: say so instead of counting it.
     return `model request, turn ${request.turn} step ${request.step}: ${request.provider}/${request.model}${origin}, NOT ON THE SESSION'S SURFACE: ${offSurface} (\`replay\` lists what its body held)`;
   }
-  return `model request, turn ${request.turn} step ${request.step}: ${request.provider}/${request.model}, ${nodes} surface nodes${changed}${estimate}${origin}`;
+  return `model request, turn ${request.turn} step ${request.step}: ${request.provider}/${request.model}, ${plural(nodes, 'surface node')}${changed}${estimate}${origin}`;
 }
 
 /** A foreign line, compactly: its type, where it was in the source, and its start. */

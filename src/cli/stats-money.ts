@@ -16,6 +16,8 @@ import {
 } from '../meter/index.js';
 import { type LogStore, SessionLog } from '../store/index.js';
 import type { CommandContext } from './context.js';
+import { plural } from './plural.js';
+import { formatCount as n } from './record-filter.js';
 import { createCliRegistry } from './registry.js';
 import { formatUsd } from './session-table.js';
 
@@ -62,50 +64,50 @@ export async function surfaceNow(
 }
 
 const TOOLS_SHOWN = 8;
+const g = { separators: true } as const;
 
 export function printCost(context: CommandContext, cost: SessionCost): void {
   const { total } = cost;
   if (cost.pricedCalls > 0) {
     context.print(
-      `cost: ${formatUsd(total.total)} for ${cost.pricedCalls} priced calls at the prices of ${cost.prices.date}: input ${formatUsd(total.input)}, cache reads ${formatUsd(total.cacheRead)}, cache writes ${formatUsd(total.cacheWrite)}, output ${formatUsd(total.output)}`,
+      `cost: ${formatUsd(total.total)} for ${plural(cost.pricedCalls, 'priced call', g)} at the prices of ${cost.prices.date}: input ${formatUsd(total.input)}, cache reads ${formatUsd(total.cacheRead)}, cache writes ${formatUsd(total.cacheWrite)}, output ${formatUsd(total.output)}`,
     );
   } else {
     context.print(`cost: no call could be priced at the prices of ${cost.prices.date}`);
   }
   for (const model of cost.byModel) {
     context.print(
-      `  ${model.model}: ${plural(model.calls, 'call')}, input ${model.inputTokens} tokens (${model.cacheReadTokens} cache reads, ${model.cacheWriteTokens} cache writes), output ${model.outputTokens}: ${model.cost === null ? 'unpriced' : formatUsd(model.cost.total)}`,
+      `  ${model.model}: ${plural(model.calls, 'call', g)}, input ${plural(model.inputTokens, 'token', g)} (${n(model.cacheReadTokens)} cache reads, ${n(model.cacheWriteTokens)} cache writes), output ${n(model.outputTokens)}: ${model.cost === null ? 'unpriced' : formatUsd(model.cost.total)}`,
     );
   }
   if (cost.unpricedCalls > 0) {
     context.print(
-      `unpriced: ${cost.unpricedCalls} calls of ${cost.unpricedModels.join(', ')}, a model the price table does not know; their cost is left out, not counted as 0 (give its price with --prices FILE)`,
+      `unpriced: ${plural(cost.unpricedCalls, 'call', g)} of ${cost.unpricedModels.join(', ')}, a model the price table does not know; their cost is left out, not counted as 0 (give its price with --prices FILE)`,
     );
   }
-  if (cost.callsWithoutUsage > 0) context.print(`${cost.callsWithoutUsage} calls reported no usage (failed, or the source kept none)`);
+  if (cost.callsWithoutUsage > 0)
+    context.print(`${plural(cost.callsWithoutUsage, 'call', g)} reported no usage (failed, or the source kept none)`);
 }
 
 export function printSurface(context: CommandContext, surface: SurfaceBreakdown): void {
   const share = (tokens: number) => (surface.tokens === 0 ? '0.0' : ((tokens / surface.tokens) * 100).toFixed(1));
-  context.print(`surface now: ${surface.nodes} nodes, ${surface.tokens} tokens by the ${surface.estimator} estimate`);
   context.print(
-    `  by kind: ${surface.byKind.map((kind) => `${kind.kind} ${kind.tokens} (${share(kind.tokens)} %)`).join(', ') || 'nothing'}`,
+    `surface now: ${plural(surface.nodes, 'node', g)}, ${plural(surface.tokens, 'token', g)} by the ${surface.estimator} estimate`,
+  );
+  context.print(
+    `  by kind: ${surface.byKind.map((kind) => `${kind.kind} ${n(kind.tokens)} (${share(kind.tokens)} %)`).join(', ') || 'nothing'}`,
   );
   const tools = surface.byTool.filter((tool) => tool.results > 0 || tool.calls > 0);
   if (tools.length === 0) return;
   context.print('  by tool (results, then calls):');
   for (const tool of tools.slice(0, TOOLS_SHOWN)) {
     context.print(
-      `    ${tool.tool}: ${tool.resultTokens} tokens in ${plural(tool.results, 'result')} (${share(tool.resultTokens)} %), ${tool.callTokens} in ${plural(tool.calls, 'call')}`,
+      `    ${tool.tool}: ${plural(tool.resultTokens, 'token', g)} in ${plural(tool.results, 'result', g)} (${share(tool.resultTokens)} %), ${n(tool.callTokens)} in ${plural(tool.calls, 'call', g)}`,
     );
   }
   if (tools.length > TOOLS_SHOWN) {
     const rest = tools.slice(TOOLS_SHOWN);
     const tokens = rest.reduce((sum, tool) => sum + tool.resultTokens + tool.callTokens, 0);
-    context.print(`    ${rest.length} other tools: ${tokens} tokens (--json lists them)`);
+    context.print(`    ${plural(rest.length, 'other tool', g)}: ${plural(tokens, 'token', g)} (--json lists them)`);
   }
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }

@@ -127,7 +127,7 @@ export function markdownReport(report: TuneReport, plots: readonly string[]): st
   const lines: string[] = [
     '# shadowlog tune report',
     '',
-    `${report.sessions.length} sessions, ${count(calls)} model calls, ${report.policies.length} policies; token counts by the ${report.estimator} estimator; prices of ${report.prices.date} (${report.prices.source}). What each measure means: docs/tune.md.`,
+    `${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${count(calls)} model call${calls === 1 ? '' : 's'}, ${report.policies.length} ${report.policies.length === 1 ? 'policy' : 'policies'}; token counts by the ${report.estimator} estimator; prices of ${report.prices.date} (${report.prices.source}). What each measure means: docs/tune.md.`,
     '',
     ...markdownTable(report.policies),
     '',

@@ -48,7 +48,7 @@ export function meterLines(report: TuneReport): string[] {
   );
   const error = worst.meterError;
   if (error === null) return [];
-  const head = `meter error (as stats --calls computes it, over ${count(calls)} calls of ${measured.length} sessions): worst median ${percent(error.medianAbsError)} in ${worst.sessionId}`;
+  const head = `meter error (as stats --calls computes it, over ${count(calls)} call${calls === 1 ? '' : 's'} of ${measured.length} session${measured.length === 1 ? '' : 's'}): worst median ${percent(error.medianAbsError)} in ${worst.sessionId}`;
   if (error.medianAbsError < LARGE_METER_ERROR) return [`${head}.`];
   const under = error.meanError < 0;
   const reasons = [

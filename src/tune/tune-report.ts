@@ -162,10 +162,10 @@ export function recommend(policies: readonly PolicySummary[], margin: number): R
   const runnerUp = candidates[1];
   const reason =
     (fallback === ''
-      ? `cheapest by ${unit} (${measure}) of the ${candidates.length} feasible policies whose retention is within ${percent(margin)} of the best ` +
+      ? `cheapest by ${unit} (${measure}) of the ${candidates.length} feasible ${candidates.length === 1 ? 'policy' : 'policies'} whose retention is within ${percent(margin)} of the best ` +
         `(${best.policy}, ${percent(best.retention.share)}); `
       : `${fallback}${measure}; `) +
-    `its retention ${percent(chosen.retention.share)}, ${chosen.compactions} compactions, ` +
+    `its retention ${percent(chosen.retention.share)}, ${chosen.compactions} compaction${chosen.compactions === 1 ? '' : 's'}, ` +
     `peak ${percent(chosen.peakWindowShare)} of the window, prompt-cache prefix ${percent(chosen.cachePrefixShare)}` +
     (runnerUp === undefined ? '' : `; next: ${runnerUp.policy} at ${priced ? `$${runnerUp.costUsd.toFixed(2)}` : runnerUp.tokensSent}`) +
     (chosen.pruner ? '' : '; replayed without the tool-result pruner, which chat mounts with compaction (and compact adds with --prune)');

@@ -37,7 +37,7 @@ export function policyRow(policy: PolicySummary, baselineTokens: number | undefi
       '–',
     ];
   }
-  const cuts = policy.drops > 0 ? `${count(policy.drops)} drops` : count(policy.compactions);
+  const cuts = policy.drops > 0 ? `${count(policy.drops)} drop${policy.drops === 1 ? '' : 's'}` : count(policy.compactions);
   return [
     policy.policy,
     count(policy.tokensSent),
@@ -139,7 +139,7 @@ export function compactRow(policy: PolicySummary, baselineTokens: number | undef
     baselineTokens === undefined || baselineTokens === 0 ? '–' : `${(policy.tokensSent / baselineTokens).toFixed(2)}×`,
     `$${policy.costUsd.toFixed(2)}${policy.unpricedCalls > 0 ? ` +${count(policy.unpricedCalls)}?` : ''}`,
     percent(policy.retention.share),
-    policy.drops > 0 ? `${count(policy.drops)} drops` : count(policy.compactions),
+    policy.drops > 0 ? `${count(policy.drops)} drop${policy.drops === 1 ? '' : 's'}` : count(policy.compactions),
     count(policy.callsOverWindow),
   ];
 }
@@ -147,10 +147,11 @@ export function compactRow(policy: PolicySummary, baselineTokens: number | undef
 /** Where and why an infeasible policy breaks, in a few words. */
 export function breaksAt(policy: PolicySummary): string {
   const first = policy.infeasible[0];
-  const others = policy.infeasible.length > 1 ? ` (and ${policy.infeasible.length - 1} more sessions)` : '';
+  const others =
+    policy.infeasible.length > 1 ? ` (and ${policy.infeasible.length - 1} more session${policy.infeasible.length === 2 ? '' : 's'})` : '';
   if (first === undefined) return 'infeasible';
   if (first.refused !== null) return `refused in ${shortId(first.sessionId)}${others}: see below`;
-  return `over the window from call ${first.firstCallOverWindow} of ${shortId(first.sessionId)}${others}, ${count(policy.callsOverWindow)} calls over`;
+  return `over the window from call ${first.firstCallOverWindow} of ${shortId(first.sessionId)}${others}, ${count(policy.callsOverWindow)} call${policy.callsOverWindow === 1 ? '' : 's'} over`;
 }
 
 /** A session id cut to what tells sessions apart in a table. */

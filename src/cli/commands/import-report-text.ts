@@ -6,6 +6,7 @@
 
 import type { FileReport, ImportSummary, SessionReport } from '../../importers/index.js';
 import type { CommandContext } from '../context.js';
+import { plural } from '../plural.js';
 
 const UNMAPPED_SHOWN = 20;
 
@@ -76,28 +77,36 @@ function printExport(context: CommandContext, file: FileReport, location: string
   for (const session of file.sessions) {
     context.print(
       session.status === 'already-present'
-        ? `${session.sessionId} is already in ${location} with the same ${session.events} events; nothing written`
-        : `imported ${session.events} events as ${session.sessionId} into ${location}; hash chain and surface verified${file.trailer === 'ok' ? ', trailer matched' : ''}`,
+        ? `${session.sessionId} is already in ${location} with the same ${plural(session.events, 'event')}; nothing written`
+        : `imported ${plural(session.events, 'event')} as ${session.sessionId} into ${location}; hash chain and surface verified${file.trailer === 'ok' ? ', trailer matched' : ''}`,
     );
   }
 }
 
 function printForeign(context: CommandContext, file: FileReport, location: string): void {
   const how = file.detected === null ? 'as given with --format' : `detected: ${file.detected}`;
-  context.print(`${file.path}: ${file.format} (${how}), ${file.lines} lines, ${file.sourceBytes} bytes`);
+  context.print(`${file.path}: ${file.format} (${how}), ${plural(file.lines, 'line')}, ${plural(file.sourceBytes, 'byte')}`);
   for (const session of file.sessions) {
     context.print(`  ${describeSession(session, location)}`);
     if (session.pending !== undefined) context.print(`    ${describePending(session.pending)}`);
-    for (const part of session.unmapped.slice(0, UNMAPPED_SHOWN)) context.print(`    line ${part.line}: ${part.reason}`);
-    if (session.unmapped.length > UNMAPPED_SHOWN) {
-      context.print(`    … and ${session.unmapped.length - UNMAPPED_SHOWN} more not mapped (--json lists all)`);
+    const unmapped = sameLinesOnce(session.unmapped.map((part) => `line ${part.line}: ${part.reason}`));
+    for (const line of unmapped.slice(0, UNMAPPED_SHOWN)) context.print(`    ${line}`);
+    if (unmapped.length > UNMAPPED_SHOWN) {
+      context.print(`    … and ${unmapped.length - UNMAPPED_SHOWN} more not mapped (--json lists all)`);
     }
   }
 }
 
+/** Identical lines printed once, in order, with how many times they occur: "line 1788: … (4 times)". */
+function sameLinesOnce(lines: readonly string[]): string[] {
+  const times = new Map<string, number>();
+  for (const line of lines) times.set(line, (times.get(line) ?? 0) + 1);
+  return [...times].map(([line, count]) => (count === 1 ? line : `${line} (${count} times)`));
+}
+
 function describePending(pending: NonNullable<SessionReport['pending']>): string {
   const from = pending.fromLine === null ? '' : ` (from line ${pending.fromLine})`;
-  return `${pending.events} more events held back${from}: the file changed within the settle time and they may still change (an answer still being written); a later import takes them when the file has grown past them or has settled`;
+  return `${plural(pending.events, 'more event')} held back${from}: the file changed within the settle time and they may still change (an answer still being written); a later import takes them when the file has grown past them or has settled`;
 }
 
 function describeSession(session: SessionReport, location: string): string {
@@ -105,10 +114,10 @@ function describeSession(session: SessionReport, location: string): string {
     session.parent === undefined
       ? ''
       : ` (a sub-session of ${session.parent.sessionId}${session.parent.callId === undefined ? '' : `, spawned by its call ${session.parent.callId}`})`;
-  const figures = `${session.events} events, ${session.modelCalls} model calls, ${session.compactions} compactions mapped, ${session.foreignLines} lines kept as foreign events, ${session.unmapped.length} parts not mapped`;
+  const figures = `${plural(session.events, 'event')}, ${plural(session.modelCalls, 'model call')}, ${plural(session.compactions, 'compaction')} mapped, ${plural(session.foreignLines, 'line')} kept as foreign events, ${plural(session.unmapped.length, 'part')} not mapped`;
   if (session.status === 'already-present')
     return `unchanged: ${session.sessionId}${parent} is already in ${location} with the same events (${figures}); nothing written`;
   if (session.status === 'grew')
-    return `grew: appended ${session.written} events to ${session.sessionId}${parent} in ${location}, which now has ${figures}; hash chain and surface verified`;
+    return `grew: appended ${plural(session.written, 'event')} to ${session.sessionId}${parent} in ${location}, which now has ${figures}; hash chain and surface verified`;
   return `imported ${session.sessionId}${parent} into ${location}: ${figures}; hash chain and surface verified`;
 }

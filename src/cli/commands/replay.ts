@@ -10,6 +10,7 @@ import { resolveSessionId } from '../../store/index.js';
 import { type BodyMessages, readBodyMessages } from '../body-messages.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { plural } from '../plural.js';
 import { createCliRegistry } from '../registry.js';
 import { describePolicy } from '../render-text.js';
 import { rendererFor } from '../renderers.js';
@@ -99,7 +100,7 @@ export function describeReplay(result: ReplayResult | SummaryReplayResult, maxCh
   } else {
     lines.push(`verified: the rebuilt request hashes to ${result.requestDigest}, the digest recorded when it was sent; ${chain}`);
   }
-  lines.push(`the model ${provenance === 'imported' ? 'was shown' : 'received'} ${result.messages.length} messages:`);
+  lines.push(`the model ${provenance === 'imported' ? 'was shown' : 'received'} ${plural(result.messages.length, 'message')}:`);
   if ('policy' in result) {
     lines.splice(
       1,

@@ -63,29 +63,34 @@ export async function sessionsCommand(context: CommandContext, options: Sessions
 
 /** Sessions in order, each sub-session under its parent (a parent not listed is named after it). */
 function printTree(context: CommandContext, sessions: readonly SessionOverview[]): void {
-  const width = Math.max(...sessions.map((session) => session.id.length + 2), 7);
-  context.print(SESSION_HEADER(width));
   const listed = new Set(sessions.map((session) => session.id));
   const children = new Map<string, SessionOverview[]>();
   for (const session of sessions) {
     const parent = session.parent?.sessionId;
     if (parent !== undefined && listed.has(parent)) children.set(parent, [...(children.get(parent) ?? []), session]);
   }
+  // The rows first, each with its depth, so that the column is as wide as its widest indented name.
+  const rows: Array<{ session: SessionOverview; depth: number }> = [];
   const seen = new Set<string>();
-  const print = (session: SessionOverview, depth: number) => {
+  const place = (session: SessionOverview, depth: number) => {
+    rows.push({ session, depth });
+    seen.add(session.id);
+    for (const child of children.get(session.id) ?? []) if (!seen.has(child.id)) place(child, depth + 1);
+  };
+  for (const session of sessions) {
+    const parent = session.parent?.sessionId;
+    if (parent === undefined || !listed.has(parent)) place(session, 0);
+  }
+  // A cycle of parents (only a hand-made store has one) is still listed, flat.
+  for (const session of sessions) if (!seen.has(session.id)) place(session, 0);
+  const width = Math.max(...rows.map(({ session, depth }) => session.id.length + (depth > 0 ? 2 * depth + 2 : 0)), 7);
+  context.print(SESSION_HEADER(width));
+  for (const { session, depth } of rows) {
     const orphan =
       session.parent !== undefined && !listed.has(session.parent.sessionId) ? `  (sub-session of ${session.parent.sessionId})` : '';
     const continues = session.continues === undefined ? '' : `  (likely continues ${session.continues.sessionId})`;
     context.print(`${formatSessionLine(session, depth, width)}${orphan}${continues}`);
-    seen.add(session.id);
-    for (const child of children.get(session.id) ?? []) if (!seen.has(child.id)) print(child, depth + 1);
-  };
-  for (const session of sessions) {
-    const parent = session.parent?.sessionId;
-    if (parent === undefined || !listed.has(parent)) print(session, 0);
   }
-  // A cycle of parents (only a hand-made store has one) is still listed, flat.
-  for (const session of sessions) if (!seen.has(session.id)) print(session, 0);
 }
 
 function compareBy(sort: SessionSort): (a: SessionOverview, b: SessionOverview) => number {

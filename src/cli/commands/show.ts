@@ -17,6 +17,7 @@ import { type LogStore, resolveSessionId, SessionLog } from '../../store/index.j
 import { noteIgnoredCheckpoints } from '../checkpoint-notes.js';
 import { integerArgument, type RunCommand, seqArgument } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { plural } from '../plural.js';
 import { checkTypesPresent, collectTypes, HiddenEvents, isSelected, type RecordSelection, recordSelection } from '../record-filter.js';
 import { createCliRegistry } from '../registry.js';
 import { describeRange, type RenderOptions, renderMessage, renderRecordEvent } from '../render-text.js';
@@ -146,7 +147,7 @@ async function showSurface(
     });
     return 0;
   }
-  context.print(`surface of ${sessionId} after event #${atSeq}: ${nodes.length} nodes, what the model is shown`);
+  context.print(`surface of ${sessionId} after event #${atSeq}: ${plural(nodes.length, 'node')}, what the model is shown`);
   if (parent !== undefined) context.print(parentLine(parent));
   if (continues !== undefined)
     context.print(`likely continues ${continues.sessionId} (a link, not a merge: \`shadowlog show ${sessionId} --record\` says why)`);

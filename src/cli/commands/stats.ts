@@ -17,6 +17,8 @@ import { resolveSessionId } from '../../store/index.js';
 import { describeWindow, readSessionWindow } from '../../tune/index.js';
 import { type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { plural } from '../plural.js';
+import { formatCount as n } from '../record-filter.js';
 import { type ClientRewrite, clientRewriteOf, estimatorOfPolicy, printCost, printSurface, surfaceNow } from '../stats-money.js';
 import { statsCallsCommand } from './stats-calls.js';
 
@@ -140,7 +142,7 @@ export async function statsCommand(context: CommandContext, given: string, optio
   };
   const runs = new Map<string, CompactionRun>();
   const open = new Set<string>();
-  const summarized = { shadowed: 0, summaries: 0 };
+  const summarized = { shadowed: 0, summaries: 0, withoutUsage: 0, withoutDuration: 0 };
   /** The whole input of the calls that reported cache counts. */
   const cached = { input: 0 };
   for await (const page of store.read(sessionId)) {
@@ -227,6 +229,9 @@ export async function statsCommand(context: CommandContext, given: string, optio
           stats.summarizerInputTokens += usage?.inputTokens ?? 0;
           stats.summarizerOutputTokens += usage?.outputTokens ?? 0;
           stats.summarizerMilliseconds += numberOf(data.durationMs);
+          // An imported summary may not say what its summarizer cost: counted, so it is not printed as 0.
+          if (usage === null || usage === undefined) summarized.withoutUsage++;
+          if (typeof data.durationMs !== 'number') summarized.withoutDuration++;
           break;
         }
         case COMPACTION_MASK:
@@ -255,45 +260,45 @@ export async function statsCommand(context: CommandContext, given: string, optio
   }
   const saved = stats.tokensBefore - stats.tokensAfter;
   context.print(
-    `${sessionId}: ${stats.events} events, ${stats.turns} turns, ${stats.modelCalls} model calls (${stats.modelErrors} failed)`,
+    `${sessionId}: ${plural(stats.events, 'event', grouped)}, ${plural(stats.turns, 'turn', grouped)}, ${plural(stats.modelCalls, 'model call', grouped)} (${n(stats.modelErrors)} failed)`,
   );
   const window = (await readSessionWindow(store, sessionId)).primary;
   if (window !== undefined) context.print(`window ${describeWindow(window)}`);
   if (stats.importedModelCalls + stats.proxiedModelCalls + stats.foreignEvents > 0) {
     context.print(
-      `model calls not sent by shadowlog: ${stats.importedModelCalls} imported, ${stats.proxiedModelCalls} proxied; ${stats.foreignEvents} lines of the source kept as foreign events`,
+      `model calls not sent by shadowlog: ${n(stats.importedModelCalls)} imported, ${n(stats.proxiedModelCalls)} proxied; ${plural(stats.foreignEvents, 'line', grouped)} of the source kept as foreign events`,
     );
   }
   if (stats.cacheHitShare !== null) {
     context.print(
-      `prompt cache: ${(stats.cacheHitShare * 100).toFixed(1)} % of the input read from the cache (${stats.cacheReadTokens} of ${cached.input} tokens, in the calls that reported it), ${stats.cacheWriteTokens} written`,
+      `prompt cache: ${(stats.cacheHitShare * 100).toFixed(1)} % of the input read from the cache (${n(stats.cacheReadTokens)} of ${plural(cached.input, 'token', grouped)}, in the calls that reported it), ${n(stats.cacheWriteTokens)} written`,
     );
   }
   context.print(
-    `tokens reported: input ${stats.reportedInputTokens} (${stats.cacheReadTokens} cache reads, ${stats.cacheWriteTokens} cache writes), output ${stats.reportedOutputTokens}`,
+    `tokens reported: input ${n(stats.reportedInputTokens)} (${n(stats.cacheReadTokens)} cache reads, ${n(stats.cacheWriteTokens)} cache writes), output ${n(stats.reportedOutputTokens)}`,
   );
-  if (stats.reasoningTokens > 0) context.print(`reasoning: ${stats.reasoningTokens} output tokens`);
+  if (stats.reasoningTokens > 0) context.print(`reasoning: ${plural(stats.reasoningTokens, 'output token', grouped)}`);
   printCost(context, cost);
   const imported = stats.importedCompactions > 0 ? `, ${stats.importedCompactions} of them the source harness's, mapped on import` : '';
   context.print(
-    `compactions: ${stats.compactions} (${stats.failedCompactions} failed, ${stats.openCompactions} open${imported}), prunes: ${stats.prunes}${stats.maskedResults > 0 ? `, masked tool results: ${stats.maskedResults}` : ''}`,
+    `compactions: ${n(stats.compactions)} (${n(stats.failedCompactions)} failed, ${n(stats.openCompactions)} open${imported}), prunes: ${n(stats.prunes)}${stats.maskedResults > 0 ? `, masked tool results: ${n(stats.maskedResults)}` : ''}`,
   );
   if (stats.clientCompactions > 0) {
     context.print(
-      `client compactions: ${stats.clientCompactions} (the proxied client rewrote its own history, not shadowlog), at ${stats.clientRewrites.map((rewrite) => `#${rewrite.seq} (${rewrite.shadowedNodes} nodes → ${rewrite.replacementCount})`).join(', ')}`,
+      `client compactions: ${n(stats.clientCompactions)} (the proxied client rewrote its own history, not shadowlog), at ${stats.clientRewrites.map((rewrite) => `#${rewrite.seq} (${plural(rewrite.shadowedNodes, 'node', grouped)} → ${n(rewrite.replacementCount)})`).join(', ')}`,
     );
   }
-  context.print(`shadowed ${stats.tokensBefore} tokens, replaced by ${stats.tokensAfter} (${saved} fewer on the surface)`);
+  context.print(
+    `shadowed ${plural(stats.tokensBefore, 'token', grouped)}, replaced by ${n(stats.tokensAfter)} (${n(saved)} fewer on the surface)`,
+  );
   if (stats.summaryRatio !== null)
     context.print(
-      `summaries: ${summarized.summaries} tokens for the ${summarized.shadowed} they shadowed (${stats.summaryRatio.toFixed(3)}× the size)`,
+      `summaries: ${plural(summarized.summaries, 'token', grouped)} for the ${n(summarized.shadowed)} they shadowed (${stats.summaryRatio.toFixed(3)}× the size)`,
     );
-  context.print(
-    `summarizing cost ${stats.summarizerInputTokens} input and ${stats.summarizerOutputTokens} output tokens, ${stats.summarizerMilliseconds} ms`,
-  );
+  if (stats.compactions > 0) context.print(summarizingCost(stats, summarized));
   for (const policy of stats.policies) {
     context.print(
-      `policy #${policy.seq} (${policy.provider}/${policy.model}): window ${policy.contextWindow}, reserve ${policy.reserve}, fixed part ${policy.fixedTokens} → threshold ${policy.threshold}, retained tail ${policy.retain}`,
+      `policy #${policy.seq} (${policy.provider}/${policy.model}): window ${n(policy.contextWindow)}, reserve ${n(policy.reserve)}, fixed part ${n(policy.fixedTokens)} → threshold ${n(policy.threshold)}, retained tail ${n(policy.retain)}`,
     );
   }
   for (const run of stats.compactionRuns) {
@@ -302,6 +307,23 @@ export async function statsCommand(context: CommandContext, given: string, optio
   }
   printSurface(context, surface);
   return 0;
+}
+
+const grouped = { separators: true } as const;
+
+/** What the summaries cost, saying so when the record does not tell (a summary another harness wrote). */
+function summarizingCost(stats: SessionStats, summarized: { withoutUsage: number; withoutDuration: number }): string {
+  if (summarized.withoutUsage === stats.compactions)
+    return 'summarizing cost: not recorded (the source harness summarized, and did not record what that cost)';
+  const time =
+    summarized.withoutDuration === stats.compactions
+      ? 'time not recorded'
+      : `${n(stats.summarizerMilliseconds)} ms${summarized.withoutDuration > 0 ? ` (${n(summarized.withoutDuration)} without a recorded time)` : ''}`;
+  const unrecorded =
+    summarized.withoutUsage > 0
+      ? `; ${plural(summarized.withoutUsage, 'summary', { plural: 'summaries' })} without a recorded cost left out`
+      : '';
+  return `summarizing cost ${n(stats.summarizerInputTokens)} input and ${plural(stats.summarizerOutputTokens, 'output token', grouped)}, ${time}${unrecorded}`;
 }
 
 function numberOf(value: unknown): number {

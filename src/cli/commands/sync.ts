@@ -16,6 +16,7 @@ import {
 } from '../../importers/index.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { plural } from '../plural.js';
 import { createCliRegistry } from '../registry.js';
 
 export interface SyncCommandOptions {
@@ -137,8 +138,6 @@ function printDetails(context: CommandContext, harness: HarnessSyncReport): void
     );
   }
 }
-
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** A path under the home directory, as ~/… */
 function tilde(path: string): string {

@@ -28,6 +28,7 @@ import {
 } from '../../tune/index.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { plural } from '../plural.js';
 import { createProgressBar } from '../progress-bar.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
@@ -163,7 +164,9 @@ function printReport(context: CommandContext, report: TuneReport, options: TuneC
     for (const part of wrapLine(line, TEXT_TABLE_COLUMNS)) context.print(part);
   };
   const calls = report.sessions.reduce((sum, session) => sum + session.calls, 0);
-  say(`${report.sessions.length} sessions, ${count(calls)} model calls; prices of ${report.prices.date}; ${report.estimator} estimates`);
+  say(
+    `${plural(report.sessions.length, 'session')}, ${plural(calls, 'model call', { separators: true })}; prices of ${report.prices.date}; ${report.estimator} estimates`,
+  );
   for (const line of windowLines(report.sessions, options.window)) say(line);
   for (const line of textTable(report.policies, { wide: options.wide === true })) context.print(line);
   for (const line of refusalLines(report.policies)) say(line);

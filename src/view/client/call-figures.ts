@@ -10,6 +10,11 @@ export function count(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
+/** A count and its noun agreeing in number, the figure written as given: "1 compaction", "2 compactions". */
+export function counted(value: number, noun: string, plural = `${noun}s`, figure = String(value)): string {
+  return `${figure} ${value === 1 ? noun : plural}`;
+}
+
 /** The tokens a timeline row shows: the reported input, else the meter's estimate (~), else a dash. */
 export function rowTokens(call: CallView): { text: string; title: string } {
   const estimate = call.metered?.estimatedTokens ?? call.estimatedTokens;

@@ -4,7 +4,7 @@
 // follows the session over server-sent events.
 
 import type { ViewDelta, ViewDocument } from '../view-data.js';
-import { count, rowTokens } from './call-figures.js';
+import { count, counted, rowTokens } from './call-figures.js';
 import { REWRITE_KIND_NAMES } from './client-rewrites.js';
 import { renderCall, renderCompaction, renderEvent, renderPrune, renderRewrite } from './panels.js';
 import { drawPressureChart } from './pressure-chart.js';
@@ -215,13 +215,15 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
   for (const rewrite of rewrites) kinds.set(REWRITE_KIND_NAMES[rewrite.kind], (kinds.get(REWRITE_KIND_NAMES[rewrite.kind]) ?? 0) + 1);
   const byClient = rewrites.filter((rewrite) => rewrite.kind === 'client-compaction').length;
   const rewriteText =
-    rewrites.length === 0 ? '' : ` · ${rewrites.length} client rewrites (${[...kinds].map(([name, n]) => `${n} ${name}`).join(', ')})`;
+    rewrites.length === 0
+      ? ''
+      : ` · ${counted(rewrites.length, 'client rewrite')} (${[...kinds].map(([name, n]) => `${n} ${name}`).join(', ')})`;
   const switchText =
     model.switches.length === 0 ? '' : ` · ${model.switches.length} model switch${model.switches.length === 1 ? '' : 'es'}`;
   const facts = el(
     'p',
     'facts-line',
-    `${model.events.length} events · ${model.calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${compactions.length} compactions (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${open} open locks)${byClient === 0 ? '' : ` + ${byClient} by the client`} · ${model.prunes.size} prunes${rewriteText}${switchText} · head ${shortDigest(model.events.at(-1)?.hash)}`,
+    `${counted(model.events.length, 'event')} · ${counted(model.calls.length, 'model call')} (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${counted(compactions.length, 'compaction')} (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${counted(open, 'open lock')})${byClient === 0 ? '' : ` + ${byClient} by the client`} · ${counted(model.prunes.size, 'prune')}${rewriteText}${switchText} · head ${shortDigest(model.events.at(-1)?.hash)}`,
   );
   const chain = model.chain.intact
     ? el('span', 'badge verified', '✓ hash chain intact')

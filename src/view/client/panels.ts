@@ -4,7 +4,7 @@
 // tokens, summarizer and its own request, failure, lock), a prune, a new lifecycle.
 
 import type { CallView, CompactionView } from '../view-data.js';
-import { costText, count, estimateText, reportedText } from './call-figures.js';
+import { costText, count, counted, estimateText, reportedText } from './call-figures.js';
 import { type ClientRewrite, clientRewriteOf, REWRITE_KIND_NAMES } from './client-rewrites.js';
 import { eventList, recordList, surfaceList } from './node-lists.js';
 import type { SessionModel } from './session-model.js';
@@ -150,10 +150,14 @@ export function renderCall(panel: HTMLElement, model: SessionModel, index: numbe
     field(
       facts,
       'surface',
-      `${count(call.surfaceLength)} nodes${call.contextWindow === null ? '' : `; the call records a window of ${count(call.contextWindow)} tokens`}`,
+      `${counted(call.surfaceLength, 'node', 'nodes', count(call.surfaceLength))}${call.contextWindow === null ? '' : `; the call records a window of ${count(call.contextWindow)} tokens`}`,
     );
   } else {
-    field(facts, 'surface', `none: not on the session's surface (the session's ${call.surfaceLength} nodes here are not what it sent)`);
+    field(
+      facts,
+      'surface',
+      `none: not on the session's surface (the session's ${counted(call.surfaceLength, 'node')} here are not what it sent)`,
+    );
   }
   field(facts, 'estimated', estimateText(call, model.meter?.estimator));
   field(facts, 'reported', reportedText(call));
@@ -228,7 +232,7 @@ export function renderCompaction(panel: HTMLElement, model: SessionModel, compac
     field(
       facts,
       'tokens',
-      `surface ${summary.tokensBefore ?? '?'} → ${summary.tokensAfter ?? '?'}; ${summary.shadowedSeqs.length} nodes of ${summary.shadowedTokenCount} tokens replaced by a summary of ${summary.summaryTokens ?? '?'}`,
+      `surface ${summary.tokensBefore ?? '?'} → ${summary.tokensAfter ?? '?'}; ${counted(summary.shadowedSeqs.length, 'node')} of ${counted(summary.shadowedTokenCount, 'token')} replaced by a summary of ${summary.summaryTokens ?? '?'}`,
     );
     const usage = summary.usage === null ? 'no usage' : `${summary.usage.inputTokens} in, ${summary.usage.outputTokens} out`;
     field(

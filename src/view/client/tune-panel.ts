@@ -66,14 +66,14 @@ export function renderTune(panel: HTMLElement, report: unknown): void {
     if (typeof description === 'string') row.title = description;
     table.append(row);
   }
-  parts.push(el('h3', '', `${policies.length} policies`), table);
+  parts.push(el('h3', '', `${policies.length} ${policies.length === 1 ? 'policy' : 'policies'}`), table);
   const sessions = Array.isArray(data.sessions) ? data.sessions : [];
   const list = el('ul', 'tune-sessions');
   for (const session of sessions) {
     const record = asRecord(session);
-    list.append(el('li', '', `${String(record.sessionId ?? '?')}: ${integer(record.calls)} calls`));
+    list.append(el('li', '', `${String(record.sessionId ?? '?')}: ${integer(record.calls)} ${record.calls === 1 ? 'call' : 'calls'}`));
   }
-  parts.push(el('h3', '', `${sessions.length} sessions`), list);
+  parts.push(el('h3', '', `${sessions.length} ${sessions.length === 1 ? 'session' : 'sessions'}`), list);
   const unfit = Array.isArray(data.unfitSessions) ? data.unfitSessions : [];
   if (unfit.length > 0) parts.push(el('p', 'muted', `left out, no policy fits their window: ${unfit.map(String).join(', ')}`));
   panel.replaceChildren(...parts);
