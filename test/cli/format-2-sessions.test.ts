@@ -171,7 +171,7 @@ describe('show, stats, sessions and export of format-2 sessions', () => {
     expect(shown.stdout).toMatch(/\[anthropic ran web_search\(\{"query":"vitest toBe"\}\) srvtoolu_01\]/);
     expect(shown.stdout).toMatch(/#\d+ tool \(call-1\) error\n/);
     expect(shown.stdout).toMatch(
-      /model request, turn 1 step 1: anthropic\/claude-opus-4-6, 1 surface nodes, imported \(not sent by shadowlog\)/,
+      /model request, turn 1 step 1: anthropic\/claude-opus-4-6, 1 surface node, imported \(not sent by shadowlog\)/,
     );
     expect(shown.stdout).toMatch(/model request, turn 1 step 2: anthropic\/claude-opus-4-6, 3 surface nodes, received by the proxy/);
   });

@@ -1,11 +1,7 @@
 // Import that keeps a store in step with the harnesses' directories (issue 26, item 1), as a
 // user meets it: a notes file kept in a Claude Code project directory, a session resumed after it
 // was imported, a file whose imported part was changed, a damaged file among good ones.
-//
-// AWAITS the re-import work (branch wt-sync): on main today the stray file stops the whole
-// directory with UNKNOWN_IMPORT_FORMAT, and a grown session is SESSION_CONFLICT. Un-skip the
-// describe below once that work is merged; the commands and messages follow the issue's text and
-// may need their exact wording adjusted to what was built.
+// Each journey that changes the files lays out a HOME of its own.
 
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,7 +18,7 @@ function cutShort(path: string, lines: number): string {
   return all.slice(lines).join('');
 }
 
-describe.skip('import keeps a store in step (awaits wt-sync: re-import and directory import)', () => {
+describe('import keeps a store in step', () => {
   let home: HarnessHome;
   let main: LaidOutSession;
   let project: string;
@@ -40,9 +36,12 @@ describe.skip('import keeps a store in step (awaits wt-sync: re-import and direc
     expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: '' });
     expect(unreadableLines(imported.stdout)).toEqual([]);
     expect(imported.stdout).toContain(`imported ${main.storeId}`);
-    const skipped = imported.stdout.split('\n').find((line) => line.includes('notes.jsonl'));
-    expect(skipped).toMatch(/skipped|not a session/);
-    expect(skipped).toContain('line 1');
+    expect(imported.stdout).toContain(`imported ${main.storeId} into sqlite:`);
+    expect(imported.stdout).toContain('1544 events, 139 model calls, 1 compaction mapped');
+    expect(imported.stdout).toContain(`imported ${main.storeId}.agent-acompact-e1f845 (a sub-session of ${main.storeId})`);
+    expect(imported.stdout.split('\n').filter((line) => line.includes('notes.jsonl'))).toEqual([
+      `skipped ${notes}: not a session of any format shadowlog imports (line 1 is a record with keys note)`,
+    ]);
     expect((await listedSessions(home)).map((session) => session.id)).toContain(main.storeId);
   });
 
@@ -50,7 +49,11 @@ describe.skip('import keeps a store in step (awaits wt-sync: re-import and direc
     const before = await listedSessions(home);
     const again = await shadowlog(home, ['import', project]);
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(again.stdout).toContain('nothing written');
+    expect(again.stdout).toContain(
+      `  unchanged: ${main.storeId} is already in sqlite:${join(home.cwd, '.shadowlog', 'shadowlog.db')} with the same events (1544 events, 139 model calls, 1 compaction mapped,`,
+    );
+    expect(again.stdout.match(/; nothing written$/gm)).toHaveLength(2);
+    expect(again.stdout).not.toMatch(/^ {2}(imported|grew)/m);
     expect(await listedSessions(home)).toEqual(before);
   });
 
@@ -61,10 +64,17 @@ describe.skip('import keeps a store in step (awaits wt-sync: re-import and direc
       const rest = cutShort(file, 700);
       const first = await shadowlog(grown, ['import', file]);
       expect(first.code).toBe(0);
+      // Cut before its compaction: the first import holds part of the calls and none of it.
+      expect(first.stdout).toContain('709 events, 57 model calls, 0 compactions mapped');
       appendFileSync(file, rest);
       const second = await shadowlog(grown, ['import', file]);
       expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(second.stdout).toMatch(/appended|grew|new records/);
+      expect(second.stdout).toMatch(
+        new RegExp(
+          `^ {2}grew: appended \\d+ events to ${main.storeId} in sqlite:.*, which now has 1544 events, 139 model calls, 1 compaction mapped, `,
+          'm',
+        ),
+      );
       const oneShot = `sqlite:${join(grown.cwd, 'one-shot.db')}`;
       expect((await shadowlog(grown, ['--store', oneShot, 'import', file])).code).toBe(0);
       expect(await sessionFigures(grown, main.storeId)).toEqual(await sessionFigures(grown, main.storeId, oneShot));

@@ -4,10 +4,7 @@
 // output per million tokens; Claude Opus 4 was $15/$75, three times as much), worked out here
 // from the source file itself, not from shadowlog; a model the price table does not know counted
 // as unpriced, never as $0; the tokens on the surface by tool.
-//
-// AWAITS the cost in `stats` (branch wt-find). Un-skip the describe below once merged; the JSON
-// names follow wt-find's SessionCost ({cost: {total: {total}, pricedCalls, unpricedCalls,
-// unpricedModels, callsWithoutUsage, byModel}}); adjust to what was merged.
+// (`stats --json`: {cost: {total: {total}, pricedCalls, unpricedCalls, unpricedModels, callsWithoutUsage, byModel}}.)
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +39,7 @@ function claudeOpus46Cost(path: string): number {
   return dollars / 1_000_000;
 }
 
-describe.skip('what a session cost and where its tokens went (awaits wt-find: stats cost and breakdown)', () => {
+describe('what a session cost and where its tokens went', () => {
   let home: HarnessHome;
   let claude: LaidOutSession;
   let text: JourneyResult;
@@ -68,8 +65,12 @@ describe.skip('what a session cost and where its tokens went (awaits wt-find: st
     expect(expected).toBeGreaterThan(9);
     expect(json.cost.total.total).toBeCloseTo(expected, 1);
     expect(json.cost).toMatchObject({ pricedCalls: 139, unpricedCalls: 0 });
-    expect(text.stdout).toContain(`$${expected.toFixed(2)}`);
-    expect(text.stdout).toMatch(/prices of \d{4}-\d{2}-\d{2}/);
+    expect(text.stdout).toMatch(
+      new RegExp(`^cost: \\$${expected.toFixed(2).replace('.', '\\.')} for 139 priced calls at the prices of \\d{4}-\\d{2}-\\d{2}: `, 'm'),
+    );
+    expect(text.stdout).toContain(
+      `  claude-opus-4-6: 139 calls, input 12,098,281 tokens (11,618,567 cache reads, 479,537 cache writes), output 28,755: $${expected.toFixed(2)}`,
+    );
   });
 
   it('counts the calls of a model the table does not know as unpriced, never as $0', async () => {
@@ -86,12 +87,14 @@ describe.skip('what a session cost and where its tokens went (awaits wt-find: st
     expect(piJson.cost.callsWithoutUsage).toBe(22);
   });
 
-  it('names the tools whose results fill the window, Bash and Read first in this session', () => {
+  it('names the tools whose results fill the window, Read and Bash first in this session', () => {
     const lines = text.stdout.split('\n');
-    const bash = lines.find((line) => /\bBash\b/.test(line) && /\d[\d,]* tokens/.test(line));
-    const read = lines.find((line) => /\bRead\b/.test(line) && /\d[\d,]* tokens/.test(line));
-    expect(bash).toBeDefined();
-    expect(read).toBeDefined();
+    const heading = lines.indexOf('  by tool (results, then calls):');
+    expect(heading).toBeGreaterThan(0);
+    expect(lines[heading + 1]).toMatch(/^ {4}Read: [\d,]+ tokens in 15 results \(\d+\.\d %\), [\d,]+ in 15 calls$/);
+    expect(lines[heading + 2]).toMatch(/^ {4}Bash: [\d,]+ tokens in 40 results \(\d+\.\d %\), [\d,]+ in 40 calls$/);
+    // One result is "1 result", not "1 results".
+    expect(text.stdout).toMatch(/^ {4}AskUserQuestion: \d+ tokens in 1 result \(\d+\.\d %\), \d+ in 1 call$/m);
   });
 
   it('stats --calls prices each call', async () => {

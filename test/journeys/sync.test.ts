@@ -2,10 +2,7 @@
 // path, imports the default location of every harness found under HOME (~/.claude/projects,
 // ~/.codex/sessions, ~/.pi/agent/sessions); a second run adds nothing; a session that grows
 // between runs gets its new calls appended; `sync --watch` follows a session as it grows.
-//
-// AWAITS `sync` and `sync --watch` (branch wt-sync). Un-skip the describe below once merged; the
-// output's exact wording may need adjusting to what was built (the store's contents are what these
-// journeys assert, read with `sessions --json` and `stats --json`).
+// (The store's contents are read with `sessions --json` and `stats --json`.)
 
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,7 +39,7 @@ async function eventually(check: () => Promise<boolean>, attempts = 30, pauseMs 
   return false;
 }
 
-describe.skip('shadowlog sync (awaits wt-sync: sync and sync --watch)', () => {
+describe('shadowlog sync', () => {
   let home: HarnessHome;
   let first: JourneyResult;
   beforeAll(async () => {
@@ -54,7 +51,13 @@ describe.skip('shadowlog sync (awaits wt-sync: sync and sync --watch)', () => {
   it('imports every session of every harness it finds under HOME, and names each location', async () => {
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
     expect(unreadableLines(first.stdout)).toEqual([]);
-    for (const root of Object.values(home.roots)) expect(first.stdout).toContain(root.replace(home.home, '~'));
+    const lines = first.stdout.trimEnd().split('\n');
+    expect(lines.filter((line) => !line.startsWith('  '))).toEqual([
+      'claude-code: ~/.claude/projects: 3 files; sessions: 5 imported, 0 grew, 0 unchanged; 0 files skipped, 0 failed',
+      'codex: ~/.codex/sessions: 2 files; sessions: 2 imported, 0 grew, 0 unchanged; 0 files skipped, 0 failed',
+      'pi: ~/.pi/agent/sessions: 1 file; sessions: 1 imported, 0 grew, 0 unchanged; 0 files skipped, 0 failed',
+      expect.stringMatching(/^\d+ events written into sqlite:/),
+    ]);
     expect((await listedSessions(home)).map((session) => session.id).sort()).toEqual([...ALL_SESSIONS].sort());
   });
 
@@ -63,6 +66,8 @@ describe.skip('shadowlog sync (awaits wt-sync: sync and sync --watch)', () => {
     const again = await shadowlog(home, ['sync']);
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
     expect(unreadableLines(again.stdout)).toEqual([]);
+    expect(again.stdout).toContain('claude-code: ~/.claude/projects: 3 files; sessions: 0 imported, 0 grew, 5 unchanged;');
+    expect(again.stdout).toMatch(/^0 events written into sqlite:/m);
     expect(await listedSessions(home)).toEqual(before);
   });
 

@@ -51,8 +51,6 @@ export interface TuneCommandOptions {
   readonly wide?: boolean;
 }
 
-const count = (value: number) => Math.round(value).toLocaleString('en-US');
-
 const list = (text: string | undefined) =>
   text === undefined
     ? undefined
