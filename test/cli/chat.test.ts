@@ -205,7 +205,7 @@ describe('shadowlog chat', () => {
     });
     const text = await workspace.run(['stats', 'cached']);
     expect(text.stdout).toContain(
-      'prompt cache: 43.9 % of the input read from the cache (900 of 2050 tokens, in the calls that reported it), 1000 written',
+      'prompt cache: 43.9 % of the input read from the cache (900 of 2,050 tokens, in the calls that reported it), 1,000 written',
     );
     expect(text.stdout).toContain('reasoning: 8 output tokens');
   });

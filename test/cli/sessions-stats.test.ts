@@ -127,7 +127,7 @@ describe('sessions and stats on a store of imported, proxied and shadowlog sessi
     for (const name of [CLAUDE_UUID, '4d5611e5', 'claude-code-4d', CLAUDE]) {
       const shown = await run(['show', name]);
       expect(shown.code, `${name}: ${shown.stderr}`).toBe(0);
-      expect(shown.stdout.split('\n')[0]).toBe(`surface of ${CLAUDE} after event #1544: 161 nodes, what the model is shown`);
+      expect(shown.stdout.split('\n')[0]).toBe(`surface of ${CLAUDE} after event #1543: 161 nodes, what the model is shown`);
     }
     const stats = await json<{ modelCalls: number }>(['stats', '019a93b9']);
     expect(stats.modelCalls).toBe(39);
@@ -226,8 +226,8 @@ describe('sessions and stats on a store of imported, proxied and shadowlog sessi
 
     const human = await run(['stats', CLAUDE_UUID]);
     expect(human.stdout).toContain(`cost: $${expected.usd.toFixed(2)} for ${expected.calls} priced calls at the prices of `);
-    expect(human.stdout).toMatch(/\n {2}by kind: tool results \d+ \(\d+\.\d %\), /);
-    expect(human.stdout).toMatch(/\n {4}Read: \d+ tokens in 15 results/);
+    expect(human.stdout).toMatch(/\n {2}by kind: tool results [\d,]+ \(\d+\.\d %\), /);
+    expect(human.stdout).toMatch(/\n {4}Read: [\d,]+ tokens in 15 results/);
     expect(human.stdout).toContain("1 of them the source harness's, mapped on import");
     // No unknown figure, no negative count.
     expect(human.stdout).not.toMatch(/\?|(?:^|[\s(])-\d/m);
