@@ -56,6 +56,7 @@ export interface CallView {
   readonly rendererVersion: string | null;
   readonly recordedDigest: string | null;
   readonly estimatedTokens: number | null;
+  /** The window the call ran in, by the library's rule (compaction/session-window), else what its request records. */
   readonly contextWindow: number | null;
   /**
    * The seqs of the surface it was sent, in order: the plain list, or (shorter) the change from

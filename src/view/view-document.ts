@@ -41,7 +41,14 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
     ...(options.registry === undefined ? {} : { registry: options.registry }),
   });
   for await (const page of store.read(sessionId)) for (const event of page) builder.apply(event);
-  const session = builder.take();
+  const taken = builder.take();
+  // Each call is drawn against the window its model ran in, by the library's rule (what the record
+  // states, the harness's own compactions, the client's default), not an importer's table entry.
+  const run = await readSessionWindow(store, sessionId);
+  const session = {
+    ...taken,
+    calls: taken.calls.map((call) => ({ ...call, contextWindow: run.models.get(call.model)?.window ?? call.contextWindow })),
+  };
   return {
     kind: 'shadowlog-view',
     version: 1,
@@ -50,7 +57,7 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
     session,
     meter: { estimator: settings.estimator, calibrated: true },
     prices: options.prices ?? null,
-    window: sessionWindowOf(session.calls, session.policies, await readSessionWindow(store, sessionId)),
+    window: sessionWindowOf(session.calls, session.policies, run),
     tune: options.tune ?? null,
   };
 }

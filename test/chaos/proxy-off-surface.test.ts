@@ -224,9 +224,11 @@ describe("a proxied call off the session's surface", () => {
       }),
     ]);
     const text = (await run(['stats', 'off', '--calls'])).stdout.split('\n');
-    expect(text[0]).toBe("off: 4 model calls, measured with script-aware, calibrated; 2 not on the session's surface, not priced");
+    expect(text[0]).toBe(
+      "off: 4 model calls, measured with script-aware, calibrated; 2 not on the session's surface, not estimated (their cost is what their providers reported)",
+    );
     expect(text[3]).toBe(
-      `   1     2  gpt-4o                                –        ${Buffer.byteLength(LONE_TOOL)}         –  (not on the session's surface, not priced; replay lists what its body held)`,
+      `   1     2  gpt-4o                                –        ${Buffer.byteLength(LONE_TOOL)}         –    $0.0003  (not on the session's surface, not estimated; replay lists what its body held)`,
     );
     const totals = JSON.parse((await run(['stats', 'off', '--json'])).stdout);
     expect(totals.reportedInputTokens).toBe(

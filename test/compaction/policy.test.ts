@@ -271,7 +271,7 @@ describe('parseCompactionConfig', () => {
   });
 
   const TOP =
-    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, strategy, mask, calibrationFactor';
+    'thresholdRatio, headroomTokens, retainRatio, retainTokens, modelPolicies, summarizer, maxSummaryTokens, compactionRetries, maxOverflowRetries, auto, estimator, strategy, mask, calibrationFactor, chosenFor';
   const MODEL_POLICY = 'provider, model, thresholdRatio, headroomTokens, retainRatio, retainTokens, estimator, strategy, calibrationFactor';
 
   it.each([

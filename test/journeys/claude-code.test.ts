@@ -253,12 +253,9 @@ describe('the audit page, written offline', () => {
     expect(data.window).toMatchObject({ tokens: 200_000, rule: expect.stringContaining('compacted at 170,251 tokens') });
   });
 
-  // Defect, open (the page, src/view): the page's heading names the 200,000-token window, but each
-  // call still carries the model table's window for claude-opus-4-6 (1,000,000), and the pressure
-  // chart draws its "window" line from the calls (pressure-chart.ts: call.contextWindow), so the
-  // session is drawn at under 17 % of a window it never had; the call panel reads "the call
-  // records a window of 1,000,000 tokens". Remove `.fails` when the calls, or the chart, use 200,000.
-  it.fails('draws each call against the 200,000-token window the session ran in (its own compaction at 170,251 shows it)', () => {
+  // The importer records the model table's 1,000,000 for claude-opus-4-6; the page draws each call
+  // in the window the library resolves (the session's own compaction), as its heading names it.
+  it('draws each call against the 200,000-token window the session ran in (its own compaction at 170,251 shows it)', () => {
     expect(new Set(data.session.calls.map((call) => call.contextWindow))).toEqual(new Set([200_000]));
   });
 });

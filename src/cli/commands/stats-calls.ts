@@ -61,7 +61,7 @@ export async function statsCallsCommand(context: CommandContext, given: string, 
   const offSurface = report.offSurfaceCalls.length;
   const total = report.calls.length + offSurface;
   context.print(
-    `${sessionId}: ${total} model calls, measured with ${report.estimator}, calibrated${offSurface === 0 ? '' : `; ${offSurface} not on the session's surface, not priced`}`,
+    `${sessionId}: ${total} model calls, measured with ${report.estimator}, calibrated${offSurface === 0 ? '' : `; ${offSurface} not on the session's surface, not estimated (their cost is what their providers reported)`}`,
   );
   context.print(`TURN  STEP  MODEL                         ESTIMATED   REPORTED    ERROR       COST (prices of ${prices.date})`);
   const rows: Array<MeteredCallRow | OffSurfaceCallRow> = [...report.calls, ...report.offSurfaceCalls].sort((a, b) => a.seq - b.seq);
@@ -69,7 +69,7 @@ export async function statsCallsCommand(context: CommandContext, given: string, 
     const priced = 'estimatedTokens' in call;
     const notes = priced
       ? [call.anchored ? '' : 'no anchor yet', call.afterCompaction ? 'first after a compaction' : ''].filter(Boolean).join(', ')
-      : "not on the session's surface, not priced; replay lists what its body held";
+      : "not on the session's surface, not estimated; replay lists what its body held";
     context.print(
       [
         String(call.turn).padStart(4),

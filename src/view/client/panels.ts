@@ -150,7 +150,7 @@ export function renderCall(panel: HTMLElement, model: SessionModel, index: numbe
     field(
       facts,
       'surface',
-      `${counted(call.surfaceLength, 'node', 'nodes', count(call.surfaceLength))}${call.contextWindow === null ? '' : `; the call records a window of ${count(call.contextWindow)} tokens`}`,
+      `${counted(call.surfaceLength, 'node', 'nodes', count(call.surfaceLength))}${call.contextWindow === null ? '' : `; it ran in a window of ${count(call.contextWindow)} tokens`}`,
     );
   } else {
     field(

@@ -125,7 +125,7 @@ export function eventText(event: ClientEvent): string {
       // As log/off-surface.ts reads it: a proxied call the proxy could not read or place on the surface.
       const proxy = data.provenance === 'proxied' && typeof data.proxy === 'object' && data.proxy !== null ? data.proxy : {};
       const off = typeof proxy.unparsed === 'string' || typeof proxy.unmatched === 'string' ? "; NOT ON THE SESSION'S SURFACE" : '';
-      return `model call, turn ${asText(data.turn)} step ${asText(data.step)}: ${asText(data.provider)}/${asText(data.model)}, ~${asText(data.estimatedTokens ?? '?')} tokens, digest ${asText(data.requestDigest ?? 'none')}${off}`;
+      return `model call, turn ${asText(data.turn)} step ${asText(data.step)}: ${asText(data.provider)}/${asText(data.model)}${typeof data.estimatedTokens === 'number' ? `, ~${data.estimatedTokens.toLocaleString('en-US')} tokens as recorded` : ''}, digest ${asText(data.requestDigest ?? 'none')}${off}`;
     }
     case 'model/unrecorded-answer':
       return `answer kept as it arrived, not on the surface (${asText(data.code)}): ${asText(data.message)}\n${asText(data.raw?.text)}`;

@@ -37,9 +37,18 @@ export class VirtualList {
     this.element.addEventListener('scroll', () => this.schedule());
     this.element.addEventListener('keydown', (event) => this.key(event));
     // A list entered with nothing selected (Enter from the timeline, Tab) selects the first row in
-    // view, so that the next key acts on a row: → expands it at once.
+    // view, so that the next key acts on a row: → expands it at once. Not when a pointer enters it:
+    // the click selects the row it lands on (rendering the rows again between the press and the
+    // release would take the click away from that row).
+    let pointerDown = false;
+    this.element.addEventListener('pointerdown', () => {
+      pointerDown = true;
+    });
+    this.element.addEventListener('pointerup', () => {
+      pointerDown = false;
+    });
     this.element.addEventListener('focus', () => {
-      if (this.selectedIndex < 0 && this.count > 0) {
+      if (!pointerDown && this.selectedIndex < 0 && this.count > 0) {
         this.select(Math.floor(this.element.scrollTop / this.options.rowHeight), { scroll: false });
       }
     });
