@@ -89,7 +89,9 @@ describe('the demo’s nested summary', () => {
     expect(json).toHaveProperty('tokensBefore');
     const text = (await workspace.run(['stats', 'golden'])).stdout;
     expect(text).toMatch(
-      new RegExp(`summaries: [\\d,]+ tokens? for the [\\d,]+ they shadowed \\(${json.summaryRatio.toFixed(3).replace('.', '\\.')}× the size\\)`),
+      new RegExp(
+        `summaries: [\\d,]+ tokens? for the [\\d,]+ they shadowed \\(${json.summaryRatio.toFixed(3).replace('.', '\\.')}× the size\\)`,
+      ),
     );
   });
 });

@@ -215,7 +215,9 @@ describe('the audit page, written offline', () => {
   it('says what it wrote, with every count a number', () => {
     expectReadable(page);
     expect(page.stdout).toMatch(
-      new RegExp(`^wrote page\\.html: ${main.storeId}, 1544 events, 139 model calls \\(0 digest-verified, 0 failed\\), \\d+ bytes\\n$`),
+      new RegExp(
+        `^wrote page\\.html: ${main.storeId}, 1,544 events, 139 model calls \\(0 digest-verified, 139 imported with no bytes to check, 0 failed\\), \\d+ bytes\\n$`,
+      ),
     );
   });
 
@@ -237,7 +239,7 @@ describe('the audit page, written offline', () => {
   it.runIf(HAS_CHROMIUM)('opens in a browser without an error, headed by the counts the command printed', () => {
     expect(seen.errors).toEqual([]);
     expect(seen.text).toContain(
-      '1544 events · 139 model calls (0 digest-verified, 0 failed) · 1 compaction (0 failed, 0 open locks) · 0 prunes',
+      '1,544 events · 139 model calls (0 digest-verified, 139 imported with no bytes to check, 0 failed) · 1 compaction (0 failed, 0 open locks) · 0 prunes',
     );
     expect(seen.text).toContain(
       "window 200,000 tokens: from the harness's own compactions: claude-opus-4-6 compacted at 170,251 tokens, and Claude Code compacts at W − 33,000",

@@ -62,6 +62,8 @@ export async function viewCommand(context: CommandContext, given: string, option
     const verified = calls.filter((call) => call.check.status === 'verified').length;
     const failed = calls.filter((call) => call.check.status === 'failed').length;
     const offSurface = calls.filter((call) => call.offSurface !== undefined).length;
+    // An imported call has no bytes to check: said so, so that "0 digest-verified" is not read as a failure.
+    const reconstructed = calls.filter((call) => call.check.status === 'reconstructed').length;
     if (context.json) {
       context.printJson({
         sessionId,
@@ -72,10 +74,11 @@ export async function viewCommand(context: CommandContext, given: string, option
         verified,
         failed,
         offSurface,
+        reconstructed,
       });
     } else {
       context.print(
-        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.events.length} events, ${calls.length} model calls (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed), ${Buffer.byteLength(page.html)} bytes`,
+        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.events.length.toLocaleString('en-US')} events, ${calls.length.toLocaleString('en-US')} model calls (${verified} digest-verified, ${reconstructed === 0 ? '' : `${reconstructed} imported with no bytes to check, `}${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed), ${Buffer.byteLength(page.html)} bytes`,
       );
     }
     return failed > 0 ? 1 : 0;

@@ -207,6 +207,7 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
   const offSurface = model.calls.filter((call) => call.offSurface !== undefined).length;
   const failed = model.calls.filter((call) => call.check.status === 'failed').length;
   const pending = model.calls.filter((call) => call.check.status === 'pending').length;
+  const reconstructed = model.calls.filter((call) => call.check.status === 'reconstructed').length;
   const compactions = [...model.compactions.values()];
   const open = compactions.filter((compaction) => compaction.outcome === 'open').length;
   const title = el('h1', '', `shadowlog · ${model.sessionId}`);
@@ -223,7 +224,7 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
   const facts = el(
     'p',
     'facts-line',
-    `${counted(model.events.length, 'event')} · ${counted(model.calls.length, 'model call')} (${verified} digest-verified, ${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${counted(compactions.length, 'compaction')} (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${counted(open, 'open lock')})${byClient === 0 ? '' : ` + ${byClient} by the client`} · ${counted(model.prunes.size, 'prune')}${rewriteText}${switchText} · head ${shortDigest(model.events.at(-1)?.hash)}`,
+    `${counted(model.events.length, 'event', 'events', count(model.events.length))} · ${counted(model.calls.length, 'model call')} (${verified} digest-verified, ${reconstructed === 0 ? '' : `${reconstructed} imported with no bytes to check, `}${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${counted(compactions.length, 'compaction')} (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${counted(open, 'open lock')})${byClient === 0 ? '' : ` + ${byClient} by the client`} · ${counted(model.prunes.size, 'prune')}${rewriteText}${switchText} · head ${shortDigest(model.events.at(-1)?.hash)}`,
   );
   const chain = model.chain.intact
     ? el('span', 'badge verified', '✓ hash chain intact')
