@@ -6,9 +6,9 @@
 
 import type { Command } from 'commander';
 import { SESSION_SOURCES, type SessionSource } from '../../log/index.js';
-import { BUILT_IN_PRICES, type PriceTable, parsePriceTable } from '../../meter/index.js';
-import { type RunCommand, readJsonFile } from '../command-kit.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { pricesOption } from '../price-option.js';
 import { overviewOf, type SessionOverview } from '../session-overview.js';
 import { formatSessionLine, SESSION_HEADER } from '../session-table.js';
 import { UsageError } from '../usage-error.js';
@@ -135,10 +135,6 @@ export function sinceOption(value: string, now: number): number {
       `--since takes a date (2026-02-01), a time (2026-02-01T12:00Z) or a duration (30m, 12h, 7d, 2w), found ${JSON.stringify(value)}`,
     );
   return time;
-}
-
-function pricesOption(context: CommandContext, file: string | undefined): PriceTable {
-  return file === undefined ? BUILT_IN_PRICES : parsePriceTable(readJsonFile(file, context.io.cwd, 'a JSON price table'), file);
 }
 
 /** Registers `shadowlog sessions` on the program. */

@@ -7,18 +7,16 @@
 import { meterSessionCalls } from '../../compaction/index.js';
 import { assertSessionId } from '../../log/index.js';
 import {
-  BUILT_IN_PRICES,
   type CallCost,
   CostLedger,
   type MeteredCallRow,
   type OffSurfaceCallRow,
   type PriceTable,
-  parsePriceTable,
   type SessionCost,
 } from '../../meter/index.js';
 import { type LogStore, resolveSessionId } from '../../store/index.js';
-import { readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { pricesOption } from '../price-option.js';
 
 /** What each call cost at `prices`, by the seq of its model/request. */
 async function costsOfCalls(
@@ -35,10 +33,7 @@ async function costsOfCalls(
 export async function statsCallsCommand(context: CommandContext, given: string, options: { prices?: string } = {}): Promise<number> {
   // A name that cannot be an id is bad usage, refused before any store is opened.
   assertSessionId(given);
-  const prices =
-    options.prices === undefined
-      ? BUILT_IN_PRICES
-      : parsePriceTable(readJsonFile(options.prices, context.io.cwd, 'a JSON price table'), options.prices);
+  const prices = pricesOption(context, options.prices);
   const store = await context.store();
   const sessionId = await resolveSessionId(store, given);
   const report = await meterSessionCalls(store, sessionId);

@@ -12,12 +12,13 @@ import {
   COMPACTION_SUMMARY,
 } from '../../compaction/index.js';
 import { assertSessionId, dataOf, isForeignType } from '../../log/index.js';
-import { BUILT_IN_PRICES, CostLedger, DEFAULT_ESTIMATOR, type EstimatorName, parsePriceTable } from '../../meter/index.js';
+import { CostLedger, DEFAULT_ESTIMATOR, type EstimatorName } from '../../meter/index.js';
 import { resolveSessionId } from '../../store/index.js';
 import { describeWindow, readSessionWindow } from '../../tune/index.js';
-import { type RunCommand, readJsonFile } from '../command-kit.js';
+import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { plural } from '../plural.js';
+import { pricesOption } from '../price-option.js';
 import { formatCount as n } from '../record-filter.js';
 import { type ClientRewrite, clientRewriteOf, estimatorOfPolicy, printCost, printSurface, surfaceNow } from '../stats-money.js';
 import { statsCallsCommand } from './stats-calls.js';
@@ -101,10 +102,7 @@ export interface StatsOptions {
 export async function statsCommand(context: CommandContext, given: string, options: StatsOptions = {}): Promise<number> {
   // A name that cannot be an id is bad usage, refused before any store is opened.
   assertSessionId(given);
-  const prices =
-    options.prices === undefined
-      ? BUILT_IN_PRICES
-      : parsePriceTable(readJsonFile(options.prices, context.io.cwd, 'a JSON price table'), options.prices);
+  const prices = pricesOption(context, options.prices);
   const store = await context.store();
   const sessionId = await resolveSessionId(store, given);
   const ledger = new CostLedger(prices);

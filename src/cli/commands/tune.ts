@@ -10,12 +10,10 @@ import { SessionNotFoundError } from '../../log/index.js';
 import { isEstimatorName } from '../../meter/index.js';
 import { checkOutputTarget, MemoryLogStore, resolveSessionId, writeOutputFile } from '../../store/index.js';
 import {
-  BUILT_IN_PRICES,
   checkTuneReportTarget,
   meterLines,
   missLines,
   parseGrid,
-  parsePriceTable,
   refusalLines,
   settingLines,
   TEXT_TABLE_COLUMNS,
@@ -26,9 +24,10 @@ import {
   windowLines,
   writeTuneReport,
 } from '../../tune/index.js';
-import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
+import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { plural } from '../plural.js';
+import { pricesOption } from '../price-option.js';
 import { createProgressBar } from '../progress-bar.js';
 import { createCliRegistry } from '../registry.js';
 import { UsageError } from '../usage-error.js';
@@ -69,10 +68,7 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
       `--estimator takes chars4, script-aware, o200k_base, cl100k_base or llama3, found ${JSON.stringify(options.estimator)}`,
     );
   const grid = parseGrid(options.grid);
-  const prices =
-    options.prices === undefined
-      ? BUILT_IN_PRICES
-      : parsePriceTable(readJsonFile(options.prices, context.io.cwd, 'a JSON price table'), options.prices);
+  const prices = pricesOption(context, options.prices);
   if (options.force === true && options.out === undefined && options.policyFile === undefined)
     throw new UsageError('--force replaces the files of --out and --policy-file; give one of them with it');
   const force = { force: options.force === true };
