@@ -75,8 +75,8 @@ describe('the compactions of the corpus sessions, mapped', () => {
   it('shows the Claude Code compaction: what the source counted, who summarized, the summarizer transcript, not byte-verifiable', async () => {
     const record = await workspace.run([...store, 'show', ids.claudeMain, '--record']);
     const summaryLine = record.stdout.split('\n').find((line) => line.includes('imported from claude-code')) as string;
-    expect(summaryLine).toMatch(/the source counted 170251 tokens before it/);
-    expect(summaryLine).toMatch(/summarized by anthropic\/claude-opus-4-6 in that harness \(173514 in \/ 8 out tokens\)/);
+    expect(summaryLine).toMatch(/the source counted 170,251 tokens before it/);
+    expect(summaryLine).toMatch(/summarized by anthropic\/claude-opus-4-6 in that harness \(173,514 in \/ 8 out tokens\)/);
     expect(summaryLine).toContain(`its transcript is sub-session ${ids.claudeSummarizer}`);
     expect(summaryLine).toContain('not byte-verifiable');
     expect(record.stdout).toMatch(/══ COMPACTED: replaces #\d+–#\d+/);
