@@ -378,7 +378,7 @@ export class PolicyReplay {
   }
 
   /** Whether `artifact` is on the surface at item count `k`: in the summary, or in a verbatim item (in its pruned copy if pruned). */
-  private onSurface(artifact: string, k: number): boolean {
+  onSurface(artifact: string, k: number): boolean {
     if (this.summary?.artifacts.has(artifact)) return true;
     const list = this.context.occurrences.get(artifact);
     if (list === undefined) return false;

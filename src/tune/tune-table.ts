@@ -7,6 +7,8 @@ import type { PolicySummary } from './tune-report.js';
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
+/** A share after compactions, with what it is of; a dash where there was nothing to count. */
+const after = (share: number | null, of: number) => (share === null ? '–' : `${percent(share)} of ${count(of)}`);
 
 /** The table's cells for one policy; an infeasible one shows where it breaks instead of its totals. */
 export function policyRow(policy: PolicySummary, baselineTokens: number | undefined): string[] {
@@ -35,6 +37,9 @@ export function policyRow(policy: PolicySummary, baselineTokens: number | undefi
       count(policy.callsOverWindow),
       '–',
       '–',
+      '–',
+      '–',
+      '–',
     ];
   }
   const cuts = policy.drops > 0 ? `${count(policy.drops)} drop${policy.drops === 1 ? '' : 's'}` : count(policy.compactions);
@@ -51,6 +56,9 @@ export function policyRow(policy: PolicySummary, baselineTokens: number | undefi
     count(policy.callsOverWindow),
     retention,
     worst,
+    after(policy.afterCompaction.aheadShare, policy.afterCompaction.aheadUsed),
+    after(policy.afterCompaction.openShare, policy.afterCompaction.openRequests),
+    after(policy.afterCompaction.instructionShare, policy.afterCompaction.instructions),
   ];
 }
 
@@ -67,6 +75,9 @@ export const TABLE_HEADER = [
   'over W',
   'retention',
   'worst miss',
+  'after compaction: next calls\' artifacts held',
+  'open requests held',
+  'last instruction held',
 ];
 
 /**
@@ -80,7 +91,14 @@ export function ratioBaseline(policies: readonly PolicySummary[]): PolicySummary
 
 function rowsOf(policies: readonly PolicySummary[]): string[][] {
   const baseline = ratioBaseline(policies);
-  const header = TABLE_HEADER.map((cell, column) => (column === 2 ? `÷ ${baseline?.policy ?? 'baseline'}` : cell));
+  const lookahead = policies[0]?.afterCompaction.lookaheadCalls;
+  const header = TABLE_HEADER.map((cell, column) =>
+    column === 2
+      ? `÷ ${baseline?.policy ?? 'baseline'}`
+      : column === 12 && lookahead !== undefined
+        ? `after compaction: next ${lookahead} calls' artifacts held`
+        : cell,
+  );
   return [header, ...policies.map((policy) => policyRow(policy, baseline?.tokensSent))];
 }
 
