@@ -23,7 +23,13 @@ export interface CompactionPoint {
  * of the requests open at the call (not yet answered by a call that makes no tool call), those
  * on it (verbatim, or whole in the summary); and whether the last user message before k is.
  */
-export function compactionPoint(replay: PolicyReplay, context: ReplayContext, k: number, position: number, lookahead: number): CompactionPoint {
+export function compactionPoint(
+  replay: PolicyReplay,
+  context: ReplayContext,
+  k: number,
+  position: number,
+  lookahead: number,
+): CompactionPoint {
   const ahead = new Set<string>();
   const end = Math.min(context.uses.length, position + lookahead);
   for (let use = position; use < end; use++)

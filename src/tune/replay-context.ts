@@ -68,10 +68,7 @@ export class ReplayContext {
     });
     // A call ends a turn when it answered and its answer makes no tool call.
     const finals = trace.calls.flatMap((call, position) =>
-      call.outputItems.length > 0 &&
-      call.outputItems.every((output) => ((trace.items[output]?.event.data as Partial<AssistantMessageData>).toolCalls ?? []).length === 0)
-        ? [position]
-        : [],
+      call.outputItems.length > 0 && call.outputItems.every((output) => toolCallCount(trace.items[output]) === 0) ? [position] : [],
     );
     let next = 0;
     this.requests = trace.items.flatMap((item, index) => {
@@ -169,4 +166,10 @@ export class ReplayContext {
 /** A text with its runs of whitespace made one space, trimmed: how a request is looked for in a summary. */
 function normalizedText(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
+}
+
+/** How many tool calls an item's assistant message makes (0 for any other item). */
+function toolCallCount(item: TraceItem | undefined): number {
+  if (item?.type !== 'assistant/message') return 0;
+  return (item.event.data as Partial<AssistantMessageData>).toolCalls?.length ?? 0;
 }

@@ -10,10 +10,10 @@ import { BUILT_IN_PRICES, type PriceTable } from '../meter/prices.js';
 import type { EstimatorName } from '../meter/token-estimator.js';
 import type { LogStore } from '../store/log-store.js';
 import { harnessSetting } from './harness-settings.js';
-import { TuneConfigError } from './tune-errors.js';
 import { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
 import { DEFAULT_LOOKAHEAD_CALLS, type MeterError, replaySession, type SessionResult } from './session-replay.js';
 import { buildTrace, type TraceOptions } from './trace.js';
+import { TuneConfigError } from './tune-errors.js';
 import { type PolicySetOptions, shadowlogPolicy, type TunePolicy, tunePolicies } from './tune-policies.js';
 import {
   type HarnessSettingReport,

@@ -5,7 +5,14 @@
 import type { CompactionConfig } from '../compaction/policy.js';
 import { type AfterCompaction, afterCompactionOf } from './compaction-point.js';
 import type { HarnessSetting } from './harness-settings.js';
-import { DEFAULT_LOOKAHEAD_CALLS, type MissTally, type PolicySessionResult, type Retention, retentionOf, type SessionResult } from './session-replay.js';
+import {
+  DEFAULT_LOOKAHEAD_CALLS,
+  type MissTally,
+  type PolicySessionResult,
+  type Retention,
+  retentionOf,
+  type SessionResult,
+} from './session-replay.js';
 import type { TunePolicy } from './tune-policies.js';
 
 export interface PolicySummary {

@@ -75,7 +75,7 @@ export const TABLE_HEADER = [
   'over W',
   'retention',
   'worst miss',
-  'after compaction: next calls\' artifacts held',
+  "after compaction: next calls' artifacts held",
   'open requests held',
   'last instruction held',
 ];
@@ -111,7 +111,11 @@ export function textTable(policies: readonly PolicySummary[], options: { readonl
   const baseline = ratioBaseline(policies);
   const header = [...COMPACT_HEADER];
   header[2] = `÷ ${baseline?.policy ?? 'baseline'}`;
-  return aligned([header, ...policies.map((policy) => compactRow(policy, baseline?.tokensSent))], 1);
+  const lookahead = policies[0]?.afterCompaction.lookaheadCalls ?? 10;
+  return [
+    ...aligned([header, ...policies.map((policy) => compactRow(policy, baseline?.tokensSent))], 1),
+    `held after: of what the ${lookahead} calls from each compaction use, the share the surface held right after it (--wide: more)`,
+  ];
 }
 
 /** Cells padded to their column's width; column `spanFrom`'s cell of an infeasible row may run over the columns after it. */
@@ -145,7 +149,8 @@ export function shortPolicyName(name: string): string {
   return short.length <= POLICY_COLUMN ? short : `${short.slice(0, POLICY_COLUMN - 1)}…`;
 }
 
-const COMPACT_HEADER = ['policy', 'tokens sent', '÷ baseline', 'cost', 'retention', 'compactions', 'over W'];
+/** `held after`: of the artifacts the calls after each compaction use, the share the surface held right after it. */
+const COMPACT_HEADER = ['policy', 'tokens sent', '÷ baseline', 'cost', 'retention', 'held after', 'compactions', 'over W'];
 
 /** The default table's cells: an infeasible policy is its name and where it breaks, nothing else. */
 export function compactRow(policy: PolicySummary, baselineTokens: number | undefined): string[] {
@@ -157,6 +162,7 @@ export function compactRow(policy: PolicySummary, baselineTokens: number | undef
     baselineTokens === undefined || baselineTokens === 0 ? '–' : `${(policy.tokensSent / baselineTokens).toFixed(2)}×`,
     `$${policy.costUsd.toFixed(2)}${policy.unpricedCalls > 0 ? ` +${count(policy.unpricedCalls)}?` : ''}`,
     percent(policy.retention.share),
+    policy.afterCompaction.aheadShare === null ? '–' : percent(policy.afterCompaction.aheadShare),
     policy.drops > 0 ? `${count(policy.drops)} drop${policy.drops === 1 ? '' : 's'}` : count(policy.compactions),
     count(policy.callsOverWindow),
   ];
