@@ -46,6 +46,19 @@ describe('shadowlog tune', () => {
     expect(none.retention.share).toBe(1);
     expect(report.recommendation).toMatchObject({ policy: expect.any(String), reason: expect.any(String), config: expect.any(Object) });
     expect(() => parseCompactionConfig(report.recommendation.config)).not.toThrow();
+    // What the surface holds right after each compaction: shares within [0, 1], which tell the policies apart.
+    const after = report.policies
+      .filter((policy: { feasible: boolean }) => policy.feasible)
+      .map((policy: { afterCompaction: Record<string, number | null> }) => policy.afterCompaction);
+    for (const figures of after) {
+      expect(figures.lookaheadCalls).toBe(10);
+      for (const share of [figures.aheadShare, figures.openShare, figures.instructionShare])
+        if (share !== null) expect(share >= 0 && share <= 1).toBe(true);
+    }
+    const ahead = after
+      .map((figures: { aheadShare: number | null }) => figures.aheadShare)
+      .filter((share: number | null) => share !== null);
+    expect(new Set(ahead).size).toBeGreaterThan(1);
   }, 60_000);
 
   it('reports a baseline that overflows the window as infeasible, with the call, and divides nothing by it', async () => {
