@@ -36,9 +36,9 @@ export function compactionPoint(
     for (const artifact of context.uses[use] ?? []) if ((context.occurrences.get(artifact)?.[0] as number) < k) ahead.add(artifact);
   let aheadKept = 0;
   for (const artifact of ahead) if (replay.onSurface(artifact, k)) aheadKept++;
-  const summary = (replay.summaryText ?? '').replace(/\s+/g, ' ');
+  const inSummary = summaryHolds(replay);
   const held = (request: { readonly index: number; readonly text: string }) =>
-    request.index >= replay.firstVerbatim || (request.text !== '' && summary.includes(request.text));
+    request.index >= replay.firstVerbatim || (request.text !== '' && inSummary(request.text));
   const before = context.requests.filter((request) => request.index < k);
   const open = before.filter((request) => request.answeredAt >= position);
   const last = before[before.length - 1];
@@ -49,6 +49,30 @@ export function compactionPoint(
     openKept: open.filter(held).length,
     instruction: last === undefined ? null : held(last),
   };
+}
+
+const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * Whether the policy's summary holds a request (its text, whitespace made one space): one of the
+ * summary's request lines is its text (a long one cut to its head and tail at ' … '); a summary
+ * without sections holds it when its text contains it whole.
+ */
+function summaryHolds(replay: PolicyReplay): (text: string) => boolean {
+  const text = replay.summaryText;
+  if (text === undefined) return () => false;
+  const requests = replay.summarySections?.requests;
+  if (requests === undefined) {
+    const whole = flat(text);
+    return (request) => whole.includes(request);
+  }
+  const lines = requests.map((line) => flat(line.text));
+  return (request) =>
+    lines.some((line) => {
+      if (line === request) return true;
+      const cut = line.indexOf(' … ');
+      return cut > 0 && request.startsWith(line.slice(0, cut)) && request.endsWith(line.slice(cut + 3));
+    });
 }
 
 /** The compaction points of a policy, summed: counts, and each share (null when there is nothing to divide). */

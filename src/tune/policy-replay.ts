@@ -110,6 +110,11 @@ export class PolicyReplay {
     return this.summary?.text;
   }
 
+  /** The summary's sections, when its summarizer gave them. */
+  get summarySections(): SummarySections | undefined {
+    return this.summary?.sections;
+  }
+
   /** The surface at `call`, compacting first where the policy would; undefined once the policy is refused. */
   async call(call: TraceCall, usesIndex: number, cacheTtlMs: number): Promise<CallOutcome | undefined> {
     if (this.refusal !== undefined) return undefined;
