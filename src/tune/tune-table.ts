@@ -133,7 +133,9 @@ function aligned(rows: readonly string[][], spanFrom: number): string[] {
   );
 }
 
-const POLICY_COLUMN = 36;
+// 33 + the widest other cells (13-digit tokens, ÷ ratio, an unpriced cost, retention, held after,
+// compactions, over W) and their separators stay within TEXT_TABLE_COLUMNS.
+const POLICY_COLUMN = 33;
 
 /** A grid point's name in few characters: `summary thresholdRatio=0.6 headroomTokens=0` → `ratio 0.6 headroom 0`. */
 export function shortPolicyName(name: string): string {
