@@ -133,7 +133,7 @@ function aligned(rows: readonly string[][], spanFrom: number): string[] {
   );
 }
 
-// 33 + the widest other cells (13-digit tokens, ÷ ratio, an unpriced cost, retention, held after,
+// 33 + the widest other cells (tokens sent up to 999,999,999, ÷ ratio, an unpriced cost, retention, held after,
 // compactions, over W) and their separators stay within TEXT_TABLE_COLUMNS.
 const POLICY_COLUMN = 33;
 

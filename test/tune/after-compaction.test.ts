@@ -9,7 +9,9 @@ import { afterCompactionOf } from '../../src/tune/compaction-point.js';
 import { replaySession } from '../../src/tune/session-replay.js';
 import { buildTrace } from '../../src/tune/trace.js';
 import { shadowlogPolicy } from '../../src/tune/tune-policies.js';
+import type { PolicySummary } from '../../src/tune/tune-report.js';
 import { parseTuneReport } from '../../src/tune/tune-report-schema.js';
+import { TEXT_TABLE_COLUMNS, textTable } from '../../src/tune/tune-table.js';
 import { buildSession, charMeter, prose, type TurnSpec, textWith } from './support/hand-built.js';
 
 /** A summary that names nothing of what it replaces. */
@@ -167,5 +169,47 @@ describe('what the surface holds right after each compaction', () => {
     expect(() => parseTuneReport({ ...base, policies: [{ ...policy, afterCompaction: { ...after, aheadShare: 2 } }] }, 'r')).toThrow(
       /afterCompaction\.aheadShare/,
     );
+  });
+
+  it('shows held after in the default table within 120 columns, and the three shares with their counts behind --wide', () => {
+    const after = afterCompactionOf(10, [
+      { aheadUsed: 8, aheadKept: 6, openRequests: 2, openKept: 1, instruction: true },
+      { aheadUsed: 0, aheadKept: 0, openRequests: 0, openKept: 0, instruction: false },
+    ]);
+    const policy = {
+      policy: `summary ${'retainTokens=20000 thresholdRatio=0.6 headroomTokens=0 '.repeat(2)}`,
+      description: '',
+      origin: 'shadowlog',
+      feasible: true,
+      infeasible: [],
+      calls: 10,
+      callsOverWindow: 0,
+      tokensSent: 999_999_999,
+      peakTokens: 1,
+      meanWindowShare: 0.5,
+      peakWindowShare: 0.5,
+      compactions: 12_345,
+      failedCompactions: 0,
+      prunes: 0,
+      drops: 0,
+      summarizerTokens: { input: 0, output: 0 },
+      cachePrefixShare: 0.5,
+      costUsd: 12_345.67,
+      unpricedCalls: 123,
+      retention: { used: 10, kept: 9, share: 0.9, reachable: 9, recallable: 0.9, worstMisses: [] },
+      afterCompaction: after,
+      config: null,
+      pruner: false,
+    } satisfies PolicySummary;
+    const lines = textTable([policy, { ...policy, policy: 'none', afterCompaction: afterCompactionOf(10, []) }]);
+    expect(lines[0]).toMatch(/retention {2}held after {2}compactions/);
+    expect(lines[1]).toMatch(/90\.0 % +75\.0 % +12,345 +0$/);
+    expect(lines[2]).toMatch(/90\.0 % +– +12,345 +0$/);
+    expect(lines[3]).toMatch(/^held after: of what the 10 calls from each compaction use/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(TEXT_TABLE_COLUMNS);
+    const wide = textTable([policy], { wide: true });
+    expect(wide[0]).toMatch(/after compaction: next 10 calls' artifacts held {2}open requests held {2}last instruction held$/);
+    // 6 of 8 artifacts; 1 of 2 open requests; the last instruction held at 1 of the 2 points.
+    expect(wide[1]).toMatch(/75\.0 % of 8 +50\.0 % of 2 +50\.0 % of 2$/);
   });
 });
