@@ -168,5 +168,26 @@ describe('shadowlog tune', () => {
     const prices = await workspace.run(['tune', corpusFile(CORPUS_FILES.claudeSmall), '--prices', 'prices.json']);
     expect(prices.code).toBe(2);
     expect(prices.stderr).toMatch(/models\.gpt-5\.input must be dollars per million tokens/);
+    const lookahead = await workspace.run(['tune', corpusFile(CORPUS_FILES.claudeSmall), '--lookahead', '0', '--out', out]);
+    expect(lookahead.code).toBe(2);
+    expect(lookahead.stderr).toMatch(/--lookahead is a whole number of calls from 1 \(default 10\), found "0"/);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
+  it('looks --lookahead calls ahead of each compaction', async () => {
+    const result = await workspace.run([
+      '--json',
+      'tune',
+      corpusFile(CORPUS_FILES.claudeMain),
+      '--lookahead',
+      '3',
+      '--baselines',
+      'claude-code',
+    ]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    const claude = report.policies.find((policy: { policy: string }) => policy.policy === 'claude-code');
+    expect(claude.afterCompaction).toMatchObject({ lookaheadCalls: 3, points: 1 });
+    expect(claude.afterCompaction.aheadUsed).toBeLessThanOrEqual(22);
   }, 60_000);
 });
