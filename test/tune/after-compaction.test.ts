@@ -116,6 +116,16 @@ describe('what the surface holds right after each compaction', () => {
     });
     // Call 4's answer uses src/alpha.ts, named only in u1.
     expect(policy?.afterCompaction).toMatchObject({ aheadUsed: 3, aheadKept: 0 });
+    // The extractive summary quotes the user's request among its request lines (and names the file): held at every point.
+    const extractive = await replaySession(session, charMeter(), [none], { prices: BUILT_IN_PRICES });
+    expect(extractive.policies[0]?.afterCompaction).toMatchObject({
+      points: 3,
+      openRequests: 3,
+      openKept: 3,
+      instructionsKept: 3,
+      aheadUsed: 3,
+      aheadKept: 3,
+    });
   });
 
   it('has no share where nothing compacted, and sums sessions by their counts', () => {
