@@ -55,7 +55,7 @@ const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /**
  * Whether the policy's summary holds a request (its text, whitespace made one space): one of the
- * summary's request lines is its text (a long one cut to its head and tail at ' … '); a summary
+ * summary's request lines is its text (a long one cut to parts joined at ' … '); a summary
  * without sections holds it when its text contains it whole.
  */
 function summaryHolds(replay: PolicyReplay): (text: string) => boolean {
@@ -67,12 +67,23 @@ function summaryHolds(replay: PolicyReplay): (text: string) => boolean {
     return (request) => whole.includes(request);
   }
   const lines = requests.map((line) => flat(line.text));
-  return (request) =>
-    lines.some((line) => {
-      if (line === request) return true;
-      const cut = line.indexOf(' … ');
-      return cut > 0 && request.startsWith(line.slice(0, cut)) && request.endsWith(line.slice(cut + 3));
-    });
+  return (request) => lines.some((line) => line === request || holdsCut(line, request));
+}
+
+/** Whether `line` is `request` cut: its parts, joined at ' … ', are the request's head, middle parts in order, and tail. */
+function holdsCut(line: string, request: string): boolean {
+  const parts = line.split(' … ');
+  if (parts.length < 2) return false;
+  const head = parts[0] as string;
+  const tail = parts[parts.length - 1] as string;
+  if (!request.startsWith(head) || !request.endsWith(tail) || head.length + tail.length > request.length) return false;
+  let from = head.length;
+  for (const part of parts.slice(1, -1)) {
+    const at = request.indexOf(part, from);
+    if (at < 0) return false;
+    from = at + part.length;
+  }
+  return from <= request.length - tail.length;
 }
 
 /** The compaction points of a policy, summed: counts, and each share (null when there is nothing to divide). */
