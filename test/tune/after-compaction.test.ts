@@ -128,6 +128,26 @@ describe('what the surface holds right after each compaction', () => {
     });
   });
 
+  it('holds a long request the extractive summary quotes cut to its head and tail', async () => {
+    // A 3,000-character request, three tool steps of 4,000-character results, W 10,000, no tail kept.
+    const turn: TurnSpec = {
+      user: textWith('fix src/alpha.ts', 3_000),
+      steps: [
+        ...[1, 2, 3].map((step) => ({
+          answer: prose(92, step),
+          calls: [{ callId: `c${step}`, arguments: { n: step }, result: prose(4_000, step) }],
+        })),
+        { answer: prose(92, 9) },
+      ],
+    };
+    const session = buildTrace('long', buildSession([turn]), charMeter(), { window: 10_000 });
+    const none = shadowlogPolicy('no tail', { thresholdRatio: 0.5, headroomTokens: 0, retainTokens: 0 }, null);
+    const result = await replaySession(session, charMeter(), [none], { prices: BUILT_IN_PRICES });
+    const policy = result.policies[0];
+    expect(policy?.compactionCalls).toEqual([2, 4]);
+    expect(policy?.afterCompaction).toMatchObject({ openRequests: 2, openKept: 2, instructions: 2, instructionsKept: 2 });
+  });
+
   it('has no share where nothing compacted, and sums sessions by their counts', () => {
     expect(afterCompactionOf(10, [])).toMatchObject({ points: 0, aheadShare: null, openShare: null, instructionShare: null });
     const sum = afterCompactionOf(10, [
