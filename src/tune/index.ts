@@ -21,12 +21,20 @@ export {
   priceOf,
 } from '../meter/prices.js';
 export { type ArtifactKind, artifactsOf } from './artifacts.js';
+export type { AfterCompaction, CompactionPoint } from './compaction-point.js';
 export { type HarnessSetting, harnessSetting, type SettingHarness } from './harness-settings.js';
 export { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
 export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines, settingLines } from './report-lines.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
-export type { MeterError, Miss, PolicySessionResult, Retention, SessionResult } from './session-replay.js';
+export {
+  DEFAULT_LOOKAHEAD_CALLS,
+  type MeterError,
+  type Miss,
+  type PolicySessionResult,
+  type Retention,
+  type SessionResult,
+} from './session-replay.js';
 export { costRetentionSvg, tokensPerCallSvg } from './svg-plots.js';
 export { buildTrace, type SessionTrace, type TraceCall, type TraceItem, type TraceOptions } from './trace.js';
 export { TuneConfigError, TuneInputError } from './tune-errors.js';

@@ -110,6 +110,11 @@ export class PolicyReplay {
     return this.summary?.text;
   }
 
+  /** The summary's sections, when its summarizer gave them. */
+  get summarySections(): SummarySections | undefined {
+    return this.summary?.sections;
+  }
+
   /** The surface at `call`, compacting first where the policy would; undefined once the policy is refused. */
   async call(call: TraceCall, usesIndex: number, cacheTtlMs: number): Promise<CallOutcome | undefined> {
     if (this.refusal !== undefined) return undefined;
@@ -378,7 +383,7 @@ export class PolicyReplay {
   }
 
   /** Whether `artifact` is on the surface at item count `k`: in the summary, or in a verbatim item (in its pruned copy if pruned). */
-  private onSurface(artifact: string, k: number): boolean {
+  onSurface(artifact: string, k: number): boolean {
     if (this.summary?.artifacts.has(artifact)) return true;
     const list = this.context.occurrences.get(artifact);
     if (list === undefined) return false;

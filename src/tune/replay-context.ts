@@ -33,6 +33,12 @@ export class ReplayContext {
   readonly occurrences = new Map<string, number[]>();
   /** For each call (by its position in trace.calls), the artifacts its answer uses that earlier items introduced. */
   readonly uses: ReadonlyArray<readonly string[]>;
+  /**
+   * The user requests: each user message after the head, with the position (in trace.calls) of
+   * the first later call whose answer makes no tool call, which ends the request's turn
+   * (Infinity when the record has none), and its text with runs of whitespace made one space.
+   */
+  readonly requests: ReadonlyArray<{ readonly index: number; readonly answeredAt: number; readonly text: string }>;
   /** Indexes of the tool results long enough for some pruner to cut, per pruner configuration. */
   private readonly pruned = new Map<string, Map<number, PrunedItem | null>>();
 
@@ -59,6 +65,16 @@ export class ReplayContext {
         }
       }
       return [...used];
+    });
+    // A call ends a turn when it answered and its answer makes no tool call.
+    const finals = trace.calls.flatMap((call, position) =>
+      call.outputItems.length > 0 && call.outputItems.every((output) => toolCallCount(trace.items[output]) === 0) ? [position] : [],
+    );
+    let next = 0;
+    this.requests = trace.items.flatMap((item, index) => {
+      if (item.type !== 'user/message' || index < trace.head) return [];
+      while (next < finals.length && (trace.calls[finals[next] as number]?.index as number) <= index) next++;
+      return [{ index, answeredAt: finals[next] ?? Number.POSITIVE_INFINITY, text: normalizedText(eventText(item.event)) }];
     });
   }
 
@@ -145,4 +161,15 @@ export class ReplayContext {
     }
     return renderSurface(nodes);
   }
+}
+
+/** A text with its runs of whitespace made one space, trimmed: how a request is looked for in a summary. */
+function normalizedText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** How many tool calls an item's assistant message makes (0 for any other item). */
+function toolCallCount(item: TraceItem | undefined): number {
+  if (item?.type !== 'assistant/message') return 0;
+  return (item.event.data as Partial<AssistantMessageData>).toolCalls?.length ?? 0;
 }

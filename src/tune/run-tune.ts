@@ -11,8 +11,9 @@ import type { EstimatorName } from '../meter/token-estimator.js';
 import type { LogStore } from '../store/log-store.js';
 import { harnessSetting } from './harness-settings.js';
 import { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
-import { type MeterError, replaySession, type SessionResult } from './session-replay.js';
+import { DEFAULT_LOOKAHEAD_CALLS, type MeterError, replaySession, type SessionResult } from './session-replay.js';
 import { buildTrace, type TraceOptions } from './trace.js';
+import { TuneConfigError } from './tune-errors.js';
 import { type PolicySetOptions, shadowlogPolicy, type TunePolicy, tunePolicies } from './tune-policies.js';
 import {
   type HarnessSettingReport,
@@ -40,6 +41,8 @@ export interface TuneOptions extends PolicySetOptions, TraceOptions {
   /** How far below the best retention the recommendation may be; default 0.02. */
   readonly margin?: number;
   readonly cacheTtlMs?: number;
+  /** After a compaction, how many calls from it on count as next (default 10); a whole number ≥ 1. */
+  readonly lookaheadCalls?: number;
   readonly onProgress?: (progress: TuneProgress) => void;
 }
 
@@ -52,6 +55,12 @@ export interface TuneSession {
 }
 
 export async function tuneSessions(inputs: readonly TuneSession[], options: TuneOptions = {}): Promise<TuneReport> {
+  const lookahead = options.lookaheadCalls;
+  if (lookahead !== undefined && !(Number.isInteger(lookahead) && lookahead >= 1))
+    throw new TuneConfigError(
+      'lookaheadCalls',
+      `lookaheadCalls is how many calls from a compaction on count as next, a whole number from 1 (default ${DEFAULT_LOOKAHEAD_CALLS}), found ${String(lookahead)}`,
+    );
   const policies = options.policies ?? tunePolicies(options);
   const estimator = await createEstimator(options.estimator ?? 'script-aware');
   const prices = options.prices ?? BUILT_IN_PRICES;
@@ -117,6 +126,7 @@ async function replayInput(
   const result = await replaySession(trace, meter, policies, {
     prices,
     ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: options.cacheTtlMs }),
+    ...(options.lookaheadCalls === undefined ? {} : { lookaheadCalls: options.lookaheadCalls }),
     ...(onCall === undefined ? {} : { onCall }),
   });
   return { ...result, meterError: meterErrorOf(await meterSessionCallErrors(() => [events])) };

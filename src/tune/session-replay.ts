@@ -7,6 +7,7 @@ import type { Summarizer } from '../compaction/summarizer.js';
 import type { SurfaceMeter } from '../meter/measure.js';
 import { callCost, type PriceTable, priceOf } from '../meter/prices.js';
 import { artifactValue, kindOf } from './artifacts.js';
+import { type AfterCompaction, afterCompactionOf, type CompactionPoint, compactionPoint } from './compaction-point.js';
 import { PolicyReplay } from './policy-replay.js';
 import { ReplayContext } from './replay-context.js';
 import type { SessionTrace } from './trace.js';
@@ -86,6 +87,8 @@ export interface PolicySessionResult {
   readonly tokensPerCall: ReadonlyArray<number | null>;
   /** The numbers of the calls at which the policy compacted (or dropped turns). */
   readonly compactionCalls: readonly number[];
+  /** What the surface held right after each of those compactions, against the calls that followed. */
+  readonly afterCompaction: AfterCompaction;
 }
 
 /** The meter against the provider over a session's calls, as `stats --calls` computes it (meterSessionCallErrors). */
@@ -127,7 +130,12 @@ export interface ReplayOptions {
   readonly onCall?: (done: number, total: number) => void;
   /** What summarizes a compacted range (default: the extractive summarizer, offline). */
   readonly summarizer?: Summarizer;
+  /** After a compaction, how many calls from it on count as next (default DEFAULT_LOOKAHEAD_CALLS). */
+  readonly lookaheadCalls?: number;
 }
+
+/** After a compaction, the calls whose uses it is judged against: it and the 9 after it. */
+export const DEFAULT_LOOKAHEAD_CALLS = 10;
 
 const WORST = 5;
 
@@ -139,6 +147,7 @@ export async function replaySession(
 ): Promise<SessionResult> {
   const context = new ReplayContext(trace, meter, options.summarizer);
   const ttl = options.cacheTtlMs ?? 5 * 60_000;
+  const lookahead = options.lookaheadCalls ?? DEFAULT_LOOKAHEAD_CALLS;
   const replays = policies.map((policy) => new PolicyReplay(policy, context));
   const figures = policies.map(() => ({
     tokensSent: 0,
@@ -160,6 +169,7 @@ export async function replaySession(
     misses: new Map<string, MissTally>(),
     tokensPerCall: [] as Array<number | null>,
     compactionCalls: [] as number[],
+    points: [] as CompactionPoint[],
     counted: 0,
   }));
   for (const [callIndex, call] of trace.calls.entries()) {
@@ -201,7 +211,10 @@ export async function replaySession(
         else seen.misses++;
       }
       figure.tokensPerCall.push(outcome.tokens);
-      if (outcome.compactions > 0 || replay.drops > drops) figure.compactionCalls.push(call.number);
+      if (outcome.compactions > 0 || replay.drops > drops) {
+        figure.compactionCalls.push(call.number);
+        figure.points.push(compactionPoint(replay, context, call.index, callIndex, lookahead));
+      }
     }
     options.onCall?.(callIndex + 1, trace.calls.length);
   }
@@ -232,6 +245,7 @@ export async function replaySession(
       retention: retentionOf(figure.used, figure.kept, figure.reachable, figure.misses),
       tokensPerCall: figure.tokensPerCall,
       compactionCalls: figure.compactionCalls,
+      afterCompaction: afterCompactionOf(lookahead, figure.points),
     };
   });
   const windows = [...new Set(trace.calls.map((call) => call.window))];

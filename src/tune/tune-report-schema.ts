@@ -23,6 +23,20 @@ const retention = z.object({
   worstMisses: list(z.object({ artifact: z.string(), kind: z.string(), misses: count, firstCall: count })),
 });
 
+const afterCompaction = z.object({
+  lookaheadCalls: count,
+  points: count,
+  aheadUsed: count,
+  aheadKept: count,
+  aheadShare: share.nullable(),
+  openRequests: count,
+  openKept: count,
+  openShare: share.nullable(),
+  instructions: count,
+  instructionsKept: count,
+  instructionShare: share.nullable(),
+});
+
 const policySummary = z.object({
   policy: z.string(),
   description: z.string(),
@@ -44,6 +58,8 @@ const policySummary = z.object({
   costUsd: count,
   unpricedCalls: count,
   retention,
+  // Reports written before these measures existed have none.
+  afterCompaction: afterCompaction.optional(),
   config: anObject.nullable(),
   pruner: z.boolean(),
 });

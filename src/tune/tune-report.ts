@@ -3,8 +3,16 @@
 // margin of the best feasible retention — with the numbers it rests on.
 
 import type { CompactionConfig } from '../compaction/policy.js';
+import { type AfterCompaction, afterCompactionOf } from './compaction-point.js';
 import type { HarnessSetting } from './harness-settings.js';
-import { type MissTally, type PolicySessionResult, type Retention, retentionOf, type SessionResult } from './session-replay.js';
+import {
+  DEFAULT_LOOKAHEAD_CALLS,
+  type MissTally,
+  type PolicySessionResult,
+  type Retention,
+  retentionOf,
+  type SessionResult,
+} from './session-replay.js';
 import type { TunePolicy } from './tune-policies.js';
 
 export interface PolicySummary {
@@ -34,6 +42,8 @@ export interface PolicySummary {
   readonly costUsd: number;
   readonly unpricedCalls: number;
   readonly retention: Retention;
+  /** What the surface held right after each compaction, over every session (see docs/tune.md). */
+  readonly afterCompaction: AfterCompaction;
   /** The configuration a policy file holds for it (for the most common window), or null when none can express it. */
   readonly config: CompactionConfig | null;
   /** Whether it mounts the tool-result pruner. */
@@ -127,6 +137,10 @@ export function summarizePolicy(
     costUsd: sum((result) => result.costUsd),
     unpricedCalls: sum((result) => result.unpricedCalls),
     retention: { ...retentionOf(used, kept, reachable, misses) },
+    afterCompaction: afterCompactionOf(
+      results[0]?.afterCompaction.lookaheadCalls ?? DEFAULT_LOOKAHEAD_CALLS,
+      results.map((result) => result.afterCompaction),
+    ),
     config: config ?? null,
     pruner: policy.pruner !== null,
   };

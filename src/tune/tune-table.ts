@@ -7,6 +7,8 @@ import type { PolicySummary } from './tune-report.js';
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
+/** A share after compactions, with what it is of; a dash where there was nothing to count. */
+const after = (share: number | null, of: number) => (share === null ? '–' : `${percent(share)} of ${count(of)}`);
 
 /** The table's cells for one policy; an infeasible one shows where it breaks instead of its totals. */
 export function policyRow(policy: PolicySummary, baselineTokens: number | undefined): string[] {
@@ -35,6 +37,9 @@ export function policyRow(policy: PolicySummary, baselineTokens: number | undefi
       count(policy.callsOverWindow),
       '–',
       '–',
+      '–',
+      '–',
+      '–',
     ];
   }
   const cuts = policy.drops > 0 ? `${count(policy.drops)} drop${policy.drops === 1 ? '' : 's'}` : count(policy.compactions);
@@ -51,6 +56,9 @@ export function policyRow(policy: PolicySummary, baselineTokens: number | undefi
     count(policy.callsOverWindow),
     retention,
     worst,
+    after(policy.afterCompaction.aheadShare, policy.afterCompaction.aheadUsed),
+    after(policy.afterCompaction.openShare, policy.afterCompaction.openRequests),
+    after(policy.afterCompaction.instructionShare, policy.afterCompaction.instructions),
   ];
 }
 
@@ -67,6 +75,9 @@ export const TABLE_HEADER = [
   'over W',
   'retention',
   'worst miss',
+  "after compaction: next calls' artifacts held",
+  'open requests held',
+  'last instruction held',
 ];
 
 /**
@@ -80,7 +91,14 @@ export function ratioBaseline(policies: readonly PolicySummary[]): PolicySummary
 
 function rowsOf(policies: readonly PolicySummary[]): string[][] {
   const baseline = ratioBaseline(policies);
-  const header = TABLE_HEADER.map((cell, column) => (column === 2 ? `÷ ${baseline?.policy ?? 'baseline'}` : cell));
+  const lookahead = policies[0]?.afterCompaction.lookaheadCalls;
+  const header = TABLE_HEADER.map((cell, column) =>
+    column === 2
+      ? `÷ ${baseline?.policy ?? 'baseline'}`
+      : column === 12 && lookahead !== undefined
+        ? `after compaction: next ${lookahead} calls' artifacts held`
+        : cell,
+  );
   return [header, ...policies.map((policy) => policyRow(policy, baseline?.tokensSent))];
 }
 
@@ -93,7 +111,11 @@ export function textTable(policies: readonly PolicySummary[], options: { readonl
   const baseline = ratioBaseline(policies);
   const header = [...COMPACT_HEADER];
   header[2] = `÷ ${baseline?.policy ?? 'baseline'}`;
-  return aligned([header, ...policies.map((policy) => compactRow(policy, baseline?.tokensSent))], 1);
+  const lookahead = policies[0]?.afterCompaction.lookaheadCalls ?? 10;
+  return [
+    ...aligned([header, ...policies.map((policy) => compactRow(policy, baseline?.tokensSent))], 1),
+    `held after: of what the ${lookahead} calls from each compaction use, the share the surface held right after it (--wide: more)`,
+  ];
 }
 
 /** Cells padded to their column's width; column `spanFrom`'s cell of an infeasible row may run over the columns after it. */
@@ -111,7 +133,9 @@ function aligned(rows: readonly string[][], spanFrom: number): string[] {
   );
 }
 
-const POLICY_COLUMN = 36;
+// 33 + the widest other cells (tokens sent up to 999,999,999, ÷ ratio, an unpriced cost, retention, held after,
+// compactions, over W) and their separators stay within TEXT_TABLE_COLUMNS.
+const POLICY_COLUMN = 33;
 
 /** A grid point's name in few characters: `summary thresholdRatio=0.6 headroomTokens=0` → `ratio 0.6 headroom 0`. */
 export function shortPolicyName(name: string): string {
@@ -127,7 +151,8 @@ export function shortPolicyName(name: string): string {
   return short.length <= POLICY_COLUMN ? short : `${short.slice(0, POLICY_COLUMN - 1)}…`;
 }
 
-const COMPACT_HEADER = ['policy', 'tokens sent', '÷ baseline', 'cost', 'retention', 'compactions', 'over W'];
+/** `held after`: of the artifacts the calls after each compaction use, the share the surface held right after it. */
+const COMPACT_HEADER = ['policy', 'tokens sent', '÷ baseline', 'cost', 'retention', 'held after', 'compactions', 'over W'];
 
 /** The default table's cells: an infeasible policy is its name and where it breaks, nothing else. */
 export function compactRow(policy: PolicySummary, baselineTokens: number | undefined): string[] {
@@ -139,6 +164,7 @@ export function compactRow(policy: PolicySummary, baselineTokens: number | undef
     baselineTokens === undefined || baselineTokens === 0 ? '–' : `${(policy.tokensSent / baselineTokens).toFixed(2)}×`,
     `$${policy.costUsd.toFixed(2)}${policy.unpricedCalls > 0 ? ` +${count(policy.unpricedCalls)}?` : ''}`,
     percent(policy.retention.share),
+    policy.afterCompaction.aheadShare === null ? '–' : percent(policy.afterCompaction.aheadShare),
     policy.drops > 0 ? `${count(policy.drops)} drop${policy.drops === 1 ? '' : 's'}` : count(policy.compactions),
     count(policy.callsOverWindow),
   ];

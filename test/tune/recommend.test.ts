@@ -3,6 +3,7 @@
 // the most, and the reason says so. Infeasible policies are never chosen, nor the best's reference.
 
 import { describe, expect, it } from 'vitest';
+import { afterCompactionOf } from '../../src/tune/compaction-point.js';
 import { type PolicySummary, recommend } from '../../src/tune/tune-report.js';
 
 function summary(
@@ -32,6 +33,7 @@ function summary(
     costUsd,
     unpricedCalls: 0,
     retention: { used: 100, kept: Math.round(share * 100), share, reachable: Math.round(share * 100), recallable: share, worstMisses: [] },
+    afterCompaction: afterCompactionOf(10, []),
     config: options.config === undefined ? { thresholdRatio: 0.8 } : (options.config as never),
     pruner: true,
   };

@@ -46,6 +46,19 @@ describe('shadowlog tune', () => {
     expect(none.retention.share).toBe(1);
     expect(report.recommendation).toMatchObject({ policy: expect.any(String), reason: expect.any(String), config: expect.any(Object) });
     expect(() => parseCompactionConfig(report.recommendation.config)).not.toThrow();
+    // What the surface holds right after each compaction: shares within [0, 1], which tell the policies apart.
+    const after = report.policies
+      .filter((policy: { feasible: boolean }) => policy.feasible)
+      .map((policy: { afterCompaction: Record<string, number | null> }) => policy.afterCompaction);
+    for (const figures of after) {
+      expect(figures.lookaheadCalls).toBe(10);
+      for (const share of [figures.aheadShare, figures.openShare, figures.instructionShare])
+        if (share !== null) expect(share >= 0 && share <= 1).toBe(true);
+    }
+    const ahead = after
+      .map((figures: { aheadShare: number | null }) => figures.aheadShare)
+      .filter((share: number | null) => share !== null);
+    expect(new Set(ahead).size).toBeGreaterThan(1);
   }, 60_000);
 
   it('reports a baseline that overflows the window as infeasible, with the call, and divides nothing by it', async () => {
@@ -155,5 +168,26 @@ describe('shadowlog tune', () => {
     const prices = await workspace.run(['tune', corpusFile(CORPUS_FILES.claudeSmall), '--prices', 'prices.json']);
     expect(prices.code).toBe(2);
     expect(prices.stderr).toMatch(/models\.gpt-5\.input must be dollars per million tokens/);
+    const lookahead = await workspace.run(['tune', corpusFile(CORPUS_FILES.claudeSmall), '--lookahead', '0', '--out', out]);
+    expect(lookahead.code).toBe(2);
+    expect(lookahead.stderr).toMatch(/--lookahead is a whole number of calls from 1 \(default 10\), found "0"/);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
+  it('looks --lookahead calls ahead of each compaction', async () => {
+    const result = await workspace.run([
+      '--json',
+      'tune',
+      corpusFile(CORPUS_FILES.claudeMain),
+      '--lookahead',
+      '3',
+      '--baselines',
+      'claude-code',
+    ]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    const claude = report.policies.find((policy: { policy: string }) => policy.policy === 'claude-code');
+    expect(claude.afterCompaction).toMatchObject({ lookaheadCalls: 3, points: 1 });
+    expect(claude.afterCompaction.aheadUsed).toBeLessThanOrEqual(22);
   }, 60_000);
 });

@@ -93,6 +93,19 @@ const policyFigures = {
   drops: 0,
   unpricedCalls: 0,
   retention: { used: 10, kept: 9, share: 0.9, reachable: 9, recallable: 0.9, worstMisses: [] },
+  afterCompaction: {
+    lookaheadCalls: 10,
+    points: 2,
+    aheadUsed: 8,
+    aheadKept: 6,
+    aheadShare: 0.75,
+    openRequests: 2,
+    openKept: 1,
+    openShare: 0.5,
+    instructions: 2,
+    instructionsKept: 1,
+    instructionShare: 0.5,
+  },
   pruner: true,
 } as const;
 export const TUNE_REPORT: TuneReport = {

@@ -41,6 +41,7 @@ export interface TuneCommandOptions {
   readonly baselines?: string;
   readonly prices?: string;
   readonly margin?: string;
+  readonly lookahead?: string;
   readonly estimator?: string;
   readonly out?: string;
   readonly policyFile?: string;
@@ -63,6 +64,9 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
   const margin = options.margin === undefined ? undefined : Number(options.margin);
   if (margin !== undefined && !(Number.isFinite(margin) && margin >= 0 && margin <= 1))
     throw new UsageError(`--margin is a share of retention from 0 to 1 (0.02 is two points), found ${JSON.stringify(options.margin)}`);
+  const lookahead = options.lookahead === undefined ? undefined : Number(options.lookahead);
+  if (lookahead !== undefined && !(Number.isInteger(lookahead) && lookahead >= 1))
+    throw new UsageError(`--lookahead is a whole number of calls from 1 (default 10), found ${JSON.stringify(options.lookahead)}`);
   if (options.estimator !== undefined && !isEstimatorName(options.estimator))
     throw new UsageError(
       `--estimator takes chars4, script-aware, o200k_base, cl100k_base or llama3, found ${JSON.stringify(options.estimator)}`,
@@ -89,6 +93,7 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
     ...(options.window === undefined ? {} : { window: options.window }),
     ...(options.reserve === undefined ? {} : { reserve: options.reserve }),
     ...(margin === undefined ? {} : { margin }),
+    ...(lookahead === undefined ? {} : { lookaheadCalls: lookahead }),
     ...(options.estimator === undefined ? {} : { estimator: options.estimator as never }),
     onProgress: (progress) =>
       bar.update({
@@ -219,6 +224,7 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
     .option('--baselines <list>', 'the baselines to compare, by name: pi, claude-code, codex, opencode, drop-oldest, none (default all)')
     .option('--prices <file>', 'a JSON price table laid over the built-in one')
     .option('--margin <share>', 'how far below the best retention the recommendation may be (default 0.02)')
+    .option('--lookahead <calls>', 'after each compaction, how many calls from it on its surface is judged against (default 10)')
     .option('--estimator <name>', 'how tokens are counted (default script-aware)')
     .option(
       '--out <dir>',
@@ -245,6 +251,7 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
           baselines?: string;
           prices?: string;
           margin?: string;
+          lookahead?: string;
           estimator?: string;
           out?: string;
           policyFile?: string;
