@@ -7,8 +7,7 @@
 // the digest.
 
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,34 +15,13 @@ import { COMPACTION_SUMMARY } from '../../src/compaction/event-types.js';
 import { dataOf } from '../../src/log/event-data.js';
 import { startProxy } from '../../src/proxy/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { startChatCompletionUpstream } from '../support/chat-completion-upstream.js';
 import { createCliWorkspace } from '../support/cli.js';
 import { readAll, recordSession } from './support/recorded-session.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const ENTRY = resolve(ROOT, 'test/support/cli-entry.ts');
 const run = promisify(execFile);
-
-/** An upstream on loopback that answers any chat completion request, whatever its body holds. */
-async function anyUpstream(): Promise<{ url: string; server: Server }> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'chatcmpl-1',
-          object: 'chat.completion',
-          created: 1_700_000_000,
-          model: 'gpt-4o-2024-08-06',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
 // Spaces where a serializer puts none, and text beyond ASCII: only the bytes as sent hash right.
 const ON_SURFACE = Buffer.from('{"model":"gpt-4o",  "messages":[{"role":"user","content":"héllo ✓ 🙂"}]}\n', 'utf8');
@@ -70,7 +48,7 @@ describe('replay --wire | sha256sum', () => {
     const summaryData = summary.data as { compactionId: string; requestDigest: string };
     digests.set("a summarizer's call", { args: ['sent', '--compaction', summaryData.compactionId], digest: summaryData.requestDigest });
 
-    const any = await anyUpstream();
+    const any = await startChatCompletionUpstream({ created: 1_700_000_000, model: 'gpt-4o-2024-08-06' });
     upstream = any.server;
     const proxy = await startProxy({ store, upstreams: { openai: any.url }, port: 0 });
     for (const body of [ON_SURFACE, NOT_UTF8]) {

@@ -5,12 +5,12 @@
 // on a session the real proxy recorded: a client's own rewrite, and a call off the surface, which
 // has no surface to diff. The figures are checked against the ones the compactions recorded.
 
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallDiffReport } from '../../src/cli/call-diff.js';
 import { startProxy } from '../../src/proxy/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { startChatCompletionUpstream } from '../support/chat-completion-upstream.js';
 import { createCliWorkspace } from '../support/cli.js';
 import { CORPUS_FILES, corpusFile } from '../support/corpus-sessions.js';
 
@@ -42,27 +42,6 @@ function expectTokensAddUp(report: CallDiffReport): void {
   expect(tokens.after).toBe(report.to.surfaceTokens);
 }
 
-async function anyUpstream(): Promise<{ url: string; server: Server }> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'chatcmpl-1',
-          object: 'chat.completion',
-          created: 1,
-          model: 'gpt-4o',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
 describe('shadowlog diff', () => {
   const workspace = createCliWorkspace();
   const store = ['--store', `sqlite:${workspace.cwd}/store.db`];
@@ -86,7 +65,7 @@ describe('shadowlog diff', () => {
     expect(imported.code, imported.stderr).toBe(0);
 
     // A client that rewrites its own history, and a body the proxy cannot read.
-    const any = await anyUpstream();
+    const any = await startChatCompletionUpstream();
     upstream = any.server;
     const sqlite = await openSqliteStore(`${workspace.cwd}/store.db`);
     const proxy = await startProxy({ store: sqlite, upstreams: { openai: any.url }, port: 0 });

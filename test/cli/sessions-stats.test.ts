@@ -7,13 +7,14 @@
 // counted as the client's own compaction.
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionOverview } from '../../src/cli/session-overview.js';
 import { startProxy } from '../../src/proxy/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { startChatCompletionUpstream } from '../support/chat-completion-upstream.js';
 import { createCliWorkspace } from '../support/cli.js';
 import { CORPUS_FILES, corpusFile } from '../support/corpus-sessions.js';
 
@@ -57,27 +58,6 @@ function claudeUsageFromFile() {
   };
 }
 
-async function gpt4oUpstream(): Promise<Server> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          id: 'chatcmpl-1',
-          object: 'chat.completion',
-          created: 1,
-          model: 'gpt-4o',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 1_000, completion_tokens: 10, total_tokens: 1_010 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return server;
-}
-
 describe('sessions and stats on a store of imported, proxied and shadowlog sessions', () => {
   const workspace = createCliWorkspace();
   const run = (args: string[]) => workspace.run(['--store', `sqlite:${workspace.cwd}/store.db`, ...args]);
@@ -93,7 +73,7 @@ describe('sessions and stats on a store of imported, proxied and shadowlog sessi
     expect(imported.code, imported.stderr).toBe(0);
     expect((await run(['demo', '--session', 'demo-1'])).code).toBe(0);
     // A client that compacts its own history: the third request keeps the system prompt and a summary.
-    upstream = await gpt4oUpstream();
+    upstream = (await startChatCompletionUpstream({ promptTokens: 1_000, completionTokens: 10 })).server;
     const sqlite = await openSqliteStore(`${workspace.cwd}/store.db`);
     const proxy = await startProxy({
       store: sqlite,
