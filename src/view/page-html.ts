@@ -1,12 +1,18 @@
 // The audit page as one HTML document: its style and its one script inline, each allowed by
 // its hash in a strict Content-Security-Policy (no other script, no inline handler, nothing
-// fetched but the follow stream of a served page), and the session's data as JSON in a
-// non-executable script block, with every `<` escaped so that no `</script>` in the log can
-// end the block. Nothing from the log is written into the markup itself.
+// fetched but a served page's own data), the first document as JSON in a non-executable script
+// block, with every `<` escaped so that no `</script>` in the log can end the block, and, in a
+// written page, the content after the script: blocks of deflated JSON as base64 in
+// non-executable blocks, which the page reads when it needs one (a long session's file is
+// drawn before the browser has read its last block). Nothing from the log is written into the
+// markup itself.
 
 import { nodeSha256Hex } from '../store/node-sha256.js';
+import { blockElementId } from './client/page-blocks.js';
+import { pageDocumentOf } from './page-delta.js';
 import { pageScript } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
+import { callBlocks, type ViewContent } from './view-content.js';
 import type { ViewDocument } from './view-data.js';
 
 export interface ViewPage {
@@ -42,10 +48,16 @@ export function contentSecurityPolicy(script: string, style: string, live: boole
   ].join('; ');
 }
 
-export async function renderViewPage(viewDocument: ViewDocument): Promise<ViewPage> {
+/** A view document, and for a written page its packed content. */
+export type PageSource = ViewDocument & { readonly content?: ViewContent };
+
+/** The page in parts, in order (a long session's page is larger than one string can be). */
+export async function viewPageParts(source: PageSource): Promise<{ parts: Iterable<string>; contentSecurityPolicy: string }> {
   const script = await pageScript();
-  const csp = contentSecurityPolicy(script, PAGE_STYLE, viewDocument.live);
-  const html = `<!doctype html>
+  const csp = contentSecurityPolicy(script, PAGE_STYLE, source.live);
+  // What the builder keeps beside the document (the meter's settings) stays on the server.
+  const { content: _content, meterSettings: _settings, ...viewDocument } = source as PageSource & { meterSettings?: unknown };
+  const head = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -57,10 +69,29 @@ export async function renderViewPage(viewDocument: ViewDocument): Promise<ViewPa
 </head>
 <body>
 <div id="app"><p>Loading the session…</p></div>
-<script type="application/json" id="shadowlog-data">${scriptSafeJson(viewDocument)}</script>
+<script type="application/json" id="shadowlog-data">${scriptSafeJson(pageDocumentOf(viewDocument))}</script>
 <script>${script}</script>
-</body>
-</html>
 `;
-  return { html, contentSecurityPolicy: csp };
+  function* parts(): Generator<string> {
+    yield head;
+    const content = source.content;
+    if (content !== undefined) {
+      for (const [index, block] of content.eventBlocks.entries()) yield contentBlock('events', index, block);
+      for (const [index, block] of content.searchBlocks.entries()) yield contentBlock('search', index, block);
+      let index = 0;
+      for (const block of callBlocks(source.session.calls)) yield contentBlock('calls', index++, block);
+    }
+    yield '</body>\n</html>\n';
+  }
+  return { parts: parts(), contentSecurityPolicy: csp };
+}
+
+function contentBlock(kind: 'events' | 'search' | 'calls', index: number, block: Uint8Array): string {
+  return `<script type="application/octet-stream" id="${blockElementId(kind, index)}">${Buffer.from(block).toString('base64')}</script>\n`;
+}
+
+/** The page as one string (a served page, or a written one of a session that fits in one). */
+export async function renderViewPage(source: PageSource): Promise<ViewPage> {
+  const { parts, contentSecurityPolicy: csp } = await viewPageParts(source);
+  return { html: [...parts].join(''), contentSecurityPolicy: csp };
 }
