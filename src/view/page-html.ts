@@ -7,6 +7,7 @@
 // drawn before the browser has read its last block). Nothing from the log is written into the
 // markup itself.
 
+import { inflateRawSync } from 'node:zlib';
 import { nodeSha256Hex } from '../store/node-sha256.js';
 import { blockElementId } from './client/page-blocks.js';
 import { pageDocumentOf } from './page-delta.js';
@@ -70,16 +71,23 @@ export async function viewPageParts(source: PageSource): Promise<{ parts: Iterab
 <body>
 <div id="app"><p>Loading the session…</p></div>
 <script type="application/json" id="shadowlog-data">${scriptSafeJson(pageDocumentOf(viewDocument))}</script>
-<script>${script}</script>
 `;
   function* parts(): Generator<string> {
     yield head;
     const content = source.content;
+    const calls = content === undefined ? [] : [...callBlocks(source.session.calls)];
+    // The first block of calls and of events stand before the script as plain JSON, read at once:
+    // the first call's panel is drawn as the script runs, before the browser has read the rest.
     if (content !== undefined) {
-      for (const [index, block] of content.eventBlocks.entries()) yield contentBlock('events', index, block);
+      if (calls[0] !== undefined) yield contentBlock('calls', 0, calls[0]);
+      if (content.eventBlocks[0] !== undefined) yield contentBlock('events', 0, content.eventBlocks[0]);
+    }
+    yield `<script>${script}</script>\n`;
+    if (content !== undefined) {
+      // Then the calls' details, the events, and the search text last, read as the page needs them.
+      for (const [index, block] of calls.entries()) if (index > 0) yield contentBlock('calls', index, block);
+      for (const [index, block] of content.eventBlocks.entries()) if (index > 0) yield contentBlock('events', index, block);
       for (const [index, block] of content.searchBlocks.entries()) yield contentBlock('search', index, block);
-      let index = 0;
-      for (const block of callBlocks(source.session.calls)) yield contentBlock('calls', index++, block);
     }
     yield '</body>\n</html>\n';
   }
@@ -87,7 +95,9 @@ export async function viewPageParts(source: PageSource): Promise<{ parts: Iterab
 }
 
 function contentBlock(kind: 'events' | 'search' | 'calls', index: number, block: Uint8Array): string {
-  return `<script type="application/octet-stream" id="${blockElementId(kind, index)}">${Buffer.from(block).toString('base64')}</script>\n`;
+  const id = blockElementId(kind, index);
+  if (index === 0 && kind !== 'search') return `<script type="application/json" id="${id}">${scriptSafeJson(JSON.parse(inflateRawSync(block).toString('utf8')))}</script>\n`;
+  return `<script type="application/octet-stream" id="${id}">${Buffer.from(block).toString('base64')}</script>\n`;
 }
 
 /** The page as one string (a served page, or a written one of a session that fits in one). */

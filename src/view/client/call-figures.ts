@@ -6,9 +6,12 @@
 import type { CallView } from '../view-data.js';
 import type { CallSummary } from './page-blocks.js';
 
+/** One formatter for the page (toLocaleString makes one per call). */
+const THOUSANDS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
 /** 178017 → "178,017". */
 export function count(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
+  return THOUSANDS.format(Math.round(value));
 }
 
 /** A count and its noun agreeing in number, the figure written as given: "1 compaction", "2 compactions". */

@@ -32,22 +32,44 @@ export function isSearchText(text: string): boolean {
   return normalizeSearchText(text).trim() !== '';
 }
 
-let parsed: Promise<void> | undefined;
-
-/** The element of a block, once the browser has read that far into the file. */
+/**
+ * The element of a block, once the browser has read that far into the file: an element is whole
+ * once something follows it (or the document is read to its end).
+ */
 async function blockElement(id: string): Promise<HTMLElement> {
-  let element = document.getElementById(id);
+  const whole = () => {
+    const element = document.getElementById(id);
+    return element !== null && (element.nextSibling !== null || document.readyState !== 'loading') ? element : null;
+  };
+  let element = whole();
   if (element === null && document.readyState === 'loading') {
-    parsed ??= new Promise((done) => document.addEventListener('DOMContentLoaded', () => done(), { once: true }));
-    await parsed;
+    await new Promise<void>((done) => {
+      const observer = new MutationObserver(() => {
+        if (whole() === null) return;
+        observer.disconnect();
+        done();
+      });
+      observer.observe(document.body, { childList: true });
+      document.addEventListener(
+        'DOMContentLoaded',
+        () => {
+          observer.disconnect();
+          done();
+        },
+        { once: true },
+      );
+    });
     element = document.getElementById(id);
   }
   if (element === null) throw new Error(`the page's block ${id} is missing: the file is cut short`);
   return element;
 }
 
+/** A block's JSON: read at once when it is plain (the first blocks), else inflated. */
 async function inflatedJson(id: string): Promise<unknown> {
-  const base64 = (await blockElement(id)).textContent ?? '';
+  const element = await blockElement(id);
+  if (element.getAttribute('type') === 'application/json') return JSON.parse(element.textContent ?? 'null');
+  const base64 = element.textContent ?? '';
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let at = 0; at < binary.length; at++) bytes[at] = binary.charCodeAt(at);
