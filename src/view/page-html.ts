@@ -96,7 +96,8 @@ export async function viewPageParts(source: PageSource): Promise<{ parts: Iterab
 
 function contentBlock(kind: 'events' | 'search' | 'calls', index: number, block: Uint8Array): string {
   const id = blockElementId(kind, index);
-  if (index === 0 && kind !== 'search') return `<script type="application/json" id="${id}">${scriptSafeJson(JSON.parse(inflateRawSync(block).toString('utf8')))}</script>\n`;
+  if (index === 0 && kind !== 'search')
+    return `<script type="application/json" id="${id}">${scriptSafeJson(JSON.parse(inflateRawSync(block).toString('utf8')))}</script>\n`;
   return `<script type="application/octet-stream" id="${id}">${Buffer.from(block).toString('base64')}</script>\n`;
 }
 

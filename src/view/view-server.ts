@@ -52,6 +52,8 @@ export interface ViewServer {
 const HEARTBEAT_MS = 15_000;
 /** A follow stream sends what its checks found at most this often while it catches up. */
 const PROGRESS_MS = 400;
+/** A follow stream's checks give the server back to other requests at least this often. */
+const YIELD_MS = 25;
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
@@ -223,6 +225,7 @@ async function serveEvents(
     const stored = (await options.store.head(options.sessionId))?.nextSeq ?? 0;
     let caughtUp = false;
     let sentAt = Date.now();
+    let yieldedAt = Date.now();
     const send = (delta: ViewDelta) => {
       session.checkedCalls(delta.calls, builder.nextSeq);
       // The structure of the events the page does not hold yet; before `from`, only the calls and what was checked.
@@ -237,7 +240,15 @@ async function serveEvents(
       sentAt = Date.now();
     };
     for await (const page of follower) {
-      for (const event of page) builder.apply(event);
+      for (const event of page) {
+        builder.apply(event);
+        // The checks take the process for a while: the page's own requests are answered in between.
+        if (Date.now() - yieldedAt >= YIELD_MS) {
+          await new Promise((resume) => setImmediate(resume));
+          yieldedAt = Date.now();
+          if (stopping.signal.aborted) return;
+        }
+      }
       // Caught up with what was stored when the stream began, then each page as it lands; before, every PROGRESS_MS.
       caughtUp ||= builder.nextSeq >= stored;
       if (caughtUp || Date.now() - sentAt >= PROGRESS_MS) send(builder.take());
