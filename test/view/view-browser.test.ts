@@ -92,11 +92,8 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     await page.goto(demoUrl);
     const compactions = demoDocument.session.compactions;
     for (const [position, compaction] of compactions.entries()) {
-      await page
-        .locator('#timeline .t-compaction')
-        .nth(position === 0 ? 0 : 0)
-        .scrollIntoViewIfNeeded();
-      await page.locator('#timeline .vrow', { hasText: `compaction ${compaction.compactionId.slice(0, 8)}` }).click();
+      await page.locator('#timeline .t-compaction').nth(position).scrollIntoViewIfNeeded();
+      await page.locator('#timeline .t-compaction').nth(position).click();
       expect(await text(page, '#compaction-badge')).toBe('✓ compacted');
       const facts = await text(page, '#panel dl.facts');
       expect(facts).toContain(`pressure in turn ${compaction.turn}`);
@@ -170,6 +167,42 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     const png = await page.screenshot({ fullPage: true });
     writeFileSync(join(tmpdir(), 'shadowlog-view-demo.png'), png);
     expect(await distinctColours(browser, png)).toBeGreaterThan(200);
+    expect(incidents.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("never clips a compaction's tag in the timeline, nor a mark's glyph on the chart", async () => {
+    const { page, incidents } = await watchedPage(browser);
+    await page.goto(demoUrl);
+    await page.locator('#pressure-chart').waitFor();
+    const boxes = await page.evaluate(() => {
+      const inside = (inner: DOMRect, outer: DOMRect) =>
+        inner.left >= outer.left - 0.5 &&
+        inner.right <= outer.right + 0.5 &&
+        inner.top >= outer.top - 0.5 &&
+        inner.bottom <= outer.bottom + 0.5;
+      const svg = (document.querySelector('#pressure-chart') as SVGSVGElement).getBoundingClientRect();
+      const glyphs = Array.from(document.querySelectorAll('#pressure-chart .mark-glyph')).map((glyph) =>
+        inside(glyph.getBoundingClientRect(), svg),
+      );
+      const tags = Array.from(document.querySelectorAll('#timeline .t-compaction')).map((row) => {
+        const tag = row.querySelector('.tag') as HTMLElement;
+        return {
+          text: tag.textContent,
+          whole: tag.scrollWidth <= tag.clientWidth && inside(tag.getBoundingClientRect(), row.getBoundingClientRect()),
+        };
+      });
+      return { glyphs, tags };
+    });
+    expect(boxes.glyphs).toHaveLength(3);
+    expect(boxes.glyphs.every(Boolean)).toBe(true);
+    expect(boxes.tags.map((tag) => tag.text)).toEqual(
+      demoDocument.session.compactions.map(
+        (compaction) =>
+          `compacted ${compaction.summary?.tokensBefore?.toLocaleString('en-US')}→${compaction.summary?.tokensAfter?.toLocaleString('en-US')}`,
+      ),
+    );
+    expect(boxes.tags.every((tag) => tag.whole)).toBe(true);
     expect(incidents.errors).toEqual([]);
     await page.close();
   });

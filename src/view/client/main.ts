@@ -197,11 +197,14 @@ function timelineRow(model: SessionModel, item: TimelineItem, row: HTMLElement):
   if (item.kind === 'compaction') {
     const compaction = model.compactionAt(item.seq);
     const summary = compaction?.summary;
-    const tokens = summary === undefined ? '' : ` ${summary.tokensBefore ?? '?'}→${summary.tokensAfter ?? '?'}`;
-    row.append(
-      el('span', 'label', `▤ compaction ${compaction?.compactionId.slice(0, 8) ?? ''}`),
-      el('span', `tag outcome-${compaction?.outcome ?? 'open'}`, `${compaction?.trigger ?? ''} ${compaction?.outcome ?? ''}${tokens}`),
-    );
+    const figure = (tokens: number | null | undefined) => (typeof tokens === 'number' ? count(tokens) : 'unknown');
+    const tokens = summary === undefined ? '' : ` ${figure(summary.tokensBefore)}→${figure(summary.tokensAfter)}`;
+    // Short enough for the timeline's width: the id and the trigger are in the titles, and on the panel.
+    const label = el('span', 'label', '▤ compaction');
+    label.title = `compaction ${compaction?.compactionId ?? ''} (${compaction?.trigger ?? 'trigger unknown'})`;
+    const tag = el('span', `tag outcome-${compaction?.outcome ?? 'open'}`, `${compaction?.outcome ?? 'open'}${tokens}`);
+    tag.title = `${compaction?.trigger ?? ''} ${compaction?.outcome ?? ''}${tokens}`.trim();
+    row.append(label, tag);
     return;
   }
   if (item.kind === 'prune') {
