@@ -135,7 +135,8 @@ function start(): void {
     }
   });
 
-  if (viewDocument.live) follow(model, status, refresh);
+  // Followed once the first call is drawn: the stream's checks keep the server busy, and the first panel's requests come first.
+  if (viewDocument.live) void panelReady.then(() => follow(model, status, refresh));
 }
 
 function follow(model: SessionModel, status: HTMLElement, refresh: (changed: PageDelta) => void): void {
