@@ -255,7 +255,7 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
   const facts = el(
     'p',
     'facts-line',
-    `${counted(model.eventCount, 'event', 'events', count(model.eventCount))} · ${counted(model.calls.length, 'model call', 'model calls', count(model.calls.length))} (${verified} digest-verified, ${reconstructed === 0 ? '' : `${reconstructed} imported with no bytes to check, `}${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed${pending === 0 ? '' : `, ${pending} being checked`}) · ${counted(compactions.length, 'compaction')} (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${counted(open, 'open lock')})${byClient === 0 ? '' : ` + ${byClient} by the client`} · ${counted(model.prunes.size, 'prune')}${rewriteText}${switchText} · head ${shortDigest(model.headHash)}`,
+    `${counted(model.eventCount, 'event', 'events', count(model.eventCount))} · ${counted(model.calls.length, 'model call', 'model calls', count(model.calls.length))} (${count(verified)} digest-verified, ${reconstructed === 0 ? '' : `${count(reconstructed)} imported with no bytes to check, `}${offSurface === 0 ? '' : `${count(offSurface)} not on the session's surface, `}${count(failed)} failed${pending === 0 ? '' : `, ${count(pending)} being checked`}) · ${counted(compactions.length, 'compaction', 'compactions', count(compactions.length))} (${compactions.filter((c) => c.outcome === 'failed').length} failed, ${counted(open, 'open lock')})${byClient === 0 ? '' : ` + ${byClient} by the client`} · ${counted(model.prunes.size, 'prune')}${rewriteText}${switchText} · head ${shortDigest(model.headHash)}`,
   );
   const chain =
     model.chain.checked === false
