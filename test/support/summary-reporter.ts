@@ -1,6 +1,18 @@
 // Prints the closing line `N passed, N failed[, N skipped]` that CI reads after every run.
+// A test that never ran because a hook of its suite or file failed (a beforeAll that threw or
+// timed out) is counted as failed, not skipped: CI must never read "0 failed" off a broken run.
 
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+
+/** True when a suite or file around `test` has errors of its own (its hooks failed). */
+function stoppedByAFailedHook(test: TestCase): boolean {
+  let parent: TestCase['parent'] | undefined = test.parent;
+  while (parent !== undefined) {
+    if (parent.errors().length > 0) return true;
+    parent = parent.type === 'module' ? undefined : parent.parent;
+  }
+  return false;
+}
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
@@ -13,7 +25,7 @@ export default class SummaryReporter implements Reporter {
       for (const test of testModule.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        else if (state === 'failed' || stoppedByAFailedHook(test)) failed++;
         else skipped++;
       }
     }

@@ -21,7 +21,7 @@ describe('shadowlog view', () => {
     expect(result.code).toBe(0);
     const bytes = readFileSync(join(workspace.cwd, 'page.html'));
     expect(result.stdout).toBe(
-      `wrote page.html: demo-cli, 93 events, 20 model calls (20 digest-verified, 0 failed), ${bytes.length} bytes\n`,
+      `wrote page.html: demo-cli, 93 events, 20 model calls (20 digest-verified, 0 failed), ${bytes.length.toLocaleString('en-US')} bytes\n`,
     );
     const json = await workspace.run(['--json', 'view', 'demo-cli', '--out', 'page2.html']);
     expect(JSON.parse(json.stdout)).toMatchObject({ sessionId: 'demo-cli', events: 93, calls: 20, verified: 20, failed: 0 });
