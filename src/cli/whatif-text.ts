@@ -142,7 +142,7 @@ export function describeSummary(report: WhatIfReport): string[] {
   for (const call of report.calls.filter((item) => item.changed)) {
     const first = call.counterfactual[0];
     lines.push(
-      `  turn ${call.turn} step ${call.step} (#${call.seq}): ${short(brief(call.recordedAnswer), 60)} → ${short(first === undefined ? '–' : brief(first.answer), 60)}  (${first?.sessionId ?? ''})`,
+      `  turn ${call.turn} step ${call.step} (#${call.seq}): ${brief(call.recordedAnswer, 60)} → ${first === undefined ? '–' : brief(first.answer, 60)}  (${first?.sessionId ?? ''})`,
     );
   }
   return lines;
@@ -151,11 +151,13 @@ export function describeSummary(report: WhatIfReport): string[] {
 /** One call's line in a compaction's what-if. */
 export function describeCallLine(report: WhatIfCallReport): string {
   const first = report.counterfactual[0];
-  return `turn ${report.turn} step ${report.step} (#${report.seq}): ${report.changed ? 'changed' : 'same'}  recorded: ${short(brief(report.recordedAnswer), 50)}  ·  what-if: ${short(first === undefined ? '–' : brief(first.answer), 50)}`;
+  return `turn ${report.turn} step ${report.step} (#${report.seq}): ${report.changed ? 'changed' : 'same'}  recorded: ${brief(report.recordedAnswer, 50)}  ·  what-if: ${first === undefined ? '–' : brief(first.answer, 50)}`;
 }
 
-function brief(answer: Answer): string {
+/** An answer on a line, at most about `length` characters: its tool calls, else its text in quotes. */
+function brief(answer: Answer, length: number): string {
   if (answer.error !== null) return `error ${answer.error.code}`;
-  if (answer.toolCalls.length > 0) return answer.toolCalls.map((call) => `${call.name} ${canonicalJson(call.arguments)}`).join('; ');
-  return JSON.stringify(answer.text.replace(/\s+/g, ' ').trim());
+  if (answer.toolCalls.length > 0)
+    return short(answer.toolCalls.map((call) => `${call.name} ${canonicalJson(call.arguments)}`).join('; '), length);
+  return `"${short(answer.text.replace(/\s+/g, ' ').trim(), length - 2)}"`;
 }
