@@ -9,6 +9,7 @@ export { type DiffLine, diffLines } from './diff-lines.js';
 export { estimateWhatIf, type WhatIfEstimate } from './estimate.js';
 export {
   checkCallBudget,
+  DEFAULT_WHATIF_MAX_CALLS,
   type PlannedCall,
   type PlanOptions,
   planWhatIf,

@@ -80,6 +80,9 @@ export interface WhatIfPlan {
   readonly requestsPerCall: number;
 }
 
+/** The requests one what-if may send unless its caller allows more (the CLI's --max-calls). */
+export const DEFAULT_WHATIF_MAX_CALLS = 20;
+
 /** Checks a call budget: a positive whole number of calls. */
 export function checkCallBudget(maxCalls: number, flag = '--max-calls'): void {
   if (!Number.isSafeInteger(maxCalls) || maxCalls < 1)

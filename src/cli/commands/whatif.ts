@@ -7,7 +7,15 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { assertSessionId, ShadowlogError } from '../../log/index.js';
 import { resolveSessionId } from '../../store/index.js';
-import { type CallChoice, estimateWhatIf, planWhatIf, runWhatIf, type WhatIfPlan, type WhatIfQuestion } from '../../whatif/index.js';
+import {
+  type CallChoice,
+  DEFAULT_WHATIF_MAX_CALLS,
+  estimateWhatIf,
+  planWhatIf,
+  runWhatIf,
+  type WhatIfPlan,
+  type WhatIfQuestion,
+} from '../../whatif/index.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { plural } from '../plural.js';
@@ -32,9 +40,6 @@ export interface WhatIfOptions extends TargetOptions {
   readonly prices?: string;
 }
 
-/** The calls one what-if may send unless --max-calls says otherwise. */
-export const DEFAULT_MAX_CALLS = 20;
-
 /** A what-if of many calls, not confirmed: --yes was not given and there is no terminal to ask on. */
 export class WhatIfNotConfirmedError extends ShadowlogError {
   constructor(message: string) {
@@ -54,7 +59,7 @@ export async function whatifCommand(context: CommandContext, given: string, opti
     resolveRenderer: rendererFor,
     target: whatifTargets(options),
     samples: options.samples ?? 0,
-    maxCalls: options.maxCalls ?? DEFAULT_MAX_CALLS,
+    maxCalls: options.maxCalls ?? DEFAULT_WHATIF_MAX_CALLS,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
   });
   const estimate = estimateWhatIf(plan, pricesOption(context, options.prices));
@@ -189,7 +194,7 @@ export function registerWhatifCommand(program: Command, run: RunCommand): void {
     .option('--samples <k>', 'send the recorded request and the counterfactual K times each, and count each answer', (value) =>
       integerArgument(value, 'a number of samples', 1),
     )
-    .option('--max-calls <n>', `the most requests to send (default ${DEFAULT_MAX_CALLS})`, (value) =>
+    .option('--max-calls <n>', `the most requests to send (default ${DEFAULT_WHATIF_MAX_CALLS})`, (value) =>
       integerArgument(value, 'a number of calls', 0),
     )
     .option('--yes', 'send the requests of --compaction without asking')
