@@ -1,7 +1,7 @@
 // The model a what-if asks: the one named (--provider, --model, --base-url), else the recorded
 // provider and model when shadowlog has an adapter for them. The demo's scripted agent is one:
 // its calls can be asked again offline. Its window: --window, else the window recorded with the
-// call (for the recorded model), else the limits table's.
+// call (for the recorded model, through any provider), else the limits table's.
 
 import type { LanguageModel } from '../providers/index.js';
 import { knownModelLimits, ScriptedModel } from '../providers/index.js';
@@ -31,8 +31,8 @@ export function whatifTargets(options: TargetOptions): (call: AuditedCall) => Wh
   return (call) => {
     const provider = options.provider ?? call.data.provider;
     const modelId = options.model ?? call.data.model;
-    const recorded = provider === call.data.provider && modelId === call.data.model;
-    const window = options.window ?? (recorded ? call.data.contextWindow : undefined);
+    // The same model keeps the window it ran in, whichever wire it is reached through.
+    const window = options.window ?? (modelId === call.data.model ? call.data.contextWindow : undefined);
     const key = `${provider}/${modelId}/${window ?? ''}`;
     let model = models.get(key);
     if (model === undefined) {

@@ -53,7 +53,9 @@ function describeRestored(report: WhatIfCallReport): string {
         : `compaction ${item.compactionId} (#${item.seq})`,
   );
   const unique = [...new Set(names)];
-  const originals = report.restored.reduce((sum, item) => sum + item.shadowed.length, 0);
+  // A replacement undone inside another stands among that one's shadowed nodes, and is not itself put back.
+  const nested = report.restored.filter((item) => report.restored.some((outer) => outer.shadowed.includes(item.seq))).length;
+  const originals = report.restored.reduce((sum, item) => sum + item.shadowed.length, 0) - nested;
   return `${unique.join(', ')} undone (${plural(originals, 'shadowed node')} restored in their places)`;
 }
 
@@ -132,7 +134,7 @@ export function describeEstimate(estimate: WhatIfEstimate, maxCalls: number, ski
     estimate.costUsd === null
       ? `cost unknown: ${estimate.unpricedModels.join(', ')} ${estimate.unpricedModels.length === 1 ? 'is' : 'are'} not in the price table of ${estimate.priceDate} (give prices with --prices FILE)`
       : `~${formatUsd(estimate.costUsd)} at the list prices of ${estimate.priceDate}${estimate.unpricedModels.length === 0 ? '' : ` (${estimate.unpricedModels.join(', ')} unpriced, left out)`}`;
-  const left = skipped === 0 ? '' : `; ${plural(skipped, 'later call')} left out by --max-calls ${maxCalls}`;
+  const left = skipped === 0 ? '' : `; ${plural(skipped, 'later call')} left out`;
   return `budget: ${plural(estimate.requests, 'request')} for ${plural(estimate.calls, 'call')} (--max-calls ${maxCalls}${left}), ~${number(estimate.inputTokens)} input and ~${number(estimate.outputTokens)} output tokens (estimated; output as long as the recorded answers), ${cost}`;
 }
 

@@ -142,7 +142,9 @@ async function planCall(
       ? await (question as Exclude<WhatIfQuestion, { restore: RestoreChoice }>).surface(audit, call, target, params)
       : restored.events.map((event) => ({ copyOf: event }));
   const label: JsonObject =
-    'restore' in question ? { restore: question.restore === 'all' ? 'all' : [...question.restore] } : question.label;
+    restored === undefined
+      ? (question as { readonly label: JsonObject }).label
+      : { restore: restored.names === 'all' ? 'all' : [...restored.names] };
   const run = ids[0] as string;
   const links = ids.map((_id, index) => linkOf(audit.sessionId, call, label, run, index, options.samples));
   const counterfactual = await buildWhatIfRequest(audit.sessionId, entries, target.model, params, links[0] as WhatIfLink, options.registry);

@@ -31,6 +31,8 @@ export interface RestoredSurface {
   readonly events: readonly LogEvent[];
   /** The replacements undone, outermost first. */
   readonly restored: readonly Replacement[];
+  /** The names of the choice as the log spells them: `all`, or each compaction's whole id (a seq as given). */
+  readonly names: 'all' | readonly string[];
 }
 
 const KINDS: Readonly<Record<string, ReplacementKind>> = {
@@ -117,12 +119,14 @@ export function restoreSurface(audit: AuditedSession, call: AuditedCall, choice:
   };
   for (const node of call.nodes) expand(node.seq);
   if (chosen !== undefined) checkReached(chosen, restored, on, call);
-  return { events, restored };
+  return { events, restored, names: chosen === undefined ? 'all' : chosen.names };
 }
 
 interface Targets {
   readonly seqs: ReadonlySet<number>;
   readonly byName: ReadonlyMap<string, readonly number[]>;
+  /** Each name, a compaction's first characters spelled out whole. */
+  readonly names: readonly string[];
 }
 
 function resolveTargets(
@@ -132,6 +136,7 @@ function resolveTargets(
   if (names.length === 0) throw new WhatIfInputError('--restore takes all, or compaction ids and seqs of replacements');
   const seqs = new Set<number>();
   const byName = new Map<string, number[]>();
+  const spelled: string[] = [];
   for (const name of names) {
     const matches = /^\d+$/.test(name)
       ? on.filter(({ replacement }) => replacement.seq === Number(name) || replacement.meteringSeq === Number(name))
@@ -152,8 +157,9 @@ function resolveTargets(
       name,
       matches.map(({ replacement }) => replacement.seq),
     );
+    spelled.push(/^\d+$/.test(name) ? name : (matches[0]?.replacement.compactionId ?? name));
   }
-  return { seqs, byName };
+  return { seqs, byName, names: spelled };
 }
 
 /** Each name must have undone something: one nested in a replacement left in place is not on the surface. */

@@ -57,7 +57,7 @@ describe('whatif --compaction', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       new RegExp(
-        `^whatif --compaction on ${DEMO_ID}: ${between().length} calls between compaction ${id} \\(#\\d+\\) and the next, ${demo.compactions[1]?.id} \\(#\\d+\\), each asked again of openai/demo-script with ${id.slice(0, 8)} undone; one request per call$`,
+        `^whatif --compaction on ${DEMO_ID}: ${between().length} calls between compaction ${id} \\(#\\d+\\) and the next, ${demo.compactions[1]?.id} \\(#\\d+\\), each asked again of openai/demo-script with ${id} undone; one request per call$`,
       ),
     );
     expect(lines[1]).toMatch(
@@ -117,7 +117,7 @@ describe('whatif --compaction', () => {
     expect(report.calls[0]?.changed).toBe(true);
     expect(report.changed).toBe(report.calls.filter((call) => call.changed).length);
     expect(result.stderr).toMatch(
-      /^whatif --compaction on .*\nbudget: 3 requests for 3 calls \(--max-calls 3; \d+ later calls left out by --max-calls 3\), ~[\d,]+ input and ~[\d,]+ output tokens \(estimated; output as long as the recorded answers\), ~\$0\.\d+ at the list prices of 2026-12-01\n$/,
+      /^whatif --compaction on .*\nbudget: 3 requests for 3 calls \(--max-calls 3; \d+ later calls left out\), ~[\d,]+ input and ~[\d,]+ output tokens \(estimated; output as long as the recorded answers\), ~\$0\.\d+ at the list prices of 2026-12-01\n$/,
     );
   });
 
