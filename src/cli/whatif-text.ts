@@ -12,6 +12,8 @@ import { whatIfQuestionPhrase } from './whatif-link-text.js';
 
 const number = (value: number) => value.toLocaleString('en-US');
 const COLUMN = 56;
+/** A diff line is shown up to this long (--json has the answers whole). */
+const DIFF_LINE = 400;
 
 /** `text` cut to `length` characters, an ellipsis marking a cut. */
 const short = (text: string, length: number) => (text.length > length ? `${clipText(text, length - 1)}…` : text);
@@ -33,10 +35,12 @@ export function describeCall(report: WhatIfCallReport): string[] {
     '',
   ];
   const diff = diffLines(answerLines(report.recordedAnswer), answerLines(first.answer));
-  if (diff.every((line) => line.op === ' ')) lines.push('the answer is the same (by its tool calls, else its text)');
+  if (first.answer.error !== null)
+    lines.push(`the what-if request failed, so there is no answer to compare: ${first.answer.error.code}: ${first.answer.error.message}`);
+  else if (diff.every((line) => line.op === ' ')) lines.push('the answer is the same (by its tool calls, else its text)');
   else {
     lines.push('the answer changed (- recorded, + what-if):');
-    for (const line of diff) lines.push(`  ${line.op} ${line.line}`);
+    for (const line of diff) lines.push(`  ${line.op} ${short(line.line, DIFF_LINE)}`);
   }
   if (report.counts !== null) lines.push('', ...describeCounts(report));
   lines.push('', ...describeSessions(report));
@@ -122,10 +126,9 @@ function tokens(answer: Answer): string {
 /** An answer as lines to diff: its tool calls, then its text (or its error). */
 function answerLines(answer: Answer): string[] {
   if (answer.error !== null) return [`error ${answer.error.code}: ${answer.error.message}`];
-  return [
-    ...answer.toolCalls.map((call) => `→ ${call.name} ${canonicalJson(call.arguments)}`),
-    ...(answer.text === '' ? [] : answer.text.split('\n')),
-  ];
+  // Blank lines around the text say nothing an answer differs by.
+  const text = answer.text.trim();
+  return [...answer.toolCalls.map((call) => `→ ${call.name} ${canonicalJson(call.arguments)}`), ...(text === '' ? [] : text.split('\n'))];
 }
 
 /** The budget, before anything is sent. */
@@ -138,14 +141,29 @@ export function describeEstimate(estimate: WhatIfEstimate, maxCalls: number, ski
   return `budget: ${plural(estimate.requests, 'request')} for ${plural(estimate.calls, 'call')} (--max-calls ${maxCalls}${left}), ~${number(estimate.inputTokens)} input and ~${number(estimate.outputTokens)} output tokens (estimated; output as long as the recorded answers), ${cost}`;
 }
 
-/** "the answer changed on K of N calls", and each changed call. */
+/** "the answer changed on K of N calls", each changed call, and the calls whose what-if failed. */
 export function describeSummary(report: WhatIfReport): string[] {
-  const lines = [`the answer changed on ${report.changed} of ${plural(report.calls.length, 'call')}${report.changed === 0 ? '' : ':'}`];
+  const failed = report.calls.filter((item) => item.failed);
+  const compared = report.calls.length - failed.length;
+  const lines = [
+    compared === 0
+      ? `no answer to compare: the what-if request of every call asked (${report.calls.length}) failed`
+      : `the answer changed on ${report.changed} of ${plural(compared, 'call')}${failed.length === 0 ? '' : ` (${failed.length} more failed: nothing to compare)`}${report.changed === 0 ? '' : ':'}`,
+  ];
   for (const call of report.calls.filter((item) => item.changed)) {
     const first = call.counterfactual[0];
     lines.push(
       `  turn ${call.turn} step ${call.step} (#${call.seq}): ${brief(call.recordedAnswer, 60)} → ${first === undefined ? '–' : brief(first.answer, 60)}  (${first?.sessionId ?? ''})`,
     );
+  }
+  if (failed.length > 0) {
+    lines.push('failed, the error recorded in each what-if session:');
+    for (const call of failed) {
+      const first = call.counterfactual[0];
+      lines.push(
+        `  turn ${call.turn} step ${call.step} (#${call.seq}): ${short(`${first?.answer.error?.code}: ${first?.answer.error?.message}`, 160)}  (${first?.sessionId ?? ''})`,
+      );
+    }
   }
   return lines;
 }
@@ -153,7 +171,7 @@ export function describeSummary(report: WhatIfReport): string[] {
 /** One call's line in a compaction's what-if. */
 export function describeCallLine(report: WhatIfCallReport): string {
   const first = report.counterfactual[0];
-  return `turn ${report.turn} step ${report.step} (#${report.seq}): ${report.changed ? 'changed' : 'same'}  recorded: ${brief(report.recordedAnswer, 50)}  ·  what-if: ${first === undefined ? '–' : brief(first.answer, 50)}`;
+  return `turn ${report.turn} step ${report.step} (#${report.seq}): ${report.failed ? 'failed' : report.changed ? 'changed' : 'same'}  recorded: ${brief(report.recordedAnswer, 50)}  ·  what-if: ${first === undefined ? '–' : brief(first.answer, 50)}`;
 }
 
 /** An answer on a line, at most about `length` characters: its tool calls, else its text in quotes. */

@@ -131,12 +131,13 @@ async function planCall(
   options: PlanOptions,
   ids: readonly string[],
 ): Promise<PlannedCall> {
-  const target = options.target(call);
   const recordedParams = paramsOf(call);
   const { notes } = recordedParams;
   const params =
     options.maxOutputTokens === undefined ? recordedParams.params : { ...recordedParams.params, maxOutputTokens: options.maxOutputTokens };
   const restored = 'restore' in question ? restoreSurface(audit, call, question.restore) : undefined;
+  // Asked after the question is checked: a call with nothing to restore is told so before a missing key.
+  const target = options.target(call);
   const entries =
     restored === undefined
       ? await (question as Exclude<WhatIfQuestion, { restore: RestoreChoice }>).surface(audit, call, target, params)

@@ -45,6 +45,8 @@ export interface WhatIfCallReport {
   } | null;
   /** The counterfactual's answer differs from the recorded one (with --samples: the most frequent answers differ). */
   readonly changed: boolean;
+  /** Every counterfactual request failed (the provider refused it, or could not be reached): nothing to compare; the error is recorded. */
+  readonly failed: boolean;
   readonly notes: readonly string[];
 }
 
@@ -54,6 +56,8 @@ export interface WhatIfReport {
   /** Calls the budget left out. */
   readonly skipped: ReadonlyArray<{ readonly seq: number; readonly turn: number; readonly step: number }>;
   readonly changed: number;
+  /** Calls whose counterfactual requests all failed. */
+  readonly failed: number;
 }
 
 export interface RunOptions {
@@ -75,6 +79,7 @@ export async function runWhatIf(store: LogStore, plan: WhatIfPlan, options: RunO
     calls,
     skipped: plan.skipped.map(({ seq, turn, step }) => ({ seq, turn, step })),
     changed: calls.filter((call) => call.changed).length,
+    failed: calls.filter((call) => call.failed).length,
   };
 }
 
@@ -104,10 +109,13 @@ async function askCall(store: LogStore, planned: PlannedCall, samples: number, o
           recorded: answerCounts(recordedSamples.map((sent) => sent.answer)),
           counterfactual: answerCounts(counterfactual.map((sent) => sent.answer)),
         };
+  // A request the provider refused, or that failed, answered nothing to compare.
+  const failed = counterfactual.every((sent) => sent.answer.error !== null);
   const changed =
-    counts === null
+    !failed &&
+    (counts === null
       ? answerKey((counterfactual[0] as SentWhatIf).answer) !== answerKey(planned.recordedAnswer)
-      : counts.recorded[0]?.key !== counts.counterfactual[0]?.key;
+      : counts.recorded[0]?.key !== counts.counterfactual[0]?.key);
   return {
     seq: call.seq,
     turn: call.turn,
@@ -127,6 +135,7 @@ async function askCall(store: LogStore, planned: PlannedCall, samples: number, o
     recordedSamples,
     counts,
     changed,
+    failed,
     notes: planned.notes,
   };
 }

@@ -87,14 +87,17 @@ export async function whatifCommand(context: CommandContext, given: string, opti
   if ('compaction' in choice) {
     context.print('');
     for (const line of describeSummary(report)) context.print(line);
-    if (report.skipped.length > 0)
-      context.print(
-        `not asked (--max-calls ${plan.maxCalls}): ${report.skipped.map((call) => `turn ${call.turn} step ${call.step}`).join(', ')}`,
-      );
+    if (report.skipped.length > 0) context.print(`not asked (--max-calls ${plan.maxCalls}): ${listCalls(report.skipped)}`);
     return 0;
   }
   for (const call of report.calls) for (const line of describeCall(call)) context.print(line);
   return 0;
+}
+
+/** The calls named, the first ten of them when there are more. */
+function listCalls(calls: ReadonlyArray<{ readonly turn: number; readonly step: number }>): string {
+  const named = calls.slice(0, 10).map((call) => `turn ${call.turn} step ${call.step}`);
+  return `${named.join(', ')}${calls.length > 10 ? `, and ${calls.length - 10} more (--json lists them)` : ''}`;
 }
 
 function callChoice(options: WhatIfOptions): CallChoice {
