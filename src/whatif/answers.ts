@@ -4,6 +4,7 @@
 
 import { canonicalJson } from '../log/canonical-json.js';
 import type { ContentBlock, JsonValue, LogEvent } from '../log/event.js';
+import { dataOf } from '../log/event-data.js';
 import type { ModelResult } from '../providers/language-model.js';
 
 export interface Answer {
@@ -30,22 +31,20 @@ export const NO_ANSWER: Answer = {
 /** The answer an event of the log holds (an assistant/message, a model/error, a model/unrecorded-answer). */
 export function answerOfEvent(event: LogEvent | undefined): Answer {
   if (event === undefined) return NO_ANSWER;
-  const data = event.data as Record<string, unknown>;
-  if (event.type !== 'assistant/message') {
-    return { ...NO_ANSWER, error: { code: String(data.code ?? event.type), message: String(data.message ?? '') } };
+  if (event.type === 'model/error' || event.type === 'model/unrecorded-answer') {
+    const { code, message } = dataOf(event, event.type);
+    return { ...NO_ANSWER, error: { code, message } };
   }
-  const toolCalls = (data.toolCalls as Array<{ name: string; arguments: JsonValue }>).map((call) => ({
-    name: call.name,
-    arguments: call.arguments,
-  }));
-  const recorded = typeof data.finishReason === 'string' ? data.finishReason : undefined;
-  const usage = data.usage as { inputTokens: number; outputTokens: number } | undefined;
+  const data = dataOf(event, 'assistant/message');
+  const toolCalls = data.toolCalls.map((call) => ({ name: call.name, arguments: call.arguments }));
+  // The stop reason a what-if session records with its answer; the spine's own answers keep none.
+  const recorded = (data as { finishReason?: unknown }).finishReason;
   return {
-    text: textOf(data.content as ContentBlock[]),
+    text: textOf(data.content),
     toolCalls,
-    stopReason: recorded ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop'),
-    stopReasonInferred: recorded === undefined,
-    usage: usage === undefined ? null : { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
+    stopReason: typeof recorded === 'string' ? recorded : toolCalls.length > 0 ? 'tool-calls' : 'stop',
+    stopReasonInferred: typeof recorded !== 'string',
+    usage: data.usage === undefined ? null : { inputTokens: data.usage.inputTokens, outputTokens: data.usage.outputTokens },
     error: null,
   };
 }

@@ -149,7 +149,8 @@ function shadowedOrder(fold: SurfaceFold, startSeq: number, endSeq: number): num
 function isAnswerOf(event: LogEvent, call: AuditedCall): boolean {
   if (event.type === 'assistant/message') return !isReplaceOp(event.surfaceOp);
   if (event.type !== 'model/error' && event.type !== 'model/unrecorded-answer') return false;
-  return event.data.turn === call.turn && event.data.step === call.step;
+  const { turn, step } = dataOf(event, event.type);
+  return turn === call.turn && step === call.step;
 }
 
 interface Picker {

@@ -12,6 +12,7 @@ import { createToolResultPruner } from '../compaction/tool-result-pruner.js';
 import { isSurfaceType, type LogEvent, type SurfaceType } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import { origins } from '../log/origins.js';
+import { encodeRequestSurface } from '../log/surface-change.js';
 import { isReplaceOp } from '../log/surface-op.js';
 import type { LanguageModel, ModelParams } from '../providers/language-model.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../spine/harness.js';
@@ -83,7 +84,10 @@ export async function policySurface(
             provenance: 'imported',
             provider: model.provider,
             model: model.modelId,
-            surfaceSeqs: log.fold.toArray().map((node) => node.seq),
+            ...encodeRequestSurface(
+              log.fold.lastRequestSurface,
+              log.fold.toArray().map((node) => node.seq),
+            ),
           },
         },
       ]);
