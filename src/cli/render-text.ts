@@ -67,7 +67,10 @@ export function renderMessage(event: LogEvent, options: RenderOptions, note = ''
   }
   const standsFor = (event.data as { standsFor?: { sessionId?: unknown; seqs?: unknown } }).standsFor;
   if (Array.isArray(standsFor?.seqs))
-    heading += `  [made by a what-if's policy, standing for ${plural(standsFor.seqs.length, 'message')} of ${String(standsFor.sessionId)}]`;
+    heading +=
+      standsFor.seqs.length === 0
+        ? '  [made by the what-if]'
+        : `  [made by the what-if, standing for ${plural(standsFor.seqs.length, 'message')} of ${String(standsFor.sessionId)}]`;
   if (note !== '') heading += `  ${note}`;
   const lines = [heading];
   const body = contentText(messageContent(event), options);

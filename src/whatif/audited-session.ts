@@ -23,8 +23,8 @@ export interface CallName {
   readonly step?: number;
 }
 
-/** Which calls a pass takes: one by its name, or every call between a compaction and the next. */
-export type CallChoice = { readonly call: CallName } | { readonly compaction: string };
+/** Which calls a pass takes: one by its name or by the seq of its model/request, or every call between a compaction and the next. */
+export type CallChoice = { readonly call: CallName } | { readonly requestSeq: number } | { readonly compaction: string };
 
 export interface AuditedCall {
   /** The seq of its model/request. */
@@ -68,7 +68,7 @@ export async function readAudit(store: LogStore, sessionId: string, choice: Call
   const shadowed = new Map<number, readonly number[]>();
   const calls: AuditedCall[] = [];
   const requests: Array<{ seq: number; turn: number; step: number }> = [];
-  const picker = 'call' in choice ? new CallPicker(choice.call) : new CompactionPicker(choice.compaction);
+  const picker = 'compaction' in choice ? new CompactionPicker(choice.compaction) : new CallPicker(choice);
   let broken: ChainLink | undefined;
   let open: AuditedCall | undefined;
   const renderer = guardedRenderer(options.resolveRenderer);
@@ -164,34 +164,36 @@ interface Picker {
 }
 
 class CallPicker implements Picker {
-  private readonly turn: number;
-  private readonly step: number;
   private taken = false;
   private readonly turns = new Set<number>();
-  constructor(call: CallName) {
-    this.turn = call.turn;
-    this.step = call.step ?? 1;
-  }
+  constructor(private readonly choice: { readonly call: CallName } | { readonly requestSeq: number }) {}
   stopsAt(event: LogEvent): boolean {
     return this.taken && event.type === 'model/request';
   }
-  takes(_seq: number, data: ModelRequestData): boolean {
+  takes(seq: number, data: ModelRequestData): boolean {
     this.turns.add(data.turn);
-    this.taken = data.turn === this.turn && data.step === this.step;
+    this.taken =
+      'requestSeq' in this.choice
+        ? seq === this.choice.requestSeq
+        : data.turn === this.choice.call.turn && data.step === (this.choice.call.step ?? 1);
     return this.taken;
   }
   noteApplied(): void {}
   describe(): string {
-    return `turn ${this.turn}, step ${this.step}`;
+    return 'requestSeq' in this.choice
+      ? `the call at #${this.choice.requestSeq}`
+      : `turn ${this.choice.call.turn}, step ${this.choice.call.step ?? 1}`;
   }
   finish(calls: readonly AuditedCall[]): void {
     if (calls.length > 0) return;
+    if ('requestSeq' in this.choice)
+      throw new ReplayError('no-such-call', `event #${this.choice.requestSeq} of the session is not a model call`);
     const sorted = [...this.turns].sort((a, b) => a - b);
     const known =
       sorted.length === 0
         ? 'it has no model calls'
         : `its model calls are in turns ${sorted.length <= 2 ? sorted.join(' and ') : `${sorted[0]} to ${sorted[sorted.length - 1]}`}`;
-    throw new ReplayError('no-such-call', `the session has no model call at turn ${this.turn}, step ${this.step}; ${known}`);
+    throw new ReplayError('no-such-call', `the session has no model call at ${this.describe()}; ${known}`);
   }
 }
 

@@ -27,7 +27,7 @@ export {
   replacementsOn,
   restoreSurface,
 } from './restore-surface.js';
-export { type RunOptions, runWhatIf, type WhatIfCallReport, type WhatIfReport } from './run-whatif.js';
+export { askWhatIf, type RunOptions, runWhatIf, type WhatIfCallReport, type WhatIfReport } from './run-whatif.js';
 export { type BuiltRequest, buildWhatIfRequest, copyDraft, renderedData, type SurfaceEntry } from './what-if-request.js';
 export { type SentWhatIf, sendWhatIf } from './whatif-call.js';
 export { RestoreTargetError, WhatIfBudgetError, WhatIfInputError, WhatIfProviderError, WhatIfWindowError } from './whatif-errors.js';

@@ -6,7 +6,8 @@ import type { JsonObject } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { LogStore } from '../store/log-store.js';
 import { type Answer, answerCounts, answerKey } from './answers.js';
-import type { PlannedCall, WhatIfPlan } from './plan-whatif.js';
+import type { CallChoice } from './audited-session.js';
+import { type PlannedCall, type PlanOptions, planWhatIf, type WhatIfPlan, type WhatIfQuestion } from './plan-whatif.js';
 import type { ReplacementKind } from './restore-surface.js';
 import { type SentWhatIf, sendWhatIf } from './whatif-call.js';
 
@@ -138,4 +139,18 @@ async function askCall(store: LogStore, planned: PlannedCall, samples: number, o
     failed,
     notes: planned.notes,
   };
+}
+
+/**
+ * Plans and asks in one step (planWhatIf, then runWhatIf): for a caller with no budget to print
+ * between the two, such as a probe asking one call with a surface of its own.
+ */
+export async function askWhatIf(
+  store: LogStore,
+  sessionId: string,
+  choice: CallChoice,
+  question: WhatIfQuestion,
+  options: PlanOptions & RunOptions,
+): Promise<WhatIfReport> {
+  return runWhatIf(store, await planWhatIf(store, sessionId, choice, question, options), options);
 }

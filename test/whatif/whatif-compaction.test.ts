@@ -6,7 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { whatifCommandLine } from '../../src/whatif/index.js';
+import { createCliRegistry } from '../../src/cli/registry.js';
+import { rendererFor } from '../../src/cli/renderers.js';
+import { createOpenAIChatModel } from '../../src/providers/index.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { askWhatIf, whatifCommandLine } from '../../src/whatif/index.js';
 import { callAfter, DEMO_ID, type DemoWhatIf, startDemoWhatIf } from './demo-whatif.js';
 
 interface Report {
@@ -184,7 +188,7 @@ describe('whatif --policy, sessions, and the command line to copy', () => {
     expect(JSON.parse((await run(['replay', sessionId, '--turn', '1', '--json'])).stdout)).toMatchObject({ verified: true });
     expect((await run(['verify', sessionId])).code).toBe(0);
     const text = (await run(['show', sessionId, '--record'])).stdout;
-    expect(text).toMatch(/^#\d+ user {2}\[made by a what-if's policy, standing for \d+ messages of demo-whatif\]$/m);
+    expect(text).toMatch(/^#\d+ user {2}\[made by the what-if, standing for \d+ messages of demo-whatif\]$/m);
   });
 
   it('refuses a policy file that no policy takes, before reading the session', async () => {
@@ -213,6 +217,46 @@ describe('whatif --policy, sessions, and the command line to copy', () => {
         'm',
       ),
     );
+  });
+
+  it('asks a call with a surface its caller builds (as a probe will), by the seq of its model/request', async () => {
+    const call = callAfter(demo, demo.compactions[0]?.seq as number);
+    const sent = demo.upstream.requests.length;
+    const store = await openSqliteStore(join(demo.workspace.cwd, '.shadowlog', 'shadowlog.db'));
+    try {
+      const model = createOpenAIChatModel({
+        model: 'demo-script',
+        baseUrl: `${demo.upstream.baseUrl}/v1`,
+        contextWindow: 40_000,
+        defaultMaxOutputTokens: 512,
+      });
+      const question = 'Which city ordered the most items?';
+      const report = await askWhatIf(
+        store,
+        DEMO_ID,
+        { requestSeq: call.seq },
+        {
+          label: { probe: question },
+          // The recorded surface, and a question of the caller's own after it.
+          surface: (_audit, audited) => [
+            ...audited.nodes.map((node) => ({ copyOf: node.event })),
+            { type: 'user/message' as const, data: { content: [{ type: 'text', text: question }] }, standsFor: [] },
+          ],
+        },
+        { registry: createCliRegistry(), resolveRenderer: rendererFor, target: () => ({ model, window: 40_000 }), samples: 0, maxCalls: 1 },
+      );
+      const sentOne = report.calls[0]?.counterfactual[0];
+      expect(demo.upstream.requests.length).toBe(sent + 1);
+      expect(report.calls[0]?.question).toEqual({ probe: question });
+      expect(sentOne?.answer.text).toMatch(/^Kraków, with 24 items among the orders I can see/);
+      const replayed = JSON.parse((await run(['replay', sentOne?.sessionId as string, '--turn', '1', '--json'])).stdout) as {
+        verified: boolean;
+      };
+      expect(replayed.verified).toBe(true);
+      expect((await run(['show', sentOne?.sessionId as string, '--record'])).stdout).toMatch(/^#\d+ user {2}\[made by the what-if\]$/m);
+    } finally {
+      await store.close();
+    }
   });
 
   it('renders the command that asks a call again with the originals', async () => {
