@@ -13,7 +13,7 @@ import { type Answer, answerOfEvent } from './answers.js';
 import { type AuditedCall, type AuditedSession, type CallChoice, readAudit } from './audited-session.js';
 import { type Replacement, type RestoreChoice, restoreSurface } from './restore-surface.js';
 import { type BuiltRequest, buildWhatIfRequest, type SurfaceEntry } from './what-if-request.js';
-import { WhatIfBudgetError } from './whatif-errors.js';
+import { WhatIfBudgetError, WhatIfInputError } from './whatif-errors.js';
 import { whatIfSessionIds } from './whatif-ids.js';
 import { windowRefusal } from './window-refusal.js';
 
@@ -131,6 +131,11 @@ async function planCall(
   options: PlanOptions,
   ids: readonly string[],
 ): Promise<PlannedCall> {
+  const offSurface = call.replay?.offSurface;
+  if (offSurface !== undefined)
+    throw new WhatIfInputError(
+      `turn ${call.turn} step ${call.step} (event #${call.seq}) is a proxied call whose messages are not on the session's surface (${offSurface.reason}): there is no recorded surface to change; \`shadowlog replay\` shows what its body held`,
+    );
   const recordedParams = paramsOf(call);
   const { notes } = recordedParams;
   const params =
