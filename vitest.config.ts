@@ -22,6 +22,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // A checkpoint key of each test file's own, never the one in the real HOME.
     setupFiles: ['./test/support/checkpoint-key-setup.ts'],
+    // Child processes run the repository compiled once per run, not through tsx (test/support/node-script.ts).
+    globalSetup: ['./test/support/compiled-tree-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

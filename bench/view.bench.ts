@@ -1,22 +1,30 @@
-// Benchmark: opening a 100,000-event session in the audit page, as a ratio to `shadowlog show
-// <id> --record --json` of the same session (the whole record printed), measured in the same
-// run. "Opening" is `view <id> --out FILE` (read every event, rebuild and digest-check every
-// call, write the page) and then loading that file in chromium until the timeline, the chart
-// and the first call's panel are drawn; the last call is then selected too. The session is the
-// replay benchmark's: real turns of the spine, synthetic turns and compactions (their digests
-// are placeholders, so their checks fail, as the page shows), real turns again.
+// Benchmark: opening a long session in the audit page, as a ratio to `shadowlog show <id>
+// --surface` on the same session, measured in the same run. For a 100,000- and a
+// 1,000,000-event session (synthetic turns and compactions, bench/view-session.ts, written
+// through SessionLog so that fold checkpoints stand every 10,000 events, as a harness leaves
+// them), in chromium until the first call's panel and the chart are drawn:
+//   - the served page (`view <id>`): from the request for the page (the server reads the log
+//     once and builds the first document) to the first call shown;
+//   - the written page (`view <id> --out FILE`, written beforehand; its time is shown too):
+//     from opening the file to the first call shown.
+// The baseline `show --surface` is timed twice: as it runs (from the newest fold checkpoint,
+// reading the events after it), and reading the whole log (the checkpoints' key withheld).
 //
 //   npm run bench -- view
 //   npx tsx bench/view.bench.ts [--quick]
 
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { createCallPricer } from '../src/cli/call-price.js';
 import { main } from '../src/cli/main.js';
+import { createCliRegistry } from '../src/cli/registry.js';
+import { rendererFor } from '../src/cli/renderers.js';
+import { CHECKPOINT_KEY_FILE_VARIABLE } from '../src/store/checkpoint-key.js';
 import { openSqliteStore } from '../src/store/sqlite/index.js';
 import { pageScript } from '../src/view/page-script.js';
 import { PAGE_STYLE } from '../src/view/page-style.js';
-import { build, type Sizes } from './replay.bench.js';
+import { startViewServer } from '../src/view/view-server.js';
 import {
   type BenchContext,
   type Benchmark,
@@ -24,6 +32,7 @@ import {
   clock,
   createTempDirectory,
   elapsedMs,
+  type Figures,
   formatBytes,
   formatCount,
   formatMs,
@@ -31,11 +40,24 @@ import {
   median,
   runIfMain,
 } from './support.js';
+import { buildViewSession } from './view-session.js';
 
-const SESSION_ID = 'bench-replay';
+const SESSION_ID = 'bench-view';
 const CHROMIUM = process.env.SHADOWLOG_CHROMIUM ?? '/usr/bin/chromium';
-const FULL: Sizes = { realFirst: 3_000, syntheticUntil: 94_000, total: 100_000, repeats: 2 };
-const QUICK: Sizes = { realFirst: 1_000, syntheticUntil: 9_400, total: 10_000, repeats: 2 };
+
+interface Size {
+  readonly events: number;
+  readonly repeats: number;
+}
+
+const FULL: readonly Size[] = [
+  { events: 100_000, repeats: 3 },
+  { events: 1_000_000, repeats: 1 },
+];
+const QUICK: readonly Size[] = [
+  { events: 5_000, repeats: 1 },
+  { events: 20_000, repeats: 1 },
+];
 
 /** Runs the CLI in-process, its output counted and dropped; returns the exit code, the bytes printed and the time. */
 async function timeCli(args: string[], cwd: string): Promise<{ code: number; bytes: number; ms: number; stdout: string }> {
@@ -53,138 +75,208 @@ async function timeCli(args: string[], cwd: string): Promise<{ code: number; byt
   return { code, bytes, ms: elapsedMs(start), stdout: head };
 }
 
-interface BrowserTimes {
-  readonly loadMs: number;
-  readonly lastCallMs: number;
-}
-
-async function timeBrowser(file: string, repeats: number, context: BenchContext): Promise<BrowserTimes[] | string> {
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(CHROMIUM)) return `not measured: no chromium at ${CHROMIUM}`;
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM });
-  const times: BrowserTimes[] = [];
+/** show --surface, from the checkpoints or (`whole`) with their key withheld, so that the whole log is read. */
+async function timeShow(storeArgs: string[], cwd: string, whole: boolean): Promise<number> {
+  const key = process.env[CHECKPOINT_KEY_FILE_VARIABLE];
+  if (whole) process.env[CHECKPOINT_KEY_FILE_VARIABLE] = join(cwd, 'no-such-key');
   try {
-    for (let repeat = 0; repeat <= repeats; repeat++) {
-      context.progress(`view: loading the page in chromium (${repeat === 0 ? 'warm-up' : `${repeat} of ${repeats}`})`);
-      const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-      const errors: string[] = [];
-      page.on('pageerror', (error) => errors.push(error.message));
-      let start = clock();
-      await page.goto(`file://${file}`, { timeout: 120_000 });
-      await page.locator('#panel h2').first().waitFor({ timeout: 120_000 });
-      await page.locator('#pressure-chart').waitFor();
-      const loadMs = elapsedMs(start);
-      start = clock();
-      await page.locator('#timeline').focus();
-      await page.keyboard.press('End');
-      await page.waitForFunction(() => document.querySelector('#timeline [aria-selected="true"]')?.closest('.vlist')?.scrollTop !== 0);
-      await page.locator('#panel h2').first().waitFor();
-      const lastCallMs = elapsedMs(start);
-      if (errors.length > 0) throw new Error(`view benchmark: the page failed: ${errors.join('; ')}`);
-      if (repeat > 0) times.push({ loadMs, lastCallMs });
-      await page.close();
-    }
+    const show = await timeCli([...storeArgs, 'show', SESSION_ID, '--surface'], cwd);
+    if (show.code !== 0) throw new Error(`view benchmark: show --surface exited ${show.code}`);
+    return show.ms;
   } finally {
-    await browser.close();
+    if (key === undefined) delete process.env[CHECKPOINT_KEY_FILE_VARIABLE];
+    else process.env[CHECKPOINT_KEY_FILE_VARIABLE] = key;
   }
-  return times;
 }
 
-async function run(context: BenchContext): Promise<BenchReport> {
-  const sizes = context.quick ? QUICK : FULL;
+type Browser = Awaited<ReturnType<typeof import('playwright-core')['chromium']['launch']>>;
+
+/** Opens `url` and waits for the first call's panel and the chart; the time from navigation. */
+async function timeOpen(browser: Browser, url: string): Promise<number> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  try {
+    const start = clock();
+    await page.goto(url, { timeout: 600_000, waitUntil: 'commit' });
+    await page.waitForFunction(
+      () => performance.getEntriesByName('shadowlog-first-call').length > 0 && document.querySelector('#pressure-chart polyline') !== null,
+      null,
+      { timeout: 600_000, polling: 20 },
+    );
+    const ms = elapsedMs(start);
+    if (errors.length > 0) throw new Error(`view benchmark: the page failed: ${errors.join('; ')}`);
+    if ((await page.locator('#surface').count()) !== 1) throw new Error('view benchmark: the first call shows no surface');
+    return ms;
+  } finally {
+    await page.close();
+  }
+}
+
+interface Measured {
+  readonly events: number;
+  readonly calls: number;
+  readonly buildMs: number;
+  readonly showCheckpointMs: number;
+  readonly showWholeMs: number;
+  readonly servedMs: number;
+  readonly servedBytes: number;
+  readonly viewOutMs: number;
+  readonly fileMs: number;
+  readonly fileBytes: number;
+}
+
+async function measure(size: Size, browser: Browser, context: BenchContext): Promise<Measured> {
   const directory = createTempDirectory('view');
   try {
     const storePath = join(directory.path, 'log.db');
-    const store = await openSqliteStore(storePath);
-    const built = await (async () => {
-      try {
-        return await build(store, sizes, context);
-      } finally {
-        await store.close();
-      }
-    })();
     const storeArgs = ['--store', `sqlite:${storePath}`];
+    context.progress(`view: writing a ${formatCount(size.events)}-event session`);
+    const buildStart = clock();
+    const store = await openSqliteStore(storePath);
+    let built: Awaited<ReturnType<typeof buildViewSession>>;
+    try {
+      built = await buildViewSession(store, SESSION_ID, size.events);
+    } finally {
+      await store.close();
+    }
+    const buildMs = elapsedMs(buildStart);
     const file = join(directory.path, 'view.html');
-    const showMs: number[] = [];
-    const viewMs: number[] = [];
-    let showBytes = 0;
-    let viewSummary: Record<string, unknown> = {};
-    for (let repeat = 0; repeat <= sizes.repeats; repeat++) {
-      context.progress(`view: show --record and view --out (${repeat === 0 ? 'warm-up' : `${repeat} of ${sizes.repeats}`})`);
-      const show = await timeCli([...storeArgs, '--json', 'show', SESSION_ID, '--record'], directory.path);
-      if (show.code !== 0) throw new Error(`view benchmark: show --record exited ${show.code}`);
-      showBytes = show.bytes;
-      const view = await timeCli([...storeArgs, '--json', 'view', SESSION_ID, '--out', file], directory.path);
-      viewSummary = JSON.parse(view.stdout) as Record<string, unknown>;
-      // Exit 1 is the page's own verdict on the synthetic calls' placeholder digests.
-      if (view.code !== 0 && view.code !== 1) throw new Error(`view benchmark: view --out exited ${view.code}`);
-      if (repeat > 0) {
-        showMs.push(show.ms);
-        viewMs.push(view.ms);
+    context.progress(`view: view --out on ${formatCount(built.events)} events (every call checked)`);
+    const view = await timeCli([...storeArgs, '--json', 'view', SESSION_ID, '--out', file], directory.path);
+    // Exit 1 is the page's own verdict on the synthetic calls' placeholder digests.
+    if (view.code !== 0 && view.code !== 1) throw new Error(`view benchmark: view --out exited ${view.code}`);
+    const summary = JSON.parse(view.stdout) as { calls: number };
+    const showCheckpoint: number[] = [];
+    const showWhole: number[] = [];
+    const served: number[] = [];
+    const opened: number[] = [];
+    let servedBytes = 0;
+    const reader = await openSqliteStore(storePath);
+    try {
+      // A warm-up first where there are repeats to take the median of; the million-event session runs once.
+      const warmUps = size.repeats > 1 ? 1 : 0;
+      for (let repeat = 0; repeat < warmUps + size.repeats; repeat++) {
+        const warm = repeat < warmUps;
+        context.progress(`view: ${formatCount(built.events)} events, ${warm ? 'warm-up' : `${repeat + 1 - warmUps} of ${size.repeats}`}`);
+        const checkpoint = await timeShow(storeArgs, directory.path, false);
+        const whole = await timeShow(storeArgs, directory.path, true);
+        const server = await startViewServer({
+          store: reader,
+          sessionId: SESSION_ID,
+          resolveRenderer: rendererFor,
+          registry: createCliRegistry(),
+          priceCall: createCallPricer(),
+        });
+        let servedMs: number;
+        try {
+          servedMs = await timeOpen(browser, server.url);
+          if (repeat === 0) servedBytes = Buffer.byteLength(await (await fetch(server.url)).text());
+        } finally {
+          await server.close();
+        }
+        const fileMs = await timeOpen(browser, `file://${file}`);
+        if (warm) continue;
+        showCheckpoint.push(checkpoint);
+        showWhole.push(whole);
+        served.push(servedMs);
+        opened.push(fileMs);
       }
+    } finally {
+      await reader.close();
     }
-    const pageBytes = statSync(file).size;
-    const browser = await timeBrowser(file, sizes.repeats, context);
-    const show = median(showMs);
-    const view = median(viewMs);
-    const measured = typeof browser === 'string' ? undefined : browser;
-    const load = measured === undefined ? undefined : median(measured.map((time) => time.loadMs));
-    const lastCall = measured === undefined ? undefined : median(measured.map((time) => time.lastCallMs));
-    const rows: string[][] = [
-      ['show --record --json (the baseline)', formatBytes(showBytes), formatMs(show), '1.00×'],
-      ['view --out (read, check every call, write the page)', formatBytes(pageBytes), formatMs(view), formatRatio(view / show)],
-    ];
-    if (load !== undefined && lastCall !== undefined) {
-      rows.push(['the page opened in chromium (timeline, chart, first call)', '', formatMs(load), formatRatio(load / show)]);
-      rows.push(['view --out, then the page opened', '', formatMs(view + load), formatRatio((view + load) / show)]);
-      rows.push(['then selecting the last call (End)', '', formatMs(lastCall), formatRatio(lastCall / show)]);
-    } else {
-      rows.push(['the page opened in chromium', '', String(browser), '']);
-    }
-    const script = await pageScript();
     return {
-      tables: [
-        {
-          title: `Opening a ${formatCount(built.events)}-event session in the audit page vs show --record, on SQLite (median of ${sizes.repeats})`,
-          columns: ['operation', 'output', 'time', 'vs show --record'],
-          rows,
-        },
-      ],
-      notes: [
-        `The session of the replay benchmark: ${formatCount(built.events)} events, ${formatCount(Number(viewSummary.calls))} model calls (${formatCount(Number(viewSummary.verified))} digest-verified; the ${formatCount(Number(viewSummary.failed))} failed are the synthetic turns' placeholder digests), built in ${formatMs(built.buildMs)}.`,
-        `The page's own code: ${formatBytes(Buffer.byteLength(script))} of script and ${formatBytes(Buffer.byteLength(PAGE_STYLE))} of style, no framework; the rest of its ${formatBytes(pageBytes)} is the session's events as JSON. Lists render only the rows in view.`,
-        'Both commands run in-process through the CLI against the same store, output counted and dropped; the browser is Debian’s chromium (headless) through playwright-core, timed from navigation until the first call’s panel and the chart are drawn.',
-      ],
-      figures: {
-        sizes: { ...sizes },
-        events: built.events,
-        calls: Number(viewSummary.calls),
-        verified: Number(viewSummary.verified),
-        failed: Number(viewSummary.failed),
-        showMs: show,
-        showSamplesMs: showMs,
-        showBytes,
-        viewOutMs: view,
-        viewOutSamplesMs: viewMs,
-        pageBytes,
-        scriptBytes: Buffer.byteLength(script),
-        styleBytes: Buffer.byteLength(PAGE_STYLE),
-        browserLoadMs: load ?? null,
-        browserLastCallMs: lastCall ?? null,
-        browser: measured === undefined ? String(browser) : measured.map((time) => ({ ...time })),
-        ratioViewOutToShow: view / show,
-        ratioOpenToShow: load === undefined ? null : (view + load) / show,
-      },
+      events: built.events,
+      calls: summary.calls,
+      buildMs,
+      showCheckpointMs: median(showCheckpoint),
+      showWholeMs: median(showWhole),
+      servedMs: median(served),
+      servedBytes,
+      viewOutMs: view.ms,
+      fileMs: median(opened),
+      fileBytes: statSync(file).size,
     };
   } finally {
     directory.cleanup();
   }
 }
 
+async function run(context: BenchContext): Promise<BenchReport> {
+  if (!existsSync(CHROMIUM)) throw new Error(`view benchmark: no chromium at ${CHROMIUM} (apt-get install chromium, as .ci/run does)`);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM });
+  const results: Measured[] = [];
+  try {
+    // SHADOWLOG_VIEW_BENCH_EVENTS=100000 measures only the sizes named (comma-separated), for a shorter run.
+    const only = process.env.SHADOWLOG_VIEW_BENCH_EVENTS?.split(',').map(Number);
+    const sizes = (context.quick ? QUICK : FULL).filter((size) => only === undefined || only.includes(size.events));
+    for (const size of sizes) results.push(await measure(size, browser, context));
+  } finally {
+    await browser.close();
+  }
+  const rows = results.flatMap((result) => {
+    const label = `${formatCount(result.events)} events`;
+    const ratio = (ms: number) => `${formatRatio(ms / result.showWholeMs)} / ${formatRatio(ms / result.showCheckpointMs)}`;
+    return [
+      [label, 'show --surface, reading the whole log (the baseline)', '', formatMs(result.showWholeMs), '1.00×'],
+      [
+        label,
+        'show --surface, from its fold checkpoint',
+        '',
+        formatMs(result.showCheckpointMs),
+        formatRatio(result.showCheckpointMs / result.showWholeMs),
+      ],
+      [
+        label,
+        'served page: request → first call shown, chart drawn',
+        formatBytes(result.servedBytes),
+        formatMs(result.servedMs),
+        ratio(result.servedMs),
+      ],
+      [
+        label,
+        'written page: open → first call shown, chart drawn',
+        formatBytes(result.fileBytes),
+        formatMs(result.fileMs),
+        ratio(result.fileMs),
+      ],
+      [
+        label,
+        'view --out: read, check every call, write the page',
+        formatBytes(result.fileBytes),
+        formatMs(result.viewOutMs),
+        ratio(result.viewOutMs),
+      ],
+    ];
+  });
+  const script = await pageScript();
+  const figures: Figures = {};
+  for (const result of results) figures[String(result.events)] = { ...result };
+  return {
+    tables: [
+      {
+        title:
+          'Opening a long session in the audit page, vs show --surface on it (chromium; ratios: to the whole-log show / to the checkpointed show)',
+        columns: ['session', 'operation', 'page', 'time', 'vs show --surface'],
+        rows,
+      },
+    ],
+    notes: [
+      ...results.map(
+        (result) =>
+          `${formatCount(result.events)} events: ${formatCount(result.calls)} model calls (their digests are placeholders, so their checks fail, as the page shows), written in ${formatMs(result.buildMs)}.`,
+      ),
+      'Times are medians (one run at 1,000,000 events), each after a warm-up; show runs in-process through the CLI, output counted and dropped; the served page is served in-process, as `view <id>` serves it, and timed from the request for the page, which builds its first document then (one read of the log); the browser is Debian’s chromium (headless) through playwright-core.',
+      `The page's own code: ${formatBytes(Buffer.byteLength(script))} of script and ${formatBytes(Buffer.byteLength(PAGE_STYLE))} of style. A served page holds the session's structure and every call's figures; a written page the same, then its content in deflated blocks, inflated when a list shows them.`,
+    ],
+    figures,
+  };
+}
+
 export const benchmark: Benchmark = {
   name: 'view',
-  description: 'opening a 100,000-event session in the audit page (view --out, then chromium), vs show --record',
+  description: 'opening a 100,000- and a 1,000,000-event session in the audit page (served, and written with --out), vs show --surface',
   run,
 };
 

@@ -11,8 +11,14 @@ const numberOr = <T>(value: unknown, otherwise: T): number | T => (typeof value 
 
 const seqsOf = (value: unknown): number[] => (Array.isArray(value) ? value.filter((seq): seq is number => typeof seq === 'number') : []);
 
-/** The summary part of a compaction, from its compaction/summary event; `replaySummary` rebuilds the summarizer's request. */
-export function compactionOf(event: LogEvent, replaySummary: () => SummaryReplayResult): NonNullable<CompactionView['summary']> {
+/**
+ * The summary part of a compaction, from its compaction/summary event; `replaySummary` rebuilds
+ * the summarizer's request (without it, a model's summary is left to be checked later).
+ */
+export function compactionOf(
+  event: LogEvent,
+  replaySummary: (() => SummaryReplayResult) | undefined,
+): NonNullable<CompactionView['summary']> {
   const data = event.data as Record<string, unknown>;
   const usage = data.usage as { inputTokens?: unknown; outputTokens?: unknown } | null | undefined;
   const summarizer = typeof data.summarizer === 'string' ? data.summarizer : data.requestDigest === null ? 'extractive' : 'model';
@@ -35,13 +41,14 @@ export function compactionOf(event: LogEvent, replaySummary: () => SummaryReplay
   };
 }
 
-function summaryCheck(data: Record<string, unknown>, replaySummary: () => SummaryReplayResult): SummaryCheck {
+function summaryCheck(data: Record<string, unknown>, replaySummary: (() => SummaryReplayResult) | undefined): SummaryCheck {
   if (data.provenance === 'imported') {
     return { status: 'none', digest: null, message: 'imported from another harness: its summarizer request never went through shadowlog' };
   }
   if (data.requestDigest === null || data.requestDigest === undefined) {
     return { status: 'none', digest: null, message: 'the extractive summarizer sends no model request: nothing to replay' };
   }
+  if (replaySummary === undefined) return { status: 'pending', digest: null };
   try {
     return { status: 'verified', digest: replaySummary().requestDigest };
   } catch (error) {

@@ -11,9 +11,10 @@ export {
   type SurfaceReplacement,
   sourcesOf,
 } from './client/surface-diff.js';
-export { renderViewPage, scriptSafeJson, type ViewPage } from './page-html.js';
+export { type PageSource, renderViewPage, scriptSafeJson, type ViewPage, viewPageParts } from './page-html.js';
 export { CLIENT_MODULES, ViewAssetError } from './page-script.js';
 export { ViewBuilder, type ViewBuilderOptions } from './view-builder.js';
+export type { ViewContent } from './view-content.js';
 export type {
   CallCheck,
   CallCost,
@@ -23,6 +24,9 @@ export type {
   CallView,
   ChainView,
   CompactionView,
+  EventStructure,
+  PageDelta,
+  PageDocument,
   PolicyView,
   PruneView,
   SummaryCheck,
@@ -31,5 +35,5 @@ export type {
   ViewMeter,
   ViewProblem,
 } from './view-data.js';
-export { buildViewDocument, type ViewDocumentOptions } from './view-document.js';
+export { type BuiltViewDocument, buildViewDocument, type ViewDocumentOptions } from './view-document.js';
 export { isLoopbackHost, startViewServer, type ViewServer, type ViewServerOptions } from './view-server.js';

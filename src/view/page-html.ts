@@ -1,12 +1,19 @@
 // The audit page as one HTML document: its style and its one script inline, each allowed by
 // its hash in a strict Content-Security-Policy (no other script, no inline handler, nothing
-// fetched but the follow stream of a served page), and the session's data as JSON in a
-// non-executable script block, with every `<` escaped so that no `</script>` in the log can
-// end the block. Nothing from the log is written into the markup itself.
+// fetched but a served page's own data), the first document as JSON in a non-executable script
+// block, with every `<` escaped so that no `</script>` in the log can end the block, and, in a
+// written page, the content after the script: blocks of deflated JSON as base64 in
+// non-executable blocks, which the page reads when it needs one (a long session's file is
+// drawn before the browser has read its last block). Nothing from the log is written into the
+// markup itself.
 
+import { inflateRawSync } from 'node:zlib';
 import { nodeSha256Hex } from '../store/node-sha256.js';
+import { blockElementId } from './client/page-blocks.js';
+import { pageDocumentOf } from './page-delta.js';
 import { pageScript } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
+import { callBlocks, type ViewContent } from './view-content.js';
 import type { ViewDocument } from './view-data.js';
 
 export interface ViewPage {
@@ -42,10 +49,16 @@ export function contentSecurityPolicy(script: string, style: string, live: boole
   ].join('; ');
 }
 
-export async function renderViewPage(viewDocument: ViewDocument): Promise<ViewPage> {
+/** A view document, and for a written page its packed content. */
+export type PageSource = ViewDocument & { readonly content?: ViewContent };
+
+/** The page in parts, in order (a long session's page is larger than one string can be). */
+export async function viewPageParts(source: PageSource): Promise<{ parts: Iterable<string>; contentSecurityPolicy: string }> {
   const script = await pageScript();
-  const csp = contentSecurityPolicy(script, PAGE_STYLE, viewDocument.live);
-  const html = `<!doctype html>
+  const csp = contentSecurityPolicy(script, PAGE_STYLE, source.live);
+  // What the builder keeps beside the document (the meter's settings) stays on the server.
+  const { content: _content, meterSettings: _settings, ...viewDocument } = source as PageSource & { meterSettings?: unknown };
+  const head = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -57,10 +70,39 @@ export async function renderViewPage(viewDocument: ViewDocument): Promise<ViewPa
 </head>
 <body>
 <div id="app"><p>Loading the session…</p></div>
-<script type="application/json" id="shadowlog-data">${scriptSafeJson(viewDocument)}</script>
-<script>${script}</script>
-</body>
-</html>
+<script type="application/json" id="shadowlog-data">${scriptSafeJson(pageDocumentOf(viewDocument))}</script>
 `;
-  return { html, contentSecurityPolicy: csp };
+  function* parts(): Generator<string> {
+    yield head;
+    const content = source.content;
+    const calls = content === undefined ? [] : [...callBlocks(source.session.calls)];
+    // The first block of calls and of events stand before the script as plain JSON, read at once:
+    // the first call's panel is drawn as the script runs, before the browser has read the rest.
+    if (content !== undefined) {
+      if (calls[0] !== undefined) yield contentBlock('calls', 0, calls[0]);
+      if (content.eventBlocks[0] !== undefined) yield contentBlock('events', 0, content.eventBlocks[0]);
+    }
+    yield `<script>${script}</script>\n`;
+    if (content !== undefined) {
+      // Then the calls' details, the events, and the search text last, read as the page needs them.
+      for (const [index, block] of calls.entries()) if (index > 0) yield contentBlock('calls', index, block);
+      for (const [index, block] of content.eventBlocks.entries()) if (index > 0) yield contentBlock('events', index, block);
+      for (const [index, block] of content.searchBlocks.entries()) yield contentBlock('search', index, block);
+    }
+    yield '</body>\n</html>\n';
+  }
+  return { parts: parts(), contentSecurityPolicy: csp };
+}
+
+function contentBlock(kind: 'events' | 'search' | 'calls', index: number, block: Uint8Array): string {
+  const id = blockElementId(kind, index);
+  if (index === 0 && kind !== 'search')
+    return `<script type="application/json" id="${id}">${scriptSafeJson(JSON.parse(inflateRawSync(block).toString('utf8')))}</script>\n`;
+  return `<script type="application/octet-stream" id="${id}">${Buffer.from(block).toString('base64')}</script>\n`;
+}
+
+/** The page as one string (a served page, or a written one of a session that fits in one). */
+export async function renderViewPage(source: PageSource): Promise<ViewPage> {
+  const { parts, contentSecurityPolicy: csp } = await viewPageParts(source);
+  return { html: [...parts].join(''), contentSecurityPolicy: csp };
 }

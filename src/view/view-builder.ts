@@ -6,9 +6,13 @@
 //   const builder = new ViewBuilder({ sessionId, resolveRenderer });
 //   for (const event of events) builder.apply(event);
 //   const delta = builder.take(); // what changed since the last take()
+//
+// It keeps the session's structure and calls, not its events: a page's content is packed on the
+// way (view-content.ts) or read from the store by range when a served page asks.
 
 import { replayNextSummary } from '../compaction/replay-summary.js';
-import { ShadowlogError } from '../log/errors.js';
+import { parseEnvelope } from '../log/envelope.js';
+import { CorruptLogError, ShadowlogError } from '../log/errors.js';
 import { isSurfaceType, type LogEvent, type ModelRequestData, type RequestProvenance } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
@@ -19,7 +23,9 @@ import { isReplaceOp } from '../log/surface-op.js';
 import type { CallMeter } from '../meter/call-meter.js';
 import { acceptChecked, type RendererResolver, replayNextRequest } from '../spine/replay.js';
 import { ChainCheck, type ChainLink } from '../store/chain-check.js';
+import { CALL_BLOCK } from './client/page-blocks.js';
 import { compactionOf, pruneOf } from './compaction-views.js';
+import { StructureRecorder } from './event-structure.js';
 import type { CallCheck, CallPricer, CallView, CompactionView, PolicyView, PruneView, ViewDelta, ViewProblem } from './view-data.js';
 
 export interface ViewBuilderOptions {
@@ -30,6 +36,11 @@ export interface ViewBuilderOptions {
   readonly registry?: EventTypeRegistry;
   /** Rebuild and check each call's request (default true); false marks them pending, for a page drawn before its checks. */
   readonly checkCalls?: boolean;
+  /**
+   * Recompute the hash chain (default true); false reads the events as they are stored, for a
+   * page drawn before its checks (the chain shows as not checked yet, and so do the calls).
+   */
+  readonly checkChain?: boolean;
   /**
    * The session's calibrated meter (createSessionCallMeter), fed every event the fold accepts:
    * each call gets the estimate `stats --calls` gives it. Without one, calls carry only the
@@ -44,6 +55,7 @@ export class ViewBuilder {
   private readonly sessionId: string;
   private readonly resolveRenderer: RendererResolver;
   private readonly checkCalls: boolean;
+  private readonly checkChain: boolean;
   private readonly callMeter: CallMeter | undefined;
   private readonly priceCall: CallPricer | undefined;
   /** Why the meter stopped, once it refused an event. */
@@ -54,7 +66,8 @@ export class ViewBuilder {
   private readonly chain: ChainCheck;
   private broken: ChainLink | undefined;
   private refused: ViewProblem | undefined;
-  private readonly events: LogEvent[] = [];
+  private readonly structure = new StructureRecorder();
+  private headHash: string | null = null;
   private previousSurface: RequestSurfaceList | undefined;
   private lastCall: CallView | undefined;
   private readonly compactions = new Map<string, CompactionView>();
@@ -74,7 +87,9 @@ export class ViewBuilder {
   constructor(options: ViewBuilderOptions) {
     this.sessionId = options.sessionId;
     this.resolveRenderer = options.resolveRenderer;
-    this.checkCalls = options.checkCalls !== false;
+    this.checkChain = options.checkChain !== false;
+    // A call is checked against the chain it stands on: without the chain, no call is.
+    this.checkCalls = options.checkCalls !== false && this.checkChain;
     this.callMeter = options.callMeter;
     this.priceCall = options.priceCall;
     this.chain = new ChainCheck(options.registry === undefined ? {} : { registry: options.registry });
@@ -82,18 +97,27 @@ export class ViewBuilder {
 
   /** The seq the next event must have. */
   get nextSeq(): number {
-    return this.events.length;
+    return this.structure.nextSeq;
+  }
+
+  /** The calls so far, in log order. */
+  get calls(): IterableIterator<CallView> {
+    return this.callsBySeq.values();
   }
 
   /** Reads the next event of the session. An event the log's rules refuse is reported, not thrown. */
   apply(event: LogEvent): void {
-    this.events.push(event);
+    if (event.seq !== this.structure.nextSeq) {
+      throw new CorruptLogError(`expected event seq ${this.structure.nextSeq}, found ${event.seq}`, { seq: event.seq });
+    }
+    this.structure.add(event);
+    this.headHash = event.hash;
     if (this.refused !== undefined) {
       if (event.type === 'model/request') this.unfoldedCall(event);
       return;
     }
     try {
-      const link = this.chain.link(event);
+      const link = this.checkChain ? this.chain.link(event) : { event: parseEnvelope(event), recomputedHash: event.hash, intact: true };
       this.broken ??= link.intact ? undefined : link;
       this.before(link.event);
       acceptChecked(this.chain, link, this.broken, this.sessionId, `event #${event.seq}`);
@@ -145,19 +169,22 @@ export class ViewBuilder {
 
   /** Everything applied since the last take() (the whole session the first time). */
   take(): ViewDelta {
+    const structure = this.structure.take();
     const delta: ViewDelta = {
       sessionId: this.sessionId,
       fromSeq: this.fromSeq,
-      events: this.events.slice(this.fromSeq),
-      noiseTypes: [...new Set(this.events.slice(this.fromSeq).map((event) => event.type))].filter(isForeignType),
+      toSeq: this.structure.nextSeq,
+      structure,
+      headHash: this.headHash,
+      noiseTypes: [...new Set(structure.types)].map((type) => structure.typeNames[type] as string).filter(isForeignType),
       calls: [...this.changedCalls.values()].map((call) => ({ ...call })),
       compactions: [...this.changedCompactions].map((compaction) => ({ ...compaction })),
       prunes: [...this.changedPrunes].map((prune) => ({ ...prune })),
       policies: this.newPolicies,
-      chain: { intact: this.broken === undefined, firstBrokenSeq: this.broken?.event.seq ?? null },
+      chain: { checked: this.checkChain, intact: this.broken === undefined, firstBrokenSeq: this.broken?.event.seq ?? null },
       problems: this.newProblems,
     };
-    this.fromSeq = this.events.length;
+    this.fromSeq = this.structure.nextSeq;
     this.changedCalls = new Map();
     this.changedCompactions = new Set();
     this.changedPrunes = new Set();
@@ -177,10 +204,14 @@ export class ViewBuilder {
       const compaction = this.compactions.get(String(event.data.compactionId));
       if (compaction === undefined) return;
       compaction.summarySeq = event.seq;
-      compaction.summary = compactionOf(event, () =>
-        replayNextSummary(this.chain, event, this.sessionId, this.broken, this.resolveRenderer, {
-          toolsAt: (seq) => this.toolsAt.get(seq),
-        }),
+      compaction.summary = compactionOf(
+        event,
+        this.checkCalls
+          ? () =>
+              replayNextSummary(this.chain, event, this.sessionId, this.broken, this.resolveRenderer, {
+                toolsAt: (seq) => this.toolsAt.get(seq),
+              })
+          : undefined,
       );
       this.summaryOwners.set(event.seq, compaction);
       this.changedCompactions.add(compaction);
@@ -356,7 +387,8 @@ export class ViewBuilder {
       recordedDigest: typeof data.requestDigest === 'string' ? data.requestDigest : null,
       estimatedTokens: typeof data.estimatedTokens === 'number' ? data.estimatedTokens : null,
       contextWindow: typeof data.contextWindow === 'number' ? data.contextWindow : null,
-      surface: encodeRequestSurface(this.previousSurface, seqs),
+      // Each block of calls opens with a plain list, so that a page decodes any call from its own block.
+      surface: encodeRequestSurface(this.callsBySeq.size % CALL_BLOCK === 0 ? undefined : this.previousSurface, seqs),
       surfaceLength: seqs.length,
       ...(offSurface === undefined ? {} : { offSurface }),
       check,

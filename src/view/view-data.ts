@@ -1,12 +1,14 @@
-// What the audit page is given: the session's events and what the server worked out from them
-// (each call's digest check, each compaction's story). The first document holds the whole
-// session; following a live session sends more of the same shape, which the page merges (calls
-// and compactions by key, events appended). The origins of a replacement are not sent: the page
-// expands its sourceEventSeqs itself, as origins() does, since the lists of nested compactions
-// grow with the square of the session.
+// What the audit page is given: the session's shape and what the server worked out from it
+// (each call's digest check, each compaction's story). The first document holds the session's
+// structure (each event's type, what each replacement lists as its sources) and every call;
+// the events' content is loaded in pages when a list shows them (view-content.ts). Following a
+// live session sends more of the same shape, which the page merges (calls and compactions by
+// key, structure appended). The origins of a replacement are not sent: the page expands its
+// sourceEventSeqs itself, as origins() does, since the lists of nested compactions grow with
+// the square of the session.
 
-import type { LogEvent } from '../log/event.js';
 import type { SurfaceChange } from '../log/surface-change.js';
+import type { CallRow } from './client/page-blocks.js';
 import type { SessionWindow } from './session-window.js';
 
 /** How a call's request was checked against the log. */
@@ -110,6 +112,8 @@ export type SummaryCheck =
   | { readonly status: 'verified'; readonly digest: string }
   /** The extractive summarizer (or an imported compaction): no model request to rebuild. */
   | { readonly status: 'none'; readonly digest: null; readonly message: string }
+  /** Not checked yet (a served page is drawn first; its follow stream brings the check). */
+  | { readonly status: 'pending'; readonly digest: null }
   | { readonly status: 'failed'; readonly digest: null; readonly code: string; readonly message: string };
 
 export interface CompactionView {
@@ -156,6 +160,8 @@ export interface PruneView {
 }
 
 export interface ChainView {
+  /** False until the chain was recomputed (a served page is drawn first; its follow stream brings it). */
+  readonly checked?: boolean;
   readonly intact: boolean;
   /** The first event whose stored hash is not the one recomputed. */
   readonly firstBrokenSeq: number | null;
@@ -167,12 +173,32 @@ export interface ViewProblem {
   readonly message: string;
 }
 
+/**
+ * The shape of events `fromSeq` … `toSeq` − 1, without their content: what the page's timeline,
+ * record filter, origins and surface changes are worked out from.
+ */
+export interface EventStructure {
+  /** The event types by number, every one met so far (a later structure's table extends an earlier one's). */
+  readonly typeNames: readonly string[];
+  /** Each event's type, as its number in typeNames. */
+  readonly types: readonly number[];
+  /** `[seq, replaces, ...sourceEventSeqs]` for each event that lists sources; replaces is 1 for a surface replacement. */
+  readonly sources: ReadonlyArray<readonly number[]>;
+  /** `seq, copyOf` pairs, flat, for each event whose data names the event it copies. */
+  readonly copies: readonly number[];
+  /** `seq, turn` pairs, flat, for each turn/start. */
+  readonly turns: readonly number[];
+}
+
 /** One document of the page's data: the whole session first, then what a follow adds. */
 export interface ViewDelta {
   readonly sessionId: string;
-  /** Events from `fromSeq` on, in seq order. */
+  /** The structure of events `fromSeq` … `toSeq` − 1. */
   readonly fromSeq: number;
-  readonly events: readonly LogEvent[];
+  readonly toSeq: number;
+  readonly structure: EventStructure;
+  /** The hash of the last event (toSeq − 1), null before any. */
+  readonly headHash: string | null;
   /** New calls, and earlier ones that changed (an answer landed): replace by seq. */
   readonly calls: readonly CallView[];
   /** New and changed compactions: replace by compactionId. */
@@ -197,7 +223,7 @@ export interface ViewMeter {
 
 export interface ViewDocument {
   readonly kind: 'shadowlog-view';
-  readonly version: 1;
+  readonly version: 2;
   readonly generatedAt: string;
   /** Served with a follow stream at `/events` (false in a written file). */
   readonly live: boolean;
@@ -210,4 +236,14 @@ export interface ViewDocument {
   readonly prices?: { readonly date: string; readonly source: string } | null;
   /** A tune report, validated, when one was given. */
   readonly tune: unknown;
+}
+
+/** A delta as the page receives it: each call as a compact row (client/page-blocks.ts); its details are loaded by block. */
+export interface PageDelta extends Omit<ViewDelta, 'calls'> {
+  readonly calls: readonly CallRow[];
+}
+
+/** The first document as the page receives it. */
+export interface PageDocument extends Omit<ViewDocument, 'session'> {
+  readonly session: PageDelta;
 }

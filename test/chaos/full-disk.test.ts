@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verifyLog } from '../../src/log/verify.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { createCliWorkspace } from '../support/cli.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 import { recordFigures } from './support/figures.js';
 
 function tryMount(): string | undefined {
@@ -43,7 +44,7 @@ describe.skipIf(mountPoint === undefined)('a full disk under the SQLite store', 
     if (bavail * bsize > bytes) writeFileSync(join(point, 'filler'), Buffer.alloc(bavail * bsize - bytes));
   };
   const runCli = (args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: resolve(import.meta.dirname, '../..'), encoding: 'utf8' });
+    spawnSync(process.execPath, [...nodeScriptArgs(ENTRY), ...args], { cwd: resolve(import.meta.dirname, '../..'), encoding: 'utf8' });
 
   it('a demo that fills the disk reports the append that did not fit, in one line, and keeps a valid log', async () => {
     leaveFree(300_000);

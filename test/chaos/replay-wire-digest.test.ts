@@ -17,6 +17,7 @@ import { startProxy } from '../../src/proxy/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { startChatCompletionUpstream } from '../support/chat-completion-upstream.js';
 import { createCliWorkspace } from '../support/cli.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 import { readAll, recordSession } from './support/recorded-session.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -90,7 +91,7 @@ describe('replay --wire | sha256sum', () => {
     'prints the recorded digest for %s',
     async (name) => {
       const { args, digest } = digests.get(name) as { args: string[]; digest: string };
-      const command = [process.execPath, '--import', 'tsx', ENTRY, '--store', `sqlite:${storePath}`, 'replay', ...args, '--wire']
+      const command = [process.execPath, ...nodeScriptArgs(ENTRY), '--store', `sqlite:${storePath}`, 'replay', ...args, '--wire']
         .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
         .join(' ');
       const { stdout, stderr } = await run('bash', ['-c', `set -o pipefail; ${command} | sha256sum`], { cwd: ROOT });

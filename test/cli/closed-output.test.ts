@@ -3,20 +3,17 @@
 // end is closed before the command writes anything.
 
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliWorkspace } from '../support/cli.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const ENTRY = resolve(import.meta.dirname, '../support/cli-entry.ts');
-// The workspace is a temporary directory, where `--import tsx` would not resolve.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const SAMPLE = resolve(import.meta.dirname, '../../examples/sample-session.jsonl');
 
 /** Runs the CLI with its stdout a pipe nobody reads: the reading end is closed at once. */
 function runWithClosedStdout(cwd: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeScriptArgs(ENTRY), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.destroy();
   let stderr = '';
   child.stderr.on('data', (chunk) => {

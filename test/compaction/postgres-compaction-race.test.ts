@@ -17,6 +17,7 @@ import { ScriptedModel } from '../../src/providers/scripted-model.js';
 import { createHarness } from '../../src/spine/harness.js';
 import { nodeSha256Hex } from '../../src/store/node-sha256.js';
 import { openPostgresStore, type PostgresLogStore } from '../../src/store/postgres/index.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 import { findPostgres } from '../support/postgres.js';
 import { RACE_WINDOW, raceAgent, readLogTool } from './fixtures/race-session.js';
 
@@ -81,9 +82,7 @@ describe.skipIf(server === undefined)('the compaction lock on PostgreSQL, raced 
 
   function startRacer(sessionId: string, mode: 'owned' | 'direct'): Racer {
     const child = spawn(process.execPath, [
-      '--import',
-      'tsx',
-      'test/compaction/fixtures/postgres-compact.ts',
+      ...nodeScriptArgs('test/compaction/fixtures/postgres-compact.ts'),
       pg.url,
       schema,
       sessionId,

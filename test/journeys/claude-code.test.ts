@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CallRow, type CallSummary, decodeCallRow } from '../../src/view/client/page-blocks.js';
 import { HAS_CHROMIUM, launchChromium, watchedPage } from '../view/browser.js';
 import { createHarnessHome, type HarnessHome, type LaidOutSession } from './support/harness-home.js';
 import { type JourneyResult, shadowlog } from './support/journey-cli.js';
@@ -189,26 +190,16 @@ describe('replaying a call another harness made', () => {
 
 describe('the audit page, written offline', () => {
   let page: JourneyResult;
-  let data: {
-    window: { tokens: number; rule: string } | null;
-    session: {
-      calls: Array<{
-        turn: number;
-        step: number;
-        contextWindow: number | null;
-        estimatedTokens: number | null;
-        metered?: { estimatedTokens: number | null };
-        usage: Record<string, number> | null;
-      }>;
-    };
-  };
+  let data: { session: { calls: CallSummary[] }; window: unknown };
   // What a person sees of the page in a browser (where chromium is installed; CI installs it).
   let seen = { text: '', errors: [] as string[] };
   beforeAll(async () => {
     page = await shadowlog(home, ['view', main.storeId, '--out', 'page.html']);
     const html = readFileSync(join(home.cwd, 'page.html'), 'utf8');
     const block = /<script type="application\/json" id="shadowlog-data">([\s\S]*?)<\/script>/.exec(html);
-    data = JSON.parse(block?.[1] ?? 'null');
+    // The page's first document holds each call as a compact row (its details are loaded by block).
+    const parsed = JSON.parse(block?.[1] ?? 'null') as { session: { calls: CallRow[] }; window: unknown };
+    data = { session: { calls: parsed.session.calls.map(decodeCallRow) }, window: parsed.window };
     if (HAS_CHROMIUM) seen = await pageAsSeen(join(home.cwd, 'page.html'));
   });
 
@@ -224,16 +215,16 @@ describe('the audit page, written offline', () => {
   it("holds every call with its provider's usage and a window", () => {
     expect(data.session.calls).toHaveLength(139);
     for (const call of data.session.calls) {
-      expect(call.usage?.inputTokens).toEqual(expect.any(Number));
+      expect(call.inputTokens).toEqual(expect.any(Number));
       expect(call.contextWindow).toEqual(expect.any(Number));
     }
   });
 
   it('gives every call a number of tokens, as stats --calls does', () => {
     // The page's estimate of an imported call is the calibrated meter's, as stats --calls computes it.
-    const unestimated = data.session.calls.filter((call) => typeof call.metered?.estimatedTokens !== 'number');
+    const unestimated = data.session.calls.filter((call) => !call.metered || typeof call.estimate !== 'number');
     expect(unestimated.map((call) => `${call.turn}.${call.step}`)).toEqual([]);
-    expect(data.session.calls[1]?.metered?.estimatedTokens).toBe(28_020);
+    expect(data.session.calls[1]?.estimate).toBe(28_020);
   });
 
   it.runIf(HAS_CHROMIUM)('opens in a browser without an error, headed by the counts the command printed', () => {

@@ -6,20 +6,18 @@
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '../../src/log/event.js';
 import { verifyLog } from '../../src/log/verify.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 import { rawPost, type ScriptedUpstream, startScriptedUpstream } from './hostile-peers.js';
 import { type ProxyHarness, startProxyHarness } from './proxy-harness.js';
 
 const ENTRY = resolve(import.meta.dirname, '../support/cli-entry.ts');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const CHUNK = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { content: 'Half an ans' }, finish_reason: null }] })}\n\n`;
 
 let harness: ProxyHarness | undefined;
@@ -148,9 +146,7 @@ describe('shadowlog proxy and Ctrl-C', () => {
       const child = spawn(
         process.execPath,
         [
-          '--import',
-          TSX,
-          ENTRY,
+          ...nodeScriptArgs(ENTRY),
           '--store',
           `sqlite:${storePath}`,
           'proxy',

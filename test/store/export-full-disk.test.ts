@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionLog } from '../../src/store/session-log.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { drafts, fixedNow, sampleDrafts } from '../support/events.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURE = resolve(import.meta.dirname, 'fixtures/cli-in-directory.ts');
@@ -30,7 +31,7 @@ afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 
 /** Runs `shadowlog …args` with a 64 KiB tmpfs mounted at `full`, for that process only. */
 function inFullNamespace(args: string[]): { code: number; stdout: string; stderr: string; files: string[] } {
-  const child = spawnSync('unshare', [...MOUNT, full, process.execPath, '--import', 'tsx', FIXTURE, full, ...args], {
+  const child = spawnSync('unshare', [...MOUNT, full, process.execPath, ...nodeScriptArgs(FIXTURE), full, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
   });

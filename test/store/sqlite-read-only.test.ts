@@ -12,6 +12,7 @@ import { ConfigError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
 import { openSqliteStore, type SqliteLogStore, StoreNotFoundError, StoreReadOnlyError } from '../../src/store/sqlite/index.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const READER = 'test/store/fixtures/sqlite-read-only-reader.ts';
 // chmod does not stop root. As root, the reader runs as the unprivileged user nobody, whom the
@@ -143,7 +144,7 @@ describe('SqliteLogStore opened read-only', () => {
       chmodSync(file, fileMode);
       chmodSync(storeDirectory, directoryMode);
       try {
-        const child = spawnSync(process.execPath, ['--import', 'tsx', READER, file], {
+        const child = spawnSync(process.execPath, [...nodeScriptArgs(READER), file], {
           encoding: 'utf8',
           timeout: 20_000,
           ...(IS_ROOT ? { uid: NOBODY, gid: NOBODY } : {}),

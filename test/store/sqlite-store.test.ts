@@ -31,6 +31,7 @@ import { describeLogStoreContract, type StoredRow } from '../contract/log-store-
 import { compactedSession, describeSearchContract } from '../contract/search-contract.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { drafts, sampleDrafts, sealLog } from '../support/events.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const CHILD_TIMEOUT_MS = 20_000;
 
@@ -417,7 +418,7 @@ describe('SqliteLogStore between processes', () => {
   });
 
   function startWriter(path: string, writer: string, count: number) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/store/fixtures/race-appends.ts', path, 'race', writer, String(count)]);
+    const child = spawn(process.execPath, [...nodeScriptArgs('test/store/fixtures/race-appends.ts'), path, 'race', writer, String(count)]);
     children.push(child);
     let stdout = '';
     let stderr = '';

@@ -2,6 +2,7 @@
 // prints, and its exit as a promise. Tests kill what they start (killChildren in afterEach).
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { nodeScriptArgs } from './node-script.js';
 
 export interface Child {
   readonly process: ChildProcessWithoutNullStreams;
@@ -12,9 +13,9 @@ export interface Child {
   output(): { stdout: string; stderr: string };
 }
 
-/** Starts `node --import tsx <script> …args`. */
+/** Starts `node <script> …args` (compiled, or through tsx: test/support/node-script.ts). */
 export function startChild(script: string, args: readonly string[], timeoutMs: number): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args]);
+  const child = spawn(process.execPath, [...nodeScriptArgs(script), ...args]);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => {

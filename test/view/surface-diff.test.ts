@@ -4,9 +4,11 @@
 // sent and then summarized with the rest before the next call is replaced, not "gone without a
 // replacement" (what the page said when it read a replacement's direct sources only).
 
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { encodeCallRow } from '../../src/view/client/page-blocks.js';
 import { SessionModel } from '../../src/view/client/session-model.js';
 import type { ClientEvent } from '../../src/view/client/text.js';
+import { callSummaryOf } from '../../src/view/page-delta.js';
 import type { CallView } from '../../src/view/view-data.js';
 
 function event(seq: number, type: string, sourceEventSeqs?: number[]): ClientEvent {
@@ -42,7 +44,7 @@ function call(seq: number, turn: number, step: number, surfaceSeqs: number[]): C
 
 describe("the page's change from one call to the next", () => {
   const model = new SessionModel();
-  model.events.push(
+  const events = [
     event(0, 'session/start'),
     event(1, 'system/message'),
     event(2, 'user/message'),
@@ -58,8 +60,34 @@ describe("the page's change from one call to the next", () => {
     event(12, 'compaction/prune'),
     event(13, 'tool/result', [11, 12]),
     event(14, 'model/request'),
-  );
-  model.calls.push(call(3, 1, 1, [1, 2]), call(6, 1, 2, [1, 2, 4, 5]), call(14, 1, 3, [1, 10, 13]));
+  ];
+  const calls = [call(3, 1, 1, [1, 2]), call(6, 1, 2, [1, 2, 4, 5]), call(14, 1, 3, [1, 10, 13])];
+  const typeNames = [...new Set(events.map((each) => each.type))];
+  model.merge({
+    sessionId: 's',
+    fromSeq: 0,
+    toSeq: events.length,
+    headHash: null,
+    structure: {
+      typeNames,
+      types: events.map((each) => typeNames.indexOf(each.type)),
+      sources: events.flatMap((each) => (each.sourceEventSeqs === undefined ? [] : [[each.seq, 1, ...each.sourceEventSeqs]])),
+      copies: [],
+      turns: [],
+    },
+    calls: calls.map((each) => encodeCallRow(callSummaryOf(each))),
+    compactions: [],
+    prunes: [],
+    policies: [],
+    chain: { intact: true, firstBrokenSeq: null },
+    problems: [],
+  });
+  model.source = {
+    eventBlock: async () => events,
+    callBlock: async () => calls,
+    search: async () => ({ seqs: [], truncated: false }),
+  };
+  beforeAll(() => model.loadCalls([0, 1, 2]));
 
   it('follows a replacement through the ones made in between, down to the nodes the earlier call was sent', () => {
     expect(model.diffOf(2)).toEqual({

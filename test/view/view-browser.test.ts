@@ -18,9 +18,10 @@ import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { buildViewDocument, renderViewPage, startViewServer, type ViewDocument } from '../../src/view/index.js';
 import { type Child, killChildren, startChild } from '../support/child-process.js';
 import { distinctColours, HAS_CHROMIUM, launchChromium, MUST_HAVE_CHROMIUM, watchedPage } from './browser.js';
-import { HOSTILE_LINES, hostileStore, TUNE_REPORT, writeDemoSession } from './view-sessions.js';
+import { HOSTILE_LINES, hostileStore, readAll, TUNE_REPORT, writeDemoSession } from './view-sessions.js';
 
-const options = { resolveRenderer: rendererFor, registry: createCliRegistry() };
+// Written pages carry their content, as `view --out` writes them.
+const options = { resolveRenderer: rendererFor, registry: createCliRegistry(), packContent: true };
 const directory = mkdtempSync(join(tmpdir(), 'shadowlog-view-browser-'));
 
 describe.runIf(MUST_HAVE_CHROMIUM && !HAS_CHROMIUM)('under CI', () => {
@@ -41,6 +42,7 @@ const text = async (page: Page, selector: string) => (await page.locator(selecto
 describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
   let browser: Browser;
   let demoDocument: ViewDocument;
+  let demoEvents: LogEvent[];
   let demoUrl: string;
   let cleanupDemo: () => void;
   beforeAll(async () => {
@@ -49,6 +51,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     cleanupDemo = () => demo.workspace.cleanup();
     const store = await openSqliteStore(demo.storePath);
     demoDocument = await buildViewDocument(store, 'demo-browser', { ...options, tune: TUNE_REPORT });
+    demoEvents = await readAll(store, 'demo-browser');
     await store.close();
     demoUrl = await pageFile('demo.html', demoDocument);
   });
@@ -89,18 +92,15 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     await page.goto(demoUrl);
     const compactions = demoDocument.session.compactions;
     for (const [position, compaction] of compactions.entries()) {
-      await page
-        .locator('#timeline .t-compaction')
-        .nth(position === 0 ? 0 : 0)
-        .scrollIntoViewIfNeeded();
-      await page.locator('#timeline .vrow', { hasText: `compaction ${compaction.compactionId.slice(0, 8)}` }).click();
+      await page.locator('#timeline .t-compaction').nth(position).scrollIntoViewIfNeeded();
+      await page.locator('#timeline .t-compaction').nth(position).click();
       expect(await text(page, '#compaction-badge')).toBe('✓ compacted');
       const facts = await text(page, '#panel dl.facts');
       expect(facts).toContain(`pressure in turn ${compaction.turn}`);
       expect(facts).toContain('threshold 2560, retained tail 1200');
       expect(facts).toContain(`surface ${compaction.summary?.tokensBefore} → ${compaction.summary?.tokensAfter}`);
       expect(facts).toContain('the extractive summarizer sends no model request');
-      const origins = await originsIn(demoDocument, compaction.replacementSeq as number);
+      const origins = await originsIn(demoEvents, compaction.replacementSeq as number);
       expect(await text(page, '#panel h3')).toBe(
         `Replaced by #${compaction.replacementSeq}, which stands for these ${origins.length} originals`,
       );
@@ -119,7 +119,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     const replacement = page.locator('#surface .vrow.replacement').first();
     expect(await replacement.textContent()).toContain(`#${second?.replacementSeq}`);
     await replacement.locator('.toggle').click();
-    const origins = await originsIn(demoDocument, second?.replacementSeq as number);
+    const origins = await originsIn(demoEvents, second?.replacementSeq as number);
     await expect.poll(() => page.locator('#surface .vrow.origin').count()).toBeGreaterThan(5);
     expect(await text(page, '#surface .vrow.origin')).toContain(`#${origins[0]}`);
     expect(await text(page, '#surface .vrow.origin')).toContain(`original, shadowed by #${second?.replacementSeq}`);
@@ -167,6 +167,42 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     const png = await page.screenshot({ fullPage: true });
     writeFileSync(join(tmpdir(), 'shadowlog-view-demo.png'), png);
     expect(await distinctColours(browser, png)).toBeGreaterThan(200);
+    expect(incidents.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("never clips a compaction's tag in the timeline, nor a mark's glyph on the chart", async () => {
+    const { page, incidents } = await watchedPage(browser);
+    await page.goto(demoUrl);
+    await page.locator('#pressure-chart').waitFor();
+    const boxes = await page.evaluate(() => {
+      const inside = (inner: DOMRect, outer: DOMRect) =>
+        inner.left >= outer.left - 0.5 &&
+        inner.right <= outer.right + 0.5 &&
+        inner.top >= outer.top - 0.5 &&
+        inner.bottom <= outer.bottom + 0.5;
+      const svg = (document.querySelector('#pressure-chart') as SVGSVGElement).getBoundingClientRect();
+      const glyphs = Array.from(document.querySelectorAll('#pressure-chart .mark-glyph')).map((glyph) =>
+        inside(glyph.getBoundingClientRect(), svg),
+      );
+      const tags = Array.from(document.querySelectorAll('#timeline .t-compaction')).map((row) => {
+        const tag = row.querySelector('.tag') as HTMLElement;
+        return {
+          text: tag.textContent,
+          whole: tag.scrollWidth <= tag.clientWidth && inside(tag.getBoundingClientRect(), row.getBoundingClientRect()),
+        };
+      });
+      return { glyphs, tags };
+    });
+    expect(boxes.glyphs).toHaveLength(3);
+    expect(boxes.glyphs.every(Boolean)).toBe(true);
+    expect(boxes.tags.map((tag) => tag.text)).toEqual(
+      demoDocument.session.compactions.map(
+        (compaction) =>
+          `compacted ${compaction.summary?.tokensBefore?.toLocaleString('en-US')}→${compaction.summary?.tokensAfter?.toLocaleString('en-US')}`,
+      ),
+    );
+    expect(boxes.tags.every((tag) => tag.whole)).toBe(true);
     expect(incidents.errors).toEqual([]);
     await page.close();
   });
@@ -241,11 +277,13 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
       const state = await page.evaluate(() => ({
         pwned: (window as unknown as { __pwned?: unknown }).__pwned,
         violations: (window as unknown as { __violations: string[] }).__violations,
-        scripts: document.scripts.length,
+        // The one script that runs; the others are data (the first document, the content's blocks).
+        scripts: document.querySelectorAll('script:not([type="application/json"]):not([type="application/octet-stream"])').length,
+        data: document.querySelectorAll('script[type="application/json"], script[type="application/octet-stream"]').length > 1,
         foreign: document.querySelectorAll('img, iframe, a, object, embed, [onerror], [onload], [onmouseover], [href], [srcdoc]').length,
         svgs: document.querySelectorAll('svg').length,
       }));
-      expect(state).toEqual({ pwned: undefined, violations: [], scripts: 2, foreign: 0, svgs: 1 });
+      expect(state).toEqual({ pwned: undefined, violations: [], scripts: 1, data: true, foreign: 0, svgs: 1 });
       expect(incidents.errors).toEqual([]);
       await page.close();
     });
@@ -336,9 +374,9 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
   });
 });
 
-/** What the library's origins() says event `seq` of the document's session stands for. */
-function originsIn(viewDocument: ViewDocument, seq: number): Promise<number[]> {
-  return origins(seq as never, (at) => viewDocument.session.events[at] as LogEvent);
+/** What the library's origins() says event `seq` of the session stands for. */
+function originsIn(events: readonly LogEvent[], seq: number): Promise<number[]> {
+  return origins(seq as never, (at) => events[at] as LogEvent);
 }
 
 /** The status of a GET to `url`, with another Host header when given. */

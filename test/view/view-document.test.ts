@@ -17,6 +17,7 @@ import type { LogStore } from '../../src/store/log-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { SessionModel } from '../../src/view/client/session-model.js';
 import { buildViewDocument, type CallView, ViewBuilder, type ViewDelta } from '../../src/view/index.js';
+import { pageDeltaOf } from '../../src/view/page-delta.js';
 import { drafts, sealLog } from '../support/events.js';
 import { readAll, writeDemoSession } from './view-sessions.js';
 
@@ -69,7 +70,7 @@ describe("the view of the demo's session", () => {
   /** The page's model of the session (its client code, run here). */
   const pageModel = () => {
     const model = new SessionModel();
-    model.merge(delta);
+    model.merge(pageDeltaOf(delta));
     return model;
   };
   beforeAll(async () => {
@@ -85,7 +86,9 @@ describe("the view of the demo's session", () => {
   });
 
   it('holds every event and every call, each verified with the digest replay proves', async () => {
-    expect(delta.events.map((event) => event.seq)).toEqual(events.map((event) => event.seq));
+    expect([delta.fromSeq, delta.toSeq, delta.structure.types.length]).toEqual([0, events.length, events.length]);
+    expect(delta.structure.types.map((type) => delta.structure.typeNames[type])).toEqual(events.map((event) => event.type));
+    expect(delta.headHash).toBe(events.at(-1)?.hash);
     const requests = events.filter((event) => event.type === 'model/request');
     expect(delta.calls.map((call) => call.seq)).toEqual(requests.map((event) => event.seq));
     expect(delta.calls.length).toBe(20);
@@ -97,7 +100,7 @@ describe("the view of the demo's session", () => {
       expect(call.usage?.inputTokens).toBeGreaterThan(0);
       expect(events[call.answerSeq as number]?.type).toBe('assistant/message');
     }
-    expect(delta.chain).toEqual({ intact: true, firstBrokenSeq: null });
+    expect(delta.chain).toEqual({ checked: true, intact: true, firstBrokenSeq: null });
     expect(delta.problems).toEqual([]);
   });
 
@@ -147,7 +150,8 @@ describe("the view of the demo's session", () => {
     for (const event of events.slice(cut)) builder.apply(event);
     const second = await builder.take();
     expect(second.fromSeq).toBe(cut);
-    expect(second.events).toHaveLength(events.length - cut);
+    expect(second.toSeq - second.fromSeq).toBe(events.length - cut);
+    expect(second.structure.types).toHaveLength(events.length - cut);
     expect(second.calls[0]?.seq).toBe(first.calls.at(-1)?.seq);
     expect(second.calls[0]?.usage?.inputTokens).toBeGreaterThan(0);
     expect([...first.calls, ...second.calls.slice(1)].map((call) => call.check.status)).toEqual(delta.calls.map(() => 'verified'));
@@ -159,7 +163,7 @@ describe("the view of the demo's session", () => {
       event.seq === target.seq ? ({ ...event, data: { ...event.data, content: [{ type: 'text', text: 'changed' }] } } as LogEvent) : event,
     );
     const view = await viewOf(tampered);
-    expect(view.chain).toEqual({ intact: false, firstBrokenSeq: target.seq });
+    expect(view.chain).toEqual({ checked: true, intact: false, firstBrokenSeq: target.seq });
     for (const call of view.calls) {
       if (call.seq < target.seq) expect(call.check.status).toBe('verified');
       else expect(call.check).toMatchObject({ status: 'failed', code: 'CORRUPT_LOG' });

@@ -7,6 +7,7 @@ import { createCliRegistry } from '../../src/cli/registry.js';
 import { rendererFor } from '../../src/cli/renderers.js';
 import { SessionModel } from '../../src/view/client/session-model.js';
 import { buildViewDocument } from '../../src/view/index.js';
+import { pageDeltaOf } from '../../src/view/page-delta.js';
 import { PROXIED_SESSION, withProxiedSession } from './proxied-session.js';
 
 describe('client rewrites and model switches', () => {
@@ -14,7 +15,7 @@ describe('client rewrites and model switches', () => {
     const model = await withProxiedSession(async (store) => {
       const document = await buildViewDocument(store, PROXIED_SESSION, { resolveRenderer: rendererFor, registry: createCliRegistry() });
       const session = new SessionModel();
-      session.merge(document.session);
+      session.merge(pageDeltaOf(document.session));
       return session;
     });
     const rewrites = [...model.rewrites.values()].map((rewrite) => rewrite.kind);

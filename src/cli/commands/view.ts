@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { assertSessionId } from '../../log/index.js';
 import { checkOutputTarget, resolveSessionId, writeOutputFile } from '../../store/index.js';
 import { BUILT_IN_PRICES, parseTuneReport } from '../../tune/index.js';
-import { buildViewDocument, isLoopbackHost, renderViewPage, startViewServer } from '../../view/index.js';
+import { buildViewDocument, isLoopbackHost, startViewServer, viewPageParts } from '../../view/index.js';
 import { createCallPricer } from '../call-price.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
@@ -53,11 +53,19 @@ export async function viewCommand(context: CommandContext, given: string, option
       resolveRenderer: rendererFor,
       registry,
       ...pricing,
+      packContent: true,
       ...(tune === undefined ? {} : { tune }),
     });
-    const page = await renderViewPage(viewDocument);
-    // The page holds the whole session: readable by its owner only, as an export is.
-    await writeOutputFile(file, page.html, fileOptions);
+    const { parts } = await viewPageParts(viewDocument);
+    // The page holds the whole session: readable by its owner only, as an export is. Written in
+    // parts: a long session's page is larger than one string can be.
+    const written = await writeOutputFile(
+      file,
+      async (write) => {
+        for (const part of parts) await write(part);
+      },
+      fileOptions,
+    );
     const { calls } = viewDocument.session;
     const verified = calls.filter((call) => call.check.status === 'verified').length;
     const failed = calls.filter((call) => call.check.status === 'failed').length;
@@ -68,8 +76,8 @@ export async function viewCommand(context: CommandContext, given: string, option
       context.printJson({
         sessionId,
         file,
-        bytes: Buffer.byteLength(page.html),
-        events: viewDocument.session.events.length,
+        bytes: written.bytes,
+        events: viewDocument.session.toSeq,
         calls: calls.length,
         verified,
         failed,
@@ -78,7 +86,7 @@ export async function viewCommand(context: CommandContext, given: string, option
       });
     } else {
       context.print(
-        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.events.length.toLocaleString('en-US')} events, ${calls.length.toLocaleString('en-US')} model calls (${verified} digest-verified, ${reconstructed === 0 ? '' : `${reconstructed} imported with no bytes to check, `}${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed), ${Buffer.byteLength(page.html)} bytes`,
+        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.toSeq.toLocaleString('en-US')} events, ${calls.length.toLocaleString('en-US')} model calls (${verified} digest-verified, ${reconstructed === 0 ? '' : `${reconstructed} imported with no bytes to check, `}${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed), ${written.bytes} bytes`,
       );
     }
     return failed > 0 ? 1 : 0;

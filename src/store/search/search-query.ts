@@ -5,8 +5,9 @@
 import { ShadowlogError } from '../../log/errors.js';
 import { assertSessionId } from '../../log/session-id.js';
 import type { LogStore } from '../log-store.js';
+import { normalizeSearchText, plainTextMatcher } from './search-match.js';
 import type { SearchPlace } from './search-place.js';
-import { normalizeSearchText, SEARCH_KINDS, type SearchKind } from './search-text.js';
+import { SEARCH_KINDS, type SearchKind } from './search-text.js';
 
 export interface SearchQuery {
   /** The text to find: a case-insensitive substring, or with `regex` a JavaScript regular expression (case-sensitive, `u` flag). */
@@ -126,17 +127,10 @@ export function compileSearch(query: SearchQuery): CompiledSearch {
   }
   const normalized = normalizeSearchText(text);
   if (normalized.trim() === '') throw new SearchQueryError('text', 'some text besides spaces and control characters', JSON.stringify(text));
-  const needle = normalized.toLowerCase();
   return {
     ...common,
     indexedText: [...normalized].length >= MIN_INDEXED_CHARS ? normalized : undefined,
-    match: (candidate) => {
-      const lowered = candidate.toLowerCase();
-      const start = lowered.indexOf(needle);
-      if (start < 0) return undefined;
-      // Lower-casing kept the offsets unless a character changed length (rare: İ); then the snippet starts at the front.
-      return lowered.length === candidate.length ? { start, length: needle.length } : { start: 0, length: 0 };
-    },
+    match: plainTextMatcher(text),
   };
 }
 

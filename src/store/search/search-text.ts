@@ -9,6 +9,7 @@ import type { ContentBlock, LogEvent } from '../../log/event.js';
 import { dataOf } from '../../log/event-data.js';
 import { isForeignType } from '../../log/foreign-event.js';
 import type { JsonValue } from '../../log/json-value.js';
+import { normalizeSearchText } from './search-match.js';
 import { isSurfaceReplacement } from './search-place.js';
 
 /** The kinds of text search tells apart; `--type` chooses among them. */
@@ -22,13 +23,7 @@ export interface SearchPart {
   readonly text: string;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** Text as search reads it: every control character (line breaks and tabs included) a space, so a hit shows on one line. */
-export function normalizeSearchText(text: string): string {
-  return text.replace(CONTROL, ' ');
-}
+export { normalizeSearchText };
 
 /** Keys of a foreign line that say nothing a person searches for: ids, times, hashes, opaque data. */
 const FOREIGN_NOISE_KEYS = new Set([
@@ -188,4 +183,15 @@ function stringLeaves(value: JsonValue, out: string[] = []): string[] {
     }
   }
   return out;
+}
+
+/**
+ * Every searchable part of `event` in one text, the parts on separate lines: a plain search's
+ * text (which reads a line break as a space) never matches across two parts, so it matches this
+ * text exactly when it matches one of the parts. The audit page's record search reads it.
+ */
+export function searchEventText(event: LogEvent): string {
+  return searchParts(event)
+    .map((part) => part.text)
+    .join('\n');
 }

@@ -4,10 +4,14 @@
 // is missing, why.
 
 import type { CallView } from '../view-data.js';
+import type { CallSummary } from './page-blocks.js';
+
+/** One formatter for the page (toLocaleString makes one per call). */
+const THOUSANDS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 /** 178017 → "178,017". */
 export function count(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
+  return THOUSANDS.format(Math.round(value));
 }
 
 /** A count and its noun agreeing in number, the figure written as given: "1 compaction", "2 compactions". */
@@ -15,16 +19,15 @@ export function counted(value: number, noun: string, plural = `${noun}s`, figure
   return `${figure} ${value === 1 ? noun : plural}`;
 }
 
-/** The tokens a timeline row shows: the reported input, else the meter's estimate (~), else a dash. */
-export function rowTokens(call: CallView): { text: string; title: string } {
-  const estimate = call.metered?.estimatedTokens ?? call.estimatedTokens;
-  const reported = call.usage?.inputTokens;
-  const title = [
-    reported === undefined ? `reported: ${reportedText(call)}` : `reported input ${count(reported)}`,
-    `estimated: ${estimateText(call)}`,
-  ].join('; ');
-  if (reported !== undefined) return { text: `${count(reported)} tok`, title };
-  if (estimate !== null && estimate !== undefined) return { text: `~${count(estimate)} tok`, title };
+/** The tokens a timeline row shows: the reported input, else the estimate (~), else a dash; its title says both. */
+export function rowTokens(call: CallSummary): { text: string; title: string } {
+  const reported = call.inputTokens;
+  const estimate = call.estimate;
+  const estimated =
+    estimate === null ? 'none' : `~${count(estimate)}${call.metered ? ' by the calibrated meter' : ' as the request recorded it'}`;
+  const title = `${reported === null ? 'reported input: none' : `reported input ${count(reported)}`}; estimated: ${estimated}`;
+  if (reported !== null) return { text: `${count(reported)} tok`, title };
+  if (estimate !== null) return { text: `~${count(estimate)} tok`, title };
   return { text: '– tok', title };
 }
 

@@ -1,11 +1,13 @@
 /// <reference lib="dom" />
 // The lists of a call's panel: the surface it was sent (each replacement collapsed behind its
 // node, expandable to the original events it stands for) and the record up to the call, with a
-// box that shows the whole text of the row in focus.
+// box that shows the whole text of the row in focus. A row whose event's content is not loaded
+// yet says so, and is drawn again when its block is in.
 
 import { invisibleCount } from './invisible-text.js';
+import { isSearchText } from './page-source.js';
 import type { SessionModel } from './session-model.js';
-import { el, eventLabel, eventText, invisibleNote, preview } from './text.js';
+import { type ClientEvent, el, eventLabel, eventText, invisibleNote, preview } from './text.js';
 import { VirtualList } from './virtual-list.js';
 
 export const ROW_HEIGHT = 26;
@@ -19,12 +21,62 @@ interface SurfaceRow {
 /** Replacements the reader has expanded, kept from call to call. */
 export const expanded = new Set<number>();
 
-function showEvent(box: HTMLElement, model: SessionModel, seq: number, note: string): void {
-  const event = model.events[seq];
-  if (event === undefined) {
-    box.replaceChildren(el('p', 'error', `event #${seq} is not in the session`));
+/** Why content could not be loaded, once it could not: the rows say so instead of asking again. */
+let loadFailure: string | undefined;
+
+function failureOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The event at `seq` for a row of `list`, or undefined while its block loads: the rows that
+ * asked are drawn again once it is in.
+ */
+function rowEvent(model: SessionModel, list: () => VirtualList, seq: number, wanted: Set<number>): ClientEvent | undefined {
+  const event = model.event(seq);
+  if (event !== undefined || loadFailure !== undefined) return event;
+  if (wanted.size === 0) {
+    queueMicrotask(() => {
+      const seqs = [...wanted];
+      wanted.clear();
+      model.loadEvents(seqs).then(
+        () => list().render(),
+        (error: unknown) => {
+          loadFailure = failureOf(error);
+          list().render();
+        },
+      );
+    });
+  }
+  wanted.add(seq);
+  return undefined;
+}
+
+/** Shows the event at `seq` in the detail box, once its content is in. */
+export function showEvent(box: HTMLElement, model: SessionModel, seq: number, note: string): void {
+  const shown = model.event(seq);
+  if (shown !== undefined) {
+    showLoadedEvent(box, shown, note);
     return;
   }
+  box.dataset.seq = String(seq);
+  box.replaceChildren(el('p', 'muted', `loading #${seq}…`));
+  model.loadEvents([seq]).then(
+    () => {
+      const event = model.event(seq);
+      if (box.dataset.seq !== String(seq)) return;
+      if (event === undefined) box.replaceChildren(el('p', 'error', `event #${seq} is not in the session`));
+      else showLoadedEvent(box, event, note);
+    },
+    (error: unknown) => {
+      if (box.dataset.seq === String(seq)) box.replaceChildren(el('p', 'error', `event #${seq} could not be loaded: ${failureOf(error)}`));
+    },
+  );
+}
+
+function showLoadedEvent(box: HTMLElement, event: ClientEvent, note: string): void {
+  const seq = event.seq;
+  box.dataset.seq = String(seq);
   const head = el('div', 'detail-head', `#${seq} ${eventLabel(event)} · ${event.time}${note === '' ? '' : ` · ${note}`}`);
   const text = eventText(event);
   const body = el('pre', 'detail-text', text);
@@ -32,10 +84,15 @@ function showEvent(box: HTMLElement, model: SessionModel, seq: number, note: str
   box.replaceChildren(...(hidden === undefined ? [head, body] : [head, hidden, body]));
 }
 
-function rowText(row: HTMLElement, model: SessionModel, seq: number): void {
-  const event = model.events[seq];
+function rowText(row: HTMLElement, model: SessionModel, seq: number, event: ClientEvent | undefined): void {
   row.append(el('span', 'seq', `#${seq}`));
-  if (event === undefined) return;
+  if (event === undefined) {
+    const type = model.typeOf(seq) ?? '';
+    const label = eventLabel({ type } as ClientEvent);
+    row.append(el('span', `role role-${label.replace(/[^a-z]/g, '')}`, label));
+    row.append(el('span', 'text muted', loadFailure === undefined ? 'loading…' : `could not be loaded: ${loadFailure}`));
+    return;
+  }
   row.append(el('span', `role role-${eventLabel(event).replace(/[^a-z]/g, '')}`, eventLabel(event)));
   const text = eventText(event);
   row.append(el('span', 'text', preview(text)));
@@ -76,6 +133,7 @@ export function surfaceList(model: SessionModel, index: number, box: HTMLElement
     list.select(parentRow(owner));
     return true;
   };
+  const wanted = new Set<number>();
   const list = new VirtualList({
     id: 'surface',
     label: `the surface call ${index + 1} was sent`,
@@ -99,7 +157,12 @@ export function surfaceList(model: SessionModel, index: number, box: HTMLElement
         });
         element.append(button);
       }
-      rowText(element, model, row.seq);
+      rowText(
+        element,
+        model,
+        row.seq,
+        rowEvent(model, () => list, row.seq, wanted),
+      );
       if (origins !== undefined) element.append(el('span', 'tag', `stands for ${origins.length} originals`));
       if (row.parent !== undefined) element.append(el('span', 'tag', `original, shadowed by #${row.parent}`));
     },
@@ -128,22 +191,28 @@ export function surfaceList(model: SessionModel, index: number, box: HTMLElement
 /** The record pane's filter, kept from call to call: source noise hidden by default, a type, a text to find. */
 const recordFilter = { showNoise: false, type: '', query: '' };
 
-/** The record's rows up to `upToSeq` that the filter keeps, and how many source-noise events it hides. */
-function recordRows(model: SessionModel, upToSeq: number): { rows: number[]; hiddenNoise: number } {
+/**
+ * The record's rows up to `upToSeq` that the filter keeps, and how many source-noise events it
+ * hides; `matches` are the events the search found (undefined: no search).
+ */
+function recordRows(model: SessionModel, upToSeq: number, matches: readonly number[] | undefined): { rows: number[]; hiddenNoise: number } {
   const rows: number[] = [];
   let hiddenNoise = 0;
-  const query = recordFilter.query.toLowerCase();
-  const last = Math.min(upToSeq, model.events.length - 1);
-  for (let seq = 0; seq <= last; seq++) {
-    const event = model.events[seq];
-    if (event === undefined) continue;
-    if (!recordFilter.showNoise && model.noiseTypes.has(event.type)) {
+  const keep = (seq: number) => {
+    const type = model.typeOf(seq);
+    if (type === undefined) return;
+    if (!recordFilter.showNoise && model.noiseTypes.has(type)) {
       hiddenNoise++;
-      continue;
+      return;
     }
-    if (recordFilter.type !== '' && event.type !== recordFilter.type) continue;
-    if (query !== '' && !`${event.type} ${eventText(event)}`.toLowerCase().includes(query)) continue;
+    if (recordFilter.type !== '' && type !== recordFilter.type) return;
     rows.push(seq);
+  };
+  if (matches === undefined) {
+    const last = Math.min(upToSeq, model.eventCount - 1);
+    for (let seq = 0; seq <= last; seq++) keep(seq);
+  } else {
+    for (const seq of matches) if (seq <= upToSeq) keep(seq);
   }
   return { rows, hiddenNoise };
 }
@@ -151,7 +220,7 @@ function recordRows(model: SessionModel, upToSeq: number): { rows: number[]; hid
 /**
  * The record up to the call at `seq`: its events, the ones on the call's surface marked, with a
  * filter bar: the source's noise (lines of another harness kept whole, as `show --record` leaves
- * them out) hidden with a count, a type, and a text to find.
+ * them out) hidden with a count, a type, and a text to find, found as `shadowlog search` finds it.
  */
 export function recordList(
   model: SessionModel,
@@ -160,7 +229,8 @@ export function recordList(
   box: HTMLElement,
 ): { list: VirtualList; bar: HTMLElement } {
   let rows: number[] = [];
-  const list = new VirtualList({
+  const wanted = new Set<number>();
+  const list: VirtualList = new VirtualList({
     id: 'record',
     label: `the record up to event #${upToSeq}`,
     rowHeight: ROW_HEIGHT,
@@ -169,7 +239,12 @@ export function recordList(
       if (onSurface.has(seq)) element.classList.add('on-surface');
       const by = model.shadowedBy.get(seq);
       if (by !== undefined && by <= upToSeq) element.classList.add('shadowed');
-      rowText(element, model, seq);
+      rowText(
+        element,
+        model,
+        seq,
+        rowEvent(model, () => list, seq, wanted),
+      );
       if (by !== undefined && by <= upToSeq) element.append(el('span', 'tag', `shadowed by #${by}`));
     },
     onSelect: (at) => {
@@ -187,7 +262,7 @@ export function recordList(
   const types = document.createElement('select');
   types.id = 'record-type';
   types.setAttribute('aria-label', 'show only events of this type');
-  const present = [...new Set(model.events.slice(0, upToSeq + 1).map((event) => event.type))].sort();
+  const present = model.typesUpTo(upToSeq);
   types.append(new Option('every type', ''));
   for (const type of present) types.append(new Option(type, type));
   types.value = present.includes(recordFilter.type) ? recordFilter.type : '';
@@ -195,11 +270,15 @@ export function recordList(
   search.type = 'search';
   search.id = 'record-search';
   search.placeholder = 'find in the record';
-  search.setAttribute('aria-label', 'find text in the record (case-insensitive)');
+  search.setAttribute('aria-label', 'find text in the record, as shadowlog search finds it (case-insensitive)');
+  search.title = 'finds what `shadowlog search` finds: messages, tool calls and their arguments, tool results, summaries, errors';
   search.value = recordFilter.query;
   const shown = el('span', 'muted record-count');
+  shown.id = 'record-count';
+  let matches: readonly number[] | undefined;
+  let note = '';
   const apply = () => {
-    const result = recordRows(model, upToSeq);
+    const result = recordRows(model, upToSeq, matches);
     rows = result.rows;
     noiseLabel.replaceChildren(
       noise,
@@ -208,9 +287,37 @@ export function recordList(
       ),
     );
     noiseLabel.title = `lines of another harness's file kept whole (${[...model.noiseTypes].join(', ') || 'none in this session'}); show --record leaves them out too`;
-    shown.textContent = `${rows.length.toLocaleString('en-US')} shown`;
+    shown.textContent = `${rows.length.toLocaleString('en-US')} shown${note}`;
     list.setCount(rows.length);
   };
+  // Each search answers the latest text only; one still on its way for an older text is dropped.
+  let asked = 0;
+  const find = () => {
+    const text = recordFilter.query;
+    const mine = ++asked;
+    if (!isSearchText(text) || model.source === undefined) {
+      matches = undefined;
+      note = '';
+      apply();
+      return;
+    }
+    shown.textContent = 'searching…';
+    model.source.search(text, upToSeq, model.eventCount).then(
+      (result) => {
+        if (mine !== asked) return;
+        matches = result.seqs;
+        note = result.truncated ? ' (the first 10,000 hits: narrow the text to see the rest)' : '';
+        apply();
+      },
+      (error: unknown) => {
+        if (mine !== asked) return;
+        matches = [];
+        note = ` (the search failed: ${failureOf(error)})`;
+        apply();
+      },
+    );
+  };
+  let typing: ReturnType<typeof setTimeout> | undefined;
   noise.addEventListener('change', () => {
     recordFilter.showNoise = noise.checked;
     apply();
@@ -221,20 +328,32 @@ export function recordList(
   });
   search.addEventListener('input', () => {
     recordFilter.query = search.value;
-    apply();
+    clearTimeout(typing);
+    typing = setTimeout(find, 150);
   });
   bar.append(noiseLabel, types, search, shown);
-  apply();
+  if (isSearchText(recordFilter.query)) {
+    matches = [];
+    apply();
+    find();
+  } else apply();
   return { list, bar };
 }
 
 /** A list of given events (a compaction's originals), with a detail box. */
 export function eventList(id: string, label: string, model: SessionModel, seqs: readonly number[], box: HTMLElement): VirtualList {
-  const list = new VirtualList({
+  const wanted = new Set<number>();
+  const list: VirtualList = new VirtualList({
     id,
     label,
     rowHeight: ROW_HEIGHT,
-    render: (at, element) => rowText(element, model, seqs[at] as number),
+    render: (at, element) =>
+      rowText(
+        element,
+        model,
+        seqs[at] as number,
+        rowEvent(model, () => list, seqs[at] as number, wanted),
+      ),
     onSelect: (at) => showEvent(box, model, seqs[at] as number, 'original'),
   });
   list.setCount(seqs.length);

@@ -6,10 +6,10 @@
 import type { CallView, CompactionView } from '../view-data.js';
 import { costText, count, counted, estimateText, reportedText } from './call-figures.js';
 import { type ClientRewrite, clientRewriteOf, REWRITE_KIND_NAMES } from './client-rewrites.js';
-import { eventList, recordList, surfaceList } from './node-lists.js';
+import { eventList, recordList, showEvent, surfaceList } from './node-lists.js';
 import type { SessionModel } from './session-model.js';
 import type { ReplacementKind } from './surface-diff.js';
-import { el, eventText, invisibleNote, shortDigest } from './text.js';
+import { el, invisibleNote, shortDigest } from './text.js';
 
 function field(list: HTMLElement, name: string, value: string): void {
   list.append(el('dt', '', name), el('dd', '', value));
@@ -55,7 +55,7 @@ function seqList(seqs: readonly number[]): string {
 
 /** The body a proxied call's model/request stored, for reading: indented when it is JSON, cut past `limit` characters. */
 function bodyText(model: SessionModel, call: CallView, limit = 200_000): string {
-  const body = model.events[call.seq]?.data?.requestBody;
+  const body = model.event(call.seq)?.data?.requestBody;
   if (typeof body?.text !== 'string') return '(the request body is not in the log)';
   const wire = `shadowlog replay ${model.sessionId} --turn ${call.turn} --step ${call.step} --wire`;
   let text: string;
@@ -128,7 +128,8 @@ function diffSection(model: SessionModel, index: number): HTMLElement {
   const list = el('ul');
   if (diff.appended.length > 0) list.append(el('li', 'appended', `+ ${diff.appended.length} appended: ${seqList(diff.appended)}`));
   for (const change of diff.replaced) {
-    const rewrite = change.kind === 'replaced' ? clientRewriteOf(model.events[change.seq], (seq) => model.events[seq]) : undefined;
+    const rewrite =
+      change.kind === 'replaced' ? clientRewriteOf(model.structureAt(change.seq), (seq) => model.structureAt(seq)) : undefined;
     const what = rewrite === undefined ? REPLACEMENT_LABELS[change.kind] : `⇄ ${REWRITE_KIND_NAMES[rewrite.kind]} (by the client)`;
     list.append(el('li', change.kind, `${what}: ${seqList(change.shadowed)} → #${change.seq}`));
   }
@@ -139,8 +140,38 @@ function diffSection(model: SessionModel, index: number): HTMLElement {
   return section;
 }
 
-export function renderCall(panel: HTMLElement, model: SessionModel, index: number): HTMLElement[] {
-  const call = model.calls[index] as CallView;
+/**
+ * Call `index`'s panel, once its details (and the call's before it, for the change) are loaded;
+ * `current` says whether it is still the one to show when they are.
+ */
+export async function renderCall(panel: HTMLElement, model: SessionModel, index: number, current: () => boolean): Promise<HTMLElement[]> {
+  const summary = model.calls[index];
+  if (summary === undefined) return [];
+  if (model.callDetail(index) === undefined || (index > 0 && model.callDetail(index - 1) === undefined)) {
+    const head = el('div', 'panel-head');
+    head.append(el('h2', '', `Model call ${summary.turn}.${summary.step}`), el('span', 'badge reconstructed', 'loading its details…'));
+    panel.replaceChildren(head);
+  }
+  try {
+    await model.loadSurface(index);
+    if (model.calls[index]?.offSurface === true) await model.loadEvents([summary.seq]);
+  } catch (error) {
+    if (current())
+      panel.replaceChildren(
+        el(
+          'p',
+          'error',
+          `call ${summary.turn}.${summary.step} could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+    return [];
+  }
+  if (!current()) return [];
+  return drawCall(panel, model, index);
+}
+
+function drawCall(panel: HTMLElement, model: SessionModel, index: number): HTMLElement[] {
+  const call = model.callDetail(index) as CallView;
   const head = el('div', 'panel-head');
   head.append(el('h2', '', `Model call ${call.turn}.${call.step}`), ...checkBadge(call));
   const facts = el('dl', 'facts');
@@ -246,7 +277,9 @@ export function renderCompaction(panel: HTMLElement, model: SessionModel, compac
         ? `✓ its own request verified · sha256 ${shortDigest(check.digest)} (shadowlog replay ${model.sessionId} --compaction ${compaction.compactionId.slice(0, 8)})`
         : check.status === 'none'
           ? check.message
-          : `✗ ${check.code}: ${check.message}`;
+          : check.status === 'pending'
+            ? '… being checked (the follow stream brings it)'
+            : `✗ ${check.code}: ${check.message}`;
     const dd = el('dd', `summary-check ${check.status}`, checkText);
     facts.append(el('dt', '', 'summarizer request'), dd);
   }
@@ -282,13 +315,7 @@ export function renderCompaction(panel: HTMLElement, model: SessionModel, compac
     panel.replaceChildren(...parts);
     list.render();
     // Until an original is picked, the box shows the summary that replaced them.
-    const replacement = model.events[compaction.replacementSeq];
-    if (replacement !== undefined) {
-      box.append(
-        el('div', 'detail-head', `#${replacement.seq} the summary that replaced them`),
-        el('pre', 'detail-text', eventText(replacement)),
-      );
-    }
+    showEvent(box, model, compaction.replacementSeq, 'the summary that replaced them');
     return nodes;
   }
   panel.replaceChildren(...parts);
@@ -346,7 +373,7 @@ export function renderRewrite(panel: HTMLElement, model: SessionModel, rewrite: 
     'how',
     `the client sent a history that does not extend the surface; the proxy recorded #${rewrite.seq} in place of ${seqList(rewrite.sources)} (the originals stay in the log)`,
   );
-  const copyOf = model.events[rewrite.seq]?.data?.copyOf;
+  const copyOf = model.structureAt(rewrite.seq)?.data.copyOf;
   if (typeof copyOf === 'number') field(facts, 'copy of', `#${copyOf}`);
   const box = el('div', 'node-detail');
   box.id = 'node-detail';
@@ -355,8 +382,6 @@ export function renderRewrite(panel: HTMLElement, model: SessionModel, rewrite: 
   section.append(el('h3', '', `Replaced by #${rewrite.seq}: these ${rewrite.sources.length} events`), list.element);
   panel.replaceChildren(head, facts, section, box);
   list.render();
-  const replacement = model.events[rewrite.seq];
-  if (replacement !== undefined)
-    box.append(el('div', 'detail-head', `#${replacement.seq} what took their place`), el('pre', 'detail-text', eventText(replacement)));
+  showEvent(box, model, rewrite.seq, 'what took their place');
   return [list.element];
 }

@@ -6,9 +6,9 @@
 // figures of a call show on hover and, with the chart focused, for the call ← → move to. Drawn
 // as SVG built element by element; a long session is bucketed to the width (each bucket's peak).
 
-import type { CallView } from '../view-data.js';
 import { count } from './call-figures.js';
 import { REWRITE_KIND_NAMES } from './client-rewrites.js';
+import type { CallSummary } from './page-blocks.js';
 import type { SessionModel } from './session-model.js';
 import { el } from './text.js';
 
@@ -47,17 +47,13 @@ function seriesOf(model: SessionModel): Series[] {
   const calls = model.calls;
   const policies = calls.map((call) => model.policyAt(call.seq));
   return [
-    { key: 'estimated', name: 'estimated input (meter)', className: 's-estimated', values: calls.map(estimateOf) },
-    { key: 'reported', name: 'reported input', className: 's-reported', values: calls.map((call) => call.usage?.inputTokens ?? null) },
-    { key: 'cache', name: 'cache reads', className: 's-cache', values: calls.map((call) => call.usage?.cacheReadTokens ?? null) },
+    { key: 'estimated', name: 'estimated input (meter)', className: 's-estimated', values: calls.map((call) => call.estimate) },
+    { key: 'reported', name: 'reported input', className: 's-reported', values: calls.map((call) => call.inputTokens) },
+    { key: 'cache', name: 'cache reads', className: 's-cache', values: calls.map((call) => call.cacheReadTokens) },
     { key: 'window', name: 'window', className: 's-window', values: calls.map((call) => call.contextWindow) },
     { key: 'threshold', name: 'threshold', className: 's-threshold', values: policies.map((policy) => policy?.threshold ?? null) },
     { key: 'retain', name: 'retained tail', className: 's-retain', values: policies.map((policy) => policy?.retain ?? null) },
   ].filter((line) => line.values.some((value) => value !== null && value > 0));
-}
-
-function estimateOf(call: CallView): number | null {
-  return call.metered?.estimatedTokens ?? call.estimatedTokens;
 }
 
 function peakOf(line: Series | undefined): number {
@@ -112,12 +108,14 @@ function tooltipLines(model: SessionModel, index: number): string[] {
   const call = model.calls[index];
   if (call === undefined) return [];
   const lines = [`call ${index + 1} of ${model.calls.length} · ${call.turn}.${call.step} · #${call.seq} · ${call.model}`];
-  const estimate = estimateOf(call);
-  lines.push(`estimated input: ${estimate === null ? (call.unmetered ?? 'none') : `~${count(estimate)}`}`);
-  if (call.usage !== undefined) {
-    lines.push(`reported input: ${count(call.usage.inputTokens)} · output ${count(call.usage.outputTokens)}`);
-    if (call.usage.cacheReadTokens !== undefined || call.usage.cacheWriteTokens !== undefined)
-      lines.push(`cache: ${count(call.usage.cacheReadTokens ?? 0)} read, ${count(call.usage.cacheWriteTokens ?? 0)} written`);
+  const estimate = call.estimate;
+  lines.push(
+    `estimated input: ${estimate === null ? 'none' : `~${count(estimate)}${call.metered ? '' : ' (as the request recorded it)'}`}`,
+  );
+  if (call.inputTokens !== null) {
+    lines.push(`reported input: ${count(call.inputTokens)} · output ${count(call.outputTokens ?? 0)}`);
+    if (call.cacheReadTokens !== null || call.cacheWriteTokens !== null)
+      lines.push(`cache: ${count(call.cacheReadTokens ?? 0)} read, ${count(call.cacheWriteTokens ?? 0)} written`);
   } else lines.push('reported input: none');
   if (call.contextWindow !== null) lines.push(`window: ${count(call.contextWindow)}`);
   const policy = model.policyAt(call.seq);
@@ -296,6 +294,6 @@ export function drawPressureChart(container: HTMLElement, model: SessionModel, s
   if (chartHover >= 0 && document.activeElement === root) showTip(chartHover);
 }
 
-function hidden(calls: readonly CallView[]): boolean {
+function hidden(calls: readonly CallSummary[]): boolean {
   return calls.length === 0;
 }

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { CliResult } from '../../support/cli.js';
+import { nodeScriptArgs } from '../../support/node-script.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const ENTRY = resolve(ROOT, 'test/support/cli-entry.ts');
@@ -19,7 +20,7 @@ export interface ChildCliResult extends CliResult {
 /** Runs `shadowlog …args` (from source) in the repository root; paths in `args` should be absolute. */
 export function runCliChild(args: readonly string[], timeoutMs: number, script = ENTRY): Promise<ChildCliResult> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeScriptArgs(script), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => {

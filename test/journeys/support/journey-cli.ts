@@ -1,19 +1,15 @@
-// The shadowlog command as a user runs it: a process of its own (node, the source through tsx, as
-// test/support/cli-entry.ts runs it), HOME set to a laid out harness home, the working directory
+// The shadowlog command as a user runs it: a process of its own (node running
+// test/support/cli-entry.ts, compiled: test/support/node-script.ts), HOME set to a laid out harness home, the working directory
 // outside HOME (so the default store is <cwd>/.shadowlog/shadowlog.db), and no store named by
 // the environment. A deadline kills a command that hangs, and the test then fails on it.
 
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { nodeScriptArgs } from '../../support/node-script.js';
 import type { HarnessHome } from './harness-home.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const ENTRY = resolve(ROOT, 'test/support/cli-entry.ts');
-// tsx by absolute URL: the command runs in the home's working directory, where `--import tsx`
-// would not resolve.
-const TSX = pathToFileURL(createRequire(resolve(ROOT, 'package.json')).resolve('tsx')).href;
 const DEADLINE_MS = 60_000;
 
 export interface JourneyResult {
@@ -75,7 +71,7 @@ function collect(
   });
 }
 
-const shadowlogArgv = (args: readonly string[]) => ['--import', TSX, ENTRY, ...args];
+const shadowlogArgv = (args: readonly string[]) => [...nodeScriptArgs(ENTRY), ...args];
 
 /** `shadowlog …args` under the home's HOME, in its working directory. */
 export function shadowlog(home: HarnessHome, args: readonly string[], options: { stdin?: string } = {}): Promise<JourneyResult> {

@@ -1,0 +1,56 @@
+// The content of a written page, packed as the session is read: its events in blocks of
+// EVENT_BLOCK (each a JSON array, deflated), beside each block the text `shadowlog search` reads
+// in each of its events (searchEventText, so that the page's record search finds what `search`
+// finds), and the calls' details in blocks of CALL_BLOCK. The page inflates a block when a list
+// first shows one of its events (DecompressionStream), and never before.
+
+import { deflateRawSync } from 'node:zlib';
+import type { LogEvent } from '../log/event.js';
+import { searchEventText } from '../store/search/search-text.js';
+import { CALL_BLOCK, EVENT_BLOCK } from './client/page-blocks.js';
+import type { CallView } from './view-data.js';
+
+export interface ViewContent {
+  readonly eventBlocks: readonly Uint8Array[];
+  readonly searchBlocks: readonly Uint8Array[];
+}
+
+/** An event as the page holds it: its hash left out (the page shows the head's, and `verify` checks them all). */
+export function pageEvent(event: LogEvent): Omit<LogEvent, 'hash'> {
+  const { hash: _hash, ...rest } = event;
+  return rest;
+}
+
+function deflated(value: unknown): Uint8Array {
+  return deflateRawSync(JSON.stringify(value), { level: 6 });
+}
+
+export class ContentPacker {
+  private readonly eventBlocks: Uint8Array[] = [];
+  private readonly searchBlocks: Uint8Array[] = [];
+  private events: Array<Omit<LogEvent, 'hash'>> = [];
+  private texts: string[] = [];
+
+  add(event: LogEvent): void {
+    this.events.push(pageEvent(event));
+    this.texts.push(searchEventText(event));
+    if (this.events.length === EVENT_BLOCK) this.flush();
+  }
+
+  finish(): ViewContent {
+    if (this.events.length > 0) this.flush();
+    return { eventBlocks: this.eventBlocks, searchBlocks: this.searchBlocks };
+  }
+
+  private flush(): void {
+    this.eventBlocks.push(deflated(this.events));
+    this.searchBlocks.push(deflated(this.texts));
+    this.events = [];
+    this.texts = [];
+  }
+}
+
+/** The calls' details in blocks of CALL_BLOCK, deflated. */
+export function* callBlocks(calls: readonly CallView[]): Generator<Uint8Array> {
+  for (let at = 0; at < calls.length; at += CALL_BLOCK) yield deflated(calls.slice(at, at + CALL_BLOCK));
+}
