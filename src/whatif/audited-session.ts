@@ -5,6 +5,7 @@
 // the answer of the last chosen call.
 
 import { COMPACTION_MASK, COMPACTION_SUMMARY } from '../compaction/event-types.js';
+import { messageOf, ShadowlogError } from '../log/errors.js';
 import { isSurfaceType, type LogEvent, type ModelRequestData } from '../log/event.js';
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
@@ -124,13 +125,17 @@ function auditedCall(
 }
 
 /** A resolver whose failure is told apart from replay's own errors: a call without a renderer is audited unverified, not refused. */
-class NoRenderer extends Error {}
+class NoRenderer extends ShadowlogError {
+  constructor(message: string, cause: unknown) {
+    super('WHATIF_NO_RENDERER', message, { cause });
+  }
+}
 function guardedRenderer(resolve: RendererResolver): RendererResolver {
   return (provider, model) => {
     try {
       return resolve(provider, model);
     } catch (error) {
-      throw new NoRenderer(error instanceof Error ? error.message : String(error), { cause: error });
+      throw new NoRenderer(messageOf(error), error);
     }
   };
 }

@@ -54,7 +54,7 @@ export interface WhatIfCallReport {
 export interface WhatIfReport {
   readonly sessionId: string;
   readonly calls: readonly WhatIfCallReport[];
-  /** Calls the budget left out. */
+  /** Calls not asked: left out by the budget, or after the run was stopped. */
   readonly skipped: ReadonlyArray<{ readonly seq: number; readonly turn: number; readonly step: number }>;
   readonly changed: number;
   /** Calls whose counterfactual requests all failed. */
@@ -71,6 +71,8 @@ export interface RunOptions {
 export async function runWhatIf(store: LogStore, plan: WhatIfPlan, options: RunOptions): Promise<WhatIfReport> {
   const calls: WhatIfCallReport[] = [];
   for (const planned of plan.calls) {
+    // Stopped (Ctrl-C): what was asked is reported, the rest not asked.
+    if (options.signal?.aborted === true) break;
     const report = await askCall(store, planned, plan.samples, options);
     calls.push(report);
     options.onCall?.(report, calls.length, plan.calls.length);
@@ -78,7 +80,11 @@ export async function runWhatIf(store: LogStore, plan: WhatIfPlan, options: RunO
   return {
     sessionId: plan.sessionId,
     calls,
-    skipped: plan.skipped.map(({ seq, turn, step }) => ({ seq, turn, step })),
+    skipped: [...plan.calls.slice(calls.length).map((planned) => planned.call), ...plan.skipped].map(({ seq, turn, step }) => ({
+      seq,
+      turn,
+      step,
+    })),
     changed: calls.filter((call) => call.changed).length,
     failed: calls.filter((call) => call.failed).length,
   };

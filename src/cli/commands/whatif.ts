@@ -87,7 +87,8 @@ export async function whatifCommand(context: CommandContext, given: string, opti
   if ('compaction' in choice) {
     context.print('');
     for (const line of describeSummary(report)) context.print(line);
-    if (report.skipped.length > 0) context.print(`not asked (--max-calls ${plan.maxCalls}): ${listCalls(report.skipped)}`);
+    const why = report.skipped.length === plan.skipped.length ? `--max-calls ${plan.maxCalls}` : 'stopped';
+    if (report.skipped.length > 0) context.print(`not asked (${why}): ${listCalls(report.skipped)}`);
     return 0;
   }
   for (const call of report.calls) for (const line of describeCall(call)) context.print(line);
