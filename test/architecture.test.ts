@@ -31,9 +31,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   compaction: ['compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   importers: ['importers', 'compaction', 'log', 'store', 'meter', 'providers'],
   tune: ['tune', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
-  view: ['view', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  view: ['view', 'whatif', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  whatif: ['whatif', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   proxy: ['proxy', 'importers', 'log', 'store', 'meter', 'providers'],
-  cli: ['cli', 'tune', 'proxy', 'view', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  cli: ['cli', 'tune', 'proxy', 'view', 'whatif', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   '.': ['.', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
 };
 

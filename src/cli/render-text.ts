@@ -14,6 +14,7 @@ import {
 } from '../log/index.js';
 import { plural } from './plural.js';
 import { clipText } from './terminal-text.js';
+import { describeWhatIfLink } from './whatif-link-text.js';
 
 export interface RenderOptions {
   /** Longest text shown per message before it is cut with a note (0 = no limit). */
@@ -60,6 +61,16 @@ export function renderMessage(event: LogEvent, options: RenderOptions, note = ''
   }
   const copyOf = (event.data as { copyOf?: unknown }).copyOf;
   if (typeof copyOf === 'number') heading += `  [copy of #${copyOf}]`;
+  else if (typeof copyOf === 'object' && copyOf !== null) {
+    const { sessionId, seq } = copyOf as { sessionId?: unknown; seq?: unknown };
+    heading += `  [copy of ${String(sessionId)} #${String(seq)}]`;
+  }
+  const standsFor = (event.data as { standsFor?: { sessionId?: unknown; seqs?: unknown } }).standsFor;
+  if (Array.isArray(standsFor?.seqs))
+    heading +=
+      standsFor.seqs.length === 0
+        ? '  [made by the what-if]'
+        : `  [made by the what-if, standing for ${plural(standsFor.seqs.length, 'message')} of ${String(standsFor.sessionId)}]`;
   if (note !== '') heading += `  ${note}`;
   const lines = [heading];
   const body = contentText(messageContent(event), options);
@@ -104,7 +115,8 @@ export function renderLogOnlyEvent(event: LogEvent): string {
       const start = dataOf(event, 'session/start');
       const parent = describeParent(event);
       const continues = start.continues === undefined ? '' : `; likely continues ${start.continues.sessionId}: ${start.continues.reason}`;
-      return `#${event.seq} ── session started (format ${start.formatVersion}, shadowlog ${start.harnessVersion}) at ${event.time}${parent === '' ? '' : `; ${parent}`}${continues}`;
+      const whatif = start.whatif === undefined ? '' : `; ${describeWhatIfLink(start.whatif)}`;
+      return `#${event.seq} ── session started (format ${start.formatVersion}, shadowlog ${start.harnessVersion}) at ${event.time}${parent === '' ? '' : `; ${parent}`}${continues}${whatif}`;
     }
     case 'session/end-seed':
       return `#${event.seq} ── new lifecycle: ${dataOf(event, 'session/end-seed').reason}`;

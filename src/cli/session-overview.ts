@@ -4,7 +4,14 @@
 // they cost at the dated price table. One pass over the log, a page of a thousand events at a time.
 
 import { COMPACTION_SUMMARY } from '../compaction/index.js';
-import { dataOf, type SessionContinuation, SessionOriginFold, type SessionParent, type SessionSource } from '../log/index.js';
+import {
+  dataOf,
+  type SessionContinuation,
+  SessionOriginFold,
+  type SessionParent,
+  type SessionSource,
+  type WhatIfLink,
+} from '../log/index.js';
 import { CostLedger, type PriceTable } from '../meter/index.js';
 import type { LogStore, StoredSession } from '../store/index.js';
 import { clientRewriteOf } from './stats-money.js';
@@ -17,6 +24,10 @@ export interface SessionOverview {
   readonly parent?: SessionParent;
   /** The session the proxy judged this one likely continues (a client's compaction sent without a conversation id), never merged. */
   readonly continues?: SessionContinuation;
+  /** A what-if session: the recorded call it asks again (SPEC §15). */
+  readonly whatif?: WhatIfLink;
+  /** The what-if sessions listed with it that ask its calls again. */
+  readonly whatifs?: readonly string[];
   readonly source: SessionSource;
   /** The source harness's own id of the session, for an imported one. */
   readonly sourceId: string | null;
@@ -55,6 +66,7 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
   const models = new Map<string, number>();
   let parent: SessionParent | undefined;
   let continues: SessionContinuation | undefined;
+  let whatif: WhatIfLink | undefined;
   let calls = 0;
   let compactions = 0;
   let clientCompactions = 0;
@@ -64,7 +76,7 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
       ledger.apply(event);
       switch (event.type) {
         case 'session/start':
-          ({ parent, continues } = dataOf(event, 'session/start'));
+          ({ parent, continues, whatif } = dataOf(event, 'session/start'));
           break;
         case 'model/request': {
           calls++;
@@ -96,6 +108,7 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
     updatedAt: session.updatedAt,
     ...(parent === undefined ? {} : { parent }),
     ...(continues === undefined ? {} : { continues }),
+    ...(whatif === undefined ? {} : { whatif }),
     ...origin.origin(),
     models: [...models].sort((a, b) => b[1] - a[1]).map(([model]) => model),
     lastActivity: session.updatedAt,

@@ -246,6 +246,16 @@ function shapes(version: FormatVersion): Record<string, Checker> {
       {
         parent: objectWith({ sessionId }, { callId: isNonEmptyString }),
         continues: objectWith({ sessionId, reason: isString }, { evidence: objectWith({}) }),
+        whatif: objectWith({
+          sessionId,
+          requestSeq: isSeq,
+          turn: isPositiveInteger,
+          step: isPositiveInteger,
+          question: isObject,
+          variant: oneOf(['counterfactual', 'recorded']),
+          sample: isPositiveInteger,
+          run: sessionId,
+        }),
       },
     ),
     'session/end-seed': objectWith({ reason: isString }),

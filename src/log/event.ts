@@ -86,6 +86,33 @@ export interface SessionStartData {
    * its evidence.
    */
   continues?: SessionContinuation;
+  /**
+   * A what-if session (SPEC §15): the recorded call it asks again, under a counterfactual
+   * surface. Its surface holds copies of that call's messages (data.copyOf names each original).
+   */
+  whatif?: WhatIfLink;
+}
+/** The call a what-if session asks again, and the question it asks. */
+export interface WhatIfLink {
+  /** The audited session. */
+  sessionId: string;
+  /** The seq of the audited model/request. */
+  requestSeq: number;
+  turn: number;
+  step: number;
+  /** What was changed: `{restore: 'all'}`, `{restore: [ids…]}`, `{policy: …}`, as the asker wrote it. */
+  question: JsonObject;
+  /** `counterfactual`: the changed surface; `recorded`: the recorded surface sent again (a sample of the model's noise). */
+  variant: 'counterfactual' | 'recorded';
+  /** Which sample of the variant this session is, from 1. */
+  sample: number;
+  /** The what-if run it belongs to (the id of its first session). */
+  run: string;
+}
+/** A copy of an event of another session (a what-if's copy of the audited call's messages). */
+export interface CopiedEvent {
+  sessionId: string;
+  seq: number;
 }
 export interface SessionParent {
   sessionId: string;

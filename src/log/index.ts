@@ -4,7 +4,7 @@
 export { canonicalJson } from './canonical-json.js';
 export { attachCleanupFailure, cleanupFailuresOf, runCleanupAfter, withCleanup } from './cleanup.js';
 export { blockPlaceholder, imageBlockFromUrl, parseBase64DataUrl, readableText } from './content-block.js';
-export { copyOfSeq } from './copy-of.js';
+export { copiedEventOf, copyOfSeq } from './copy-of.js';
 export { type DuplicateKey, findDuplicateKey } from './duplicate-keys.js';
 export {
   ConcurrencyError,
@@ -27,6 +27,7 @@ export type {
   AssistantMessageData,
   CompactionBlock,
   ContentBlock,
+  CopiedEvent,
   EventDraft,
   FormatVersion,
   ImageBlock,
@@ -60,6 +61,7 @@ export type {
   TurnStartData,
   UrlImageBlock,
   Usage,
+  WhatIfLink,
 } from './event.js';
 export { CORE_LOG_ONLY_TYPES, FORMAT_VERSION, isSurfaceType, SURFACE_TYPES, TURN_END_REASONS } from './event.js';
 export { type CoreEventData, type CoreEventType, dataOf } from './event-data.js';

@@ -4,7 +4,14 @@
 
 import { parseEnvelope } from '../log/envelope.js';
 import { ConfigError, CorruptLogError, messageOf, SessionExistsError, SessionNotFoundError, ShadowlogError } from '../log/errors.js';
-import { type EventDraft, FORMAT_VERSION, type LogEvent, type SessionContinuation, type SessionParent } from '../log/event.js';
+import {
+  type EventDraft,
+  FORMAT_VERSION,
+  type LogEvent,
+  type SessionContinuation,
+  type SessionParent,
+  type WhatIfLink,
+} from '../log/event.js';
 import { forgetCanonicalBody } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Sha256 } from '../log/hash.js';
@@ -162,7 +169,12 @@ export class SessionLog {
   static async create(
     store: LogStore,
     sessionId: string,
-    options: SessionLogOptions & { harnessVersion?: string; parent?: SessionParent; continues?: SessionContinuation } = {},
+    options: SessionLogOptions & {
+      harnessVersion?: string;
+      parent?: SessionParent;
+      continues?: SessionContinuation;
+      whatif?: WhatIfLink;
+    } = {},
   ): Promise<SessionLog> {
     assertSessionId(sessionId);
     const head = await store.head(sessionId);
@@ -177,6 +189,7 @@ export class SessionLog {
           harnessVersion: options.harnessVersion ?? HARNESS_VERSION,
           ...(options.parent === undefined ? {} : { parent: options.parent }),
           ...(options.continues === undefined ? {} : { continues: options.continues }),
+          ...(options.whatif === undefined ? {} : { whatif: options.whatif }),
         },
       },
     ]);

@@ -12,7 +12,7 @@ import { createFileTools, createHarness, newSessionId, type ReplayResult, replay
 import type { LogStore } from '../../store/index.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
-import { DEMO_STRATEGY_TASKS, DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
+import { DEMO_LIMITS, DEMO_MODEL_ID, DEMO_STRATEGY_TASKS, DEMO_TASKS, demoAgentReply } from '../demo/demo-agent.js';
 import { reportStrategy } from '../demo/strategy-report.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';
@@ -20,9 +20,6 @@ import { describeReplay } from './replay.js';
 import { showCommand } from './show.js';
 
 export const SAMPLE_PROJECT = fileURLToPath(new URL('../../../examples/sample-project/', import.meta.url));
-// The scripted model refuses a request whose messages, tool definitions (the file tools: about
-// 230 tokens) and 512 reserved answer tokens exceed the window, as a real server does.
-const DEMO_LIMITS = { contextWindow: 3_200, defaultMaxOutputTokens: 512 };
 const SYSTEM_PROMPT = 'You are a coding agent. Use the file tools to look at the project in the working directory before you answer.';
 
 export interface DemoOptions {
@@ -51,7 +48,7 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
   // defaults where a window this small needs it: no headroom (SPEC §6), a retained tail that
   // holds the current step, and a pruner that cuts to a size that fits.
   const model = new ScriptedModel({
-    modelId: 'demo-script',
+    modelId: DEMO_MODEL_ID,
     replies: demoAgentReply,
     latencyMs: options.modelLatencyMs,
     limits: DEMO_LIMITS,

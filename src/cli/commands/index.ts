@@ -22,11 +22,13 @@ import { registerTuneCommand } from './tune.js';
 import { registerUnlockCommand } from './unlock.js';
 import { registerVerifyCommand } from './verify.js';
 import { registerViewCommand } from './view.js';
+import { registerWhatifCommand } from './whatif.js';
 
 export const COMMANDS: readonly RegisterCommand[] = [
   registerDemoCommand,
   registerChatCommand,
   registerReplayCommand,
+  registerWhatifCommand,
   registerDiffCommand,
   registerCompactCommand,
   registerTuneCommand,

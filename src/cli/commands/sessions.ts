@@ -2,16 +2,19 @@
 // harness, the proxy, or an import of Claude Code, Codex or pi), its calls, compactions, tokens,
 // cost, last activity, project, models and first request; each sub-session (format 2's
 // session/start.parent) listed under its parent, and a session the proxy linked to the one it
-// likely continues (session/start.continues) marked so. --source, --project and --since choose; --sort orders.
+// likely continues (session/start.continues) marked so; a what-if session (session/start.whatif)
+// under the session whose call it asks again. --source, --project and --since choose; --sort orders.
 
 import type { Command } from 'commander';
 import { SESSION_SOURCES, type SessionSource } from '../../log/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { plural } from '../plural.js';
 import { pricesOption } from '../price-option.js';
 import { overviewOf, type SessionOverview } from '../session-overview.js';
 import { formatSessionLine, SESSION_HEADER } from '../session-table.js';
 import { UsageError } from '../usage-error.js';
+import { describeWhatIfLink } from '../whatif-link-text.js';
 
 export const SESSION_SORTS = ['last-activity', 'calls', 'tokens', 'cost'] as const;
 export type SessionSort = (typeof SESSION_SORTS)[number];
@@ -39,6 +42,7 @@ export async function sessionsCommand(context: CommandContext, options: Sessions
     if (options.project !== undefined && !(overview.project ?? '').includes(options.project)) continue;
     sessions.push(overview);
   }
+  linkWhatIfs(sessions);
   // --json keeps the store's order unless --sort is given, as it always listed them.
   if (sort !== undefined || !context.json) sessions.sort(compareBy(sort ?? 'last-activity'));
   if (context.json) {
@@ -61,12 +65,30 @@ export async function sessionsCommand(context: CommandContext, options: Sessions
   return 0;
 }
 
-/** Sessions in order, each sub-session under its parent (a parent not listed is named after it). */
+/** Each audited session listed learns the what-if sessions listed that ask its calls again. */
+function linkWhatIfs(sessions: SessionOverview[]): void {
+  const byAudited = new Map<string, string[]>();
+  for (const session of sessions) {
+    const audited = session.whatif?.sessionId;
+    if (audited !== undefined) byAudited.set(audited, [...(byAudited.get(audited) ?? []), session.id]);
+  }
+  for (const [index, session] of sessions.entries()) {
+    const whatifs = byAudited.get(session.id);
+    if (whatifs !== undefined) sessions[index] = { ...session, whatifs };
+  }
+}
+
+/** The session a listed one is shown under: its parent (a sub-session), or the session whose call it asks again (a what-if). */
+function ownerOf(session: SessionOverview): string | undefined {
+  return session.parent?.sessionId ?? session.whatif?.sessionId;
+}
+
+/** Sessions in order, each sub-session and what-if session under its parent (a parent not listed is named after it). */
 function printTree(context: CommandContext, sessions: readonly SessionOverview[]): void {
   const listed = new Set(sessions.map((session) => session.id));
   const children = new Map<string, SessionOverview[]>();
   for (const session of sessions) {
-    const parent = session.parent?.sessionId;
+    const parent = ownerOf(session);
     if (parent !== undefined && listed.has(parent)) children.set(parent, [...(children.get(parent) ?? []), session]);
   }
   // The rows first, each with its depth, so that the column is as wide as its widest indented name.
@@ -78,7 +100,7 @@ function printTree(context: CommandContext, sessions: readonly SessionOverview[]
     for (const child of children.get(session.id) ?? []) if (!seen.has(child.id)) place(child, depth + 1);
   };
   for (const session of sessions) {
-    const parent = session.parent?.sessionId;
+    const parent = ownerOf(session);
     if (parent === undefined || !listed.has(parent)) place(session, 0);
   }
   // A cycle of parents (only a hand-made store has one) is still listed, flat.
@@ -89,7 +111,9 @@ function printTree(context: CommandContext, sessions: readonly SessionOverview[]
     const orphan =
       session.parent !== undefined && !listed.has(session.parent.sessionId) ? `  (sub-session of ${session.parent.sessionId})` : '';
     const continues = session.continues === undefined ? '' : `  (likely continues ${session.continues.sessionId})`;
-    context.print(`${formatSessionLine(session, depth, width)}${orphan}${continues}`);
+    const whatif = session.whatif === undefined ? '' : `  (${describeWhatIfLink(session.whatif)})`;
+    const whatifs = session.whatifs === undefined ? '' : `  (${plural(session.whatifs.length, 'what-if session')} below)`;
+    context.print(`${formatSessionLine(session, depth, width)}${orphan}${continues}${whatif}${whatifs}`);
   }
 }
 

@@ -7,6 +7,12 @@ import { parseSummaryText, summaryInside } from '../../compaction/index.js';
 import type { ContentBlock } from '../../log/index.js';
 import type { ModelMessage, ScriptedCall, ScriptedReply } from '../../providers/index.js';
 
+/** The demo's model: a script, and it says so in its name. */
+export const DEMO_MODEL_ID = 'demo-script';
+// The scripted model refuses a request whose messages, tool definitions (the file tools: about
+// 230 tokens) and 512 reserved answer tokens exceed the window, as a real server does.
+export const DEMO_LIMITS = { contextWindow: 3_200, defaultMaxOutputTokens: 512 } as const;
+
 type ToolRequest = { readonly name: string; readonly arguments: Record<string, string | number> };
 
 /** One task: the tool calls it makes in order, then an answer computed from their results. */
