@@ -387,7 +387,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await expect(
         pg.admin.query(`INSERT INTO "${schema}".events VALUES ($1, 0, 'session/start', $2, '{}')`, ['-bad', '0'.repeat(64)]),
       ).rejects.toMatchObject({ code: '23514', constraint: 'events_session_id_check' });
-    });
+      // About 1,200 statements, one at a time: on a busy machine more than the default 30 s.
+    }, 120_000);
 
     it('validates the session id check at once on a new schema, whose table is empty', async () => {
       await (await open()).close();
