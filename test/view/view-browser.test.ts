@@ -274,6 +274,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     });
     afterAll(() => store?.close());
 
+    // Hundreds of clicks, each a round trip to the browser: on a busy machine more than the default 30 s.
     it('renders every message, call and result as text, and runs none of it', async () => {
       const { page, incidents } = await watchedPage(browser);
       await page.goto(hostileUrl);
@@ -305,7 +306,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
       expect(state).toEqual({ pwned: undefined, violations: [], scripts: 1, data: true, foreign: 0, svgs: 1 });
       expect(incidents.errors).toEqual([]);
       await page.close();
-    });
+    }, 120_000);
 
     it('is guarded by its Content-Security-Policy too: markup injected into it cannot run script', async () => {
       const { page } = await watchedPage(browser);
