@@ -85,8 +85,9 @@ export async function viewCommand(context: CommandContext, given: string, option
         reconstructed,
       });
     } else {
+      const n = (value: number) => value.toLocaleString('en-US');
       context.print(
-        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.toSeq.toLocaleString('en-US')} events, ${calls.length.toLocaleString('en-US')} model calls (${verified} digest-verified, ${reconstructed === 0 ? '' : `${reconstructed} imported with no bytes to check, `}${offSurface === 0 ? '' : `${offSurface} not on the session's surface, `}${failed} failed), ${written.bytes.toLocaleString('en-US')} bytes`,
+        `wrote ${options.out}: ${sessionId}, ${viewDocument.session.toSeq.toLocaleString('en-US')} events, ${calls.length.toLocaleString('en-US')} model calls (${n(verified)} digest-verified, ${reconstructed === 0 ? '' : `${n(reconstructed)} imported with no bytes to check, `}${offSurface === 0 ? '' : `${n(offSurface)} not on the session's surface, `}${n(failed)} failed), ${written.bytes.toLocaleString('en-US')} bytes`,
       );
     }
     return failed > 0 ? 1 : 0;
