@@ -75,6 +75,17 @@ function exportError(url: string, error: unknown, sent: number): OtlpExportError
       error,
     );
   }
+  if (/retryable status/i.test(message)) {
+    // The exporter keeps no status for these: 429, 502, 503 and 504 are the ones it retries.
+    return new OtlpExportError(
+      url,
+      'refused',
+      undefined,
+      sent,
+      `the collector at ${url} refused the spans with a retryable status (429, 502, 503 or 504) until the export timeout (OTEL_EXPORTER_OTLP_TIMEOUT); it is overloaded or not ready, try again later${after}`,
+      error,
+    );
+  }
   if (typeof record.code === 'string') {
     return new OtlpExportError(
       url,
