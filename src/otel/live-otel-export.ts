@@ -132,17 +132,39 @@ export class LiveOtelExport {
     }
   }
 
-  /** Ends each session's open spans at its last event (the lifecycle's root), sends everything, and stops. */
-  async close(): Promise<LiveOtelStats> {
+  /**
+   * Ends each session's open spans at its last event (the lifecycle's root), sends everything, and
+   * stops. It waits at most `waitMs` (default: the export timeout and a second): what is not sent
+   * by then is counted as dropped, so a process that exits is never held by its collector.
+   */
+  async close(options: { readonly waitMs?: number } = {}): Promise<LiveOtelStats> {
     if (this.closed) return this.stats;
-    await this.settle();
-    for (const state of this.sessions.values()) {
-      if (state.builder !== undefined && !state.failed) this.enqueue(state.builder.finish());
-    }
+    const waitMs = options.waitMs ?? (this.options.timeoutMs ?? 10_000) + 1_000;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'expired'>((resolve) => {
+      timer = setTimeout(() => resolve('expired'), waitMs);
+      timer.unref();
+    });
+    const done = (async () => {
+      await this.settle();
+      for (const state of this.sessions.values()) {
+        if (state.builder !== undefined && !state.failed) this.enqueue(state.builder.finish());
+      }
+      this.closed = true;
+      await this.flush();
+      await this.sink.shutdown?.();
+      return 'done' as const;
+    })();
+    const outcome = await Promise.race([done, expired]);
+    clearTimeout(timer);
     this.closed = true;
-    await this.flush();
     if (this.timer !== undefined) clearTimeout(this.timer);
-    await this.sink.shutdown?.();
+    if (outcome === 'expired') {
+      const left = this.queue.length;
+      this.queue.length = 0;
+      this.dropped += left;
+      this.report(new RangeError(`the collector did not take the last spans within ${waitMs} ms; ${left} queued spans dropped, and any in flight`));
+    }
     return this.stats;
   }
 
