@@ -163,7 +163,9 @@ export class LiveOtelExport {
       const left = this.queue.length;
       this.queue.length = 0;
       this.dropped += left;
-      this.report(new RangeError(`the collector did not take the last spans within ${waitMs} ms; ${left} queued spans dropped, and any in flight`));
+      this.report(
+        new RangeError(`the collector did not take the last spans within ${waitMs} ms; ${left} queued spans dropped, and any in flight`),
+      );
     }
     return this.stats;
   }

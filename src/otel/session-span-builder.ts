@@ -119,6 +119,13 @@ export class SessionSpanBuilder {
       'shadowlog.lifecycle.start_event': event.type,
     };
     if (typeof event.data.harnessVersion === 'string') attributes['shadowlog.harness.version'] = event.data.harnessVersion;
+    // A sub-session names the session (and the tool call) that spawned it; a branch its parent.
+    const parent = event.data.parent ?? event.data.parentSessionId;
+    if (typeof parent === 'string') attributes['shadowlog.session.parent_id'] = parent;
+    else if (typeof parent === 'object' && parent !== null && !Array.isArray(parent)) {
+      copyFields(parent, attributes, { sessionId: 'shadowlog.session.parent_id', callId: 'shadowlog.session.parent_call_id' });
+    }
+    if (typeof event.data.forkSeq === 'number') attributes['shadowlog.session.fork_seq'] = event.data.forkSeq;
     return {
       kind: 'invoke_agent',
       name: `invoke_agent ${AGENT_NAME}`,
@@ -364,7 +371,7 @@ export class SessionSpanBuilder {
     };
     const extra = data as AssistantMessageData & { responseId?: unknown; finishReason?: unknown };
     if (typeof extra.responseId === 'string') attributes['gen_ai.response.id'] = extra.responseId;
-    if (typeof extra.finishReason === 'string') attributes['gen_ai.response.finish_reasons'] = [extra.finishReason];
+    if (typeof extra.finishReason === 'string') attributes['gen_ai.response.finish_reasons'] = [genAiFinishReason(extra.finishReason)];
     if (this.content && this.call !== undefined) this.addContent(this.call, data, attributes);
     return attributes;
   }
@@ -383,7 +390,7 @@ export class SessionSpanBuilder {
     const output: GenAiMessage = {
       role: 'assistant',
       parts: [...partsOfBlocks(data.content), ...partsOfToolCalls(data.toolCalls)],
-      ...(typeof extra.finishReason === 'string' ? { finish_reason: extra.finishReason } : {}),
+      ...(typeof extra.finishReason === 'string' ? { finish_reason: genAiFinishReason(extra.finishReason) } : {}),
     };
     if (system.length > 0) attributes['gen_ai.system_instructions'] = this.bounded(JSON.stringify(system), attributes, system);
     attributes['gen_ai.input.messages'] = this.bounded(JSON.stringify(input), attributes, input);
@@ -457,6 +464,11 @@ export class SessionSpanBuilder {
     const keep = new Set(surfaceSeqs);
     for (const seq of this.messages.keys()) if (seq < requestSeq && !keep.has(seq)) this.messages.delete(seq);
   }
+}
+
+/** shadowlog's finish reason (tool-calls, content-filter, …) in the conventions' spelling (tool_call, content_filter, …). */
+function genAiFinishReason(reason: string): string {
+  return reason === 'tool-calls' ? 'tool_call' : reason.replaceAll('-', '_');
 }
 
 function endSeedReason(event: LogEvent): string {
