@@ -67,6 +67,8 @@ export class SessionSpanBuilder {
   private readonly decoder = new RequestSurfaceDecoder();
   /** With content: the surface-type events a later request may still send, by seq. */
   private readonly messages = new Map<number, LogEvent>();
+  /** The seqs of replacement nodes (summaries, pruned results): a request whose surface holds one was sent a compacted view. */
+  private readonly replacements = new Set<number>();
   private lastSeq = -1;
 
   constructor(sessionId: string, options: SpanBuilderOptions = {}) {
@@ -97,6 +99,7 @@ export class SessionSpanBuilder {
     const lifecycle = this.lifecycle;
     lifecycle.lastSeq = event.seq;
     lifecycle.lastTime = event.time;
+    if (typeof event.surfaceOp === 'object') this.replacements.add(event.seq);
     this.handle(event, lifecycle, ended);
     return ended.filter((span) => span.endSeq >= this.sinceSeq);
   }
@@ -225,8 +228,10 @@ export class SessionSpanBuilder {
         if (this.call !== undefined) ended.push(this.endCall(event, {}, 'no answer was recorded before the next request'));
         const data = dataOf(event, 'model/request');
         const surfaceSeqs = this.decoder.decode(event);
+        const attributes = requestAttributes(data);
+        attributes['gen_ai.conversation.compacted'] = this.replacements.size > 0 && surfaceSeqs.some((seq) => this.replacements.has(seq));
         this.call = {
-          ...this.open('chat', `chat ${data.model}`, event, this.parentOf(lifecycle), requestAttributes(data)),
+          ...this.open('chat', `chat ${data.model}`, event, this.parentOf(lifecycle), attributes),
           params: data.params,
           surfaceSeqs: this.content ? surfaceSeqs : undefined,
         };

@@ -77,7 +77,15 @@ describe('shadowlog otel on the demo session', () => {
       expect(answers).toContain(answer);
       expect(chat.attributes['gen_ai.usage.input_tokens']).toBe(answer.data.usage?.inputTokens);
       expect(chat.attributes['gen_ai.request.max_tokens']).toBe(512);
+      // The conventions' flag for a call sent a compacted view: a summary or a pruned result on its surface.
+      const surfaceSeqs = request.data.surfaceSeqs as number[] | undefined;
+      if (surfaceSeqs !== undefined) {
+        const compacted = surfaceSeqs.some((seq) => typeof events[seq]?.surfaceOp === 'object');
+        expect(chat.attributes['gen_ai.conversation.compacted']).toBe(compacted);
+      }
     }
+    expect(chats.filter((chat) => chat.attributes['gen_ai.conversation.compacted'] === true).length).toBeGreaterThan(0);
+    expect(chats[0]?.attributes['gen_ai.conversation.compacted']).toBe(false);
 
     const toolCalls = answers.flatMap((answer) => answer.data.toolCalls ?? []);
     const tools = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool');
