@@ -6,7 +6,7 @@
 // session of any length is read once, a page at a time, in bounded memory.
 
 import { type AssistantMessageData, dataOf, type JsonObject, type LogEvent, RequestSurfaceDecoder } from '../log/index.js';
-import { boundedJson, type GenAiMessage, partsOfBlocks, partsOfToolCalls } from './genai-content.js';
+import { boundedJson, capString, type GenAiMessage, partsOfBlocks, partsOfToolCalls } from './genai-content.js';
 import { genAiProviderName, jsonAttribute, openInferenceAttributes, requestAttributes, usageAttributes } from './span-attributes.js';
 import { spanIdOf, traceIdOf } from './span-ids.js';
 import type { SessionSpan, SessionSpanKind, SpanAttributes } from './span-types.js';
@@ -294,7 +294,10 @@ export class SessionSpanBuilder {
         this.tools.delete(data.callId);
         const extra: SpanAttributes = { 'shadowlog.tool.result_seq': event.seq };
         if (data.error !== undefined) extra['error.type'] = 'tool_error';
-        if (this.content) extra['gen_ai.tool.call.result'] = this.bounded(JSON.stringify(partsOfBlocks(data.content)), extra);
+        if (this.content) {
+          const parts = partsOfBlocks(data.content);
+          extra['gen_ai.tool.call.result'] = this.bounded(JSON.stringify(parts), extra, parts);
+        }
         const message =
           data.error === undefined ? undefined : this.content && data.error !== true ? data.error.message : 'the tool reported an error';
         ended.push(this.end(tool, event.seq, event.time, extra, message));
@@ -419,7 +422,8 @@ export class SessionSpanBuilder {
     if (Buffer.byteLength(json) <= this.contentMaxBytes) return json;
     attributes['shadowlog.content.truncated'] = true;
     if (list !== undefined) return boundedJson(list, this.contentMaxBytes).json;
-    return boundedJson([json], this.contentMaxBytes).json;
+    // A single value (tool arguments, a result, a message's text) is cut as text, its marker within the bound.
+    return capString(json, Math.max(0, this.contentMaxBytes - 48));
   }
 
   private endCall(event: LogEvent, extra: SpanAttributes, error: string | undefined): SessionSpan {
