@@ -34,7 +34,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   view: ['view', 'whatif', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   whatif: ['whatif', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   proxy: ['proxy', 'importers', 'log', 'store', 'meter', 'providers'],
-  cli: ['cli', 'tune', 'proxy', 'view', 'whatif', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  otel: ['otel', 'log', 'store'],
+  cli: ['cli', 'otel', 'tune', 'proxy', 'view', 'whatif', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   '.': ['.', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
 };
 

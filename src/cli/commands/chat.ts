@@ -24,6 +24,7 @@ import { chatCompactionConfig } from '../chat-compaction-config.js';
 import { chatNoticeWriter } from '../chat-notices.js';
 import { integerArgument, type RunCommand, readJsonFile } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { addLiveOtelOption, startLiveOtel } from '../live-otel.js';
 import { escapeTerminalText } from '../terminal-text.js';
 import { UsageError } from '../usage-error.js';
 import { replayCommand } from './replay.js';
@@ -45,6 +46,8 @@ export interface ChatOptions {
   readonly compaction?: boolean;
   /** The compaction policy (SPEC §6), e.g. read from a JSON file. */
   readonly compactionConfig?: unknown;
+  /** Also send the session as OpenTelemetry spans as it is recorded (else OTEL_EXPORTER_OTLP_ENDPOINT, when set). */
+  readonly otlpEndpoint?: string;
 }
 
 const DEFAULT_SYSTEM =
@@ -96,7 +99,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 export async function chatCommand(context: CommandContext, options: ChatOptions): Promise<number> {
   const model = createChatModel(options);
-  const store = await context.store();
+  const live = startLiveOtel(context, await context.store(), options);
+  const { store } = live;
   const out = context.io.stdout;
   const reserve = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, model.limits.defaultMaxOutputTokens);
   const policy = options.compaction === false ? undefined : chatCompactionConfig(options.compactionConfig, model, reserve);
@@ -140,7 +144,10 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
     async () => {
       process.off('SIGINT', interrupt);
       lines.close();
-      await session.close();
+      await withCleanup(
+        () => session.close(),
+        () => live.close(),
+      );
     },
   );
   return 0;
@@ -242,7 +249,7 @@ function describeToolActivity(context: CommandContext, event: LogEvent): void {
 
 /** Registers `shadowlog chat` on the program. */
 export function registerChatCommand(program: Command, run: RunCommand): void {
-  program
+  const command = program
     .command('chat')
     .description('an interactive session with a real provider and read-only file tools over the working directory')
     .requiredOption(
@@ -267,35 +274,37 @@ export function registerChatCommand(program: Command, run: RunCommand): void {
     .option(
       '--compaction-config <file>',
       'a JSON file with the compaction policy (thresholdRatio, headroomTokens, retainRatio, modelPolicies, …)',
-    )
-    .action(
-      (options: {
-        provider: string;
-        model: string;
-        baseUrl?: string;
-        session?: string;
-        system?: string;
-        contextWindow?: number;
-        maxOutputTokens?: number;
-        modelLimits?: string;
-        compaction: boolean;
-        compactionConfig?: string;
-      }) =>
-        run('write', (context) =>
-          chatCommand(context, {
-            ...withModelLimits(readChatModelLimits(options.modelLimits, context.io.cwd)),
-            compaction: options.compaction,
-            ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
-            provider: options.provider,
-            model: options.model,
-            ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-            ...(options.session === undefined ? {} : { sessionId: options.session }),
-            ...(options.system === undefined ? {} : { system: options.system }),
-            ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
-            ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-          }),
-        )(),
     );
+  addLiveOtelOption(command).action(
+    (options: {
+      provider: string;
+      model: string;
+      baseUrl?: string;
+      session?: string;
+      system?: string;
+      contextWindow?: number;
+      maxOutputTokens?: number;
+      modelLimits?: string;
+      compaction: boolean;
+      compactionConfig?: string;
+      otlpEndpoint?: string;
+    }) =>
+      run('write', (context) =>
+        chatCommand(context, {
+          ...withModelLimits(readChatModelLimits(options.modelLimits, context.io.cwd)),
+          compaction: options.compaction,
+          ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
+          provider: options.provider,
+          model: options.model,
+          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+          ...(options.session === undefined ? {} : { sessionId: options.session }),
+          ...(options.system === undefined ? {} : { system: options.system }),
+          ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+          ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+          ...(options.otlpEndpoint === undefined ? {} : { otlpEndpoint: options.otlpEndpoint }),
+        }),
+      )(),
+  );
 }
 
 function withModelLimits(modelLimits: UserModelLimits | undefined): { modelLimits?: UserModelLimits } {

@@ -10,6 +10,7 @@ import { registerDiffCommand } from './diff.js';
 import { registerExportCommand, registerImportCommand } from './export-import.js';
 import { registerMeterCommand } from './meter.js';
 import { registerOriginsCommand } from './origins.js';
+import { registerOtelCommand } from './otel.js';
 import { registerPolicyCommand } from './policy.js';
 import { registerProxyCommand } from './proxy.js';
 import { registerReplayCommand } from './replay.js';
@@ -42,6 +43,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerVerifyCommand,
   registerCheckpointCommand,
   registerExportCommand,
+  registerOtelCommand,
   registerImportCommand,
   registerSyncCommand,
   registerCopyCommand,

@@ -17,6 +17,7 @@ import {
 } from '../../proxy/index.js';
 import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { addLiveOtelOption, startLiveOtel } from '../live-otel.js';
 import { escapeTerminalText } from '../terminal-text.js';
 import { UsageError } from '../usage-error.js';
 
@@ -37,13 +38,16 @@ export interface ProxyCommandOptions {
   readonly stopGrace: number;
   /** Milliseconds (parsed from 30m, 90s, 2h, 0). */
   readonly linkIdle: number;
+  /** Also send the sessions as OpenTelemetry spans as they are recorded (else OTEL_EXPORTER_OTLP_ENDPOINT, when set). */
+  readonly otlpEndpoint?: string;
 }
 
 export async function proxyCommand(context: CommandContext, options: ProxyCommandOptions): Promise<number> {
   if (options.upstreamOpenai === undefined && options.upstreamAnthropic === undefined) {
     throw new UsageError('proxy needs an upstream: --upstream-openai URL, --upstream-anthropic URL, or both');
   }
-  const store = await context.store();
+  const live = startLiveOtel(context, await context.store(), options);
+  const { store } = live;
   // A warning may quote what a client sent (a Host, a target): shown escaped, never acted on by the terminal.
   const warn = (message: string) => context.io.stderr.write(`shadowlog: ${escapeTerminalText(message)}\n`);
   const proxy = await startProxy({
@@ -84,6 +88,7 @@ export async function proxyCommand(context: CommandContext, options: ProxyComman
     await closing;
   } finally {
     stops.dispose();
+    await live.close();
   }
   const summary = { sessions: proxy.sessionIds(), ...proxy.stats };
   if (context.json) context.printJson(summary);
@@ -155,7 +160,7 @@ function stopRequests(signal: AbortSignal | undefined): { first: Promise<void>; 
 
 /** Registers `shadowlog proxy` on the program. */
 export function registerProxyCommand(program: Command, run: RunCommand): void {
-  program
+  const command = program
     .command('proxy')
     .description(
       "a recording proxy for OpenAI- and Anthropic-style clients: forwards each call unchanged and records it, and every rewrite of the client's history, in a session",
@@ -223,8 +228,8 @@ export function registerProxyCommand(program: Command, run: RunCommand): void {
       "how long after a session's last call a client's compaction sent with no conversation id is linked to it as its likely continuation (30m, 90s, 2h; 0 links nothing)",
       durationArgument,
       DEFAULT_LINK_IDLE_MS,
-    )
-    .action((options: ProxyCommandOptions) => run('write', (context) => proxyCommand(context, options))());
+    );
+  addLiveOtelOption(command).action((options: ProxyCommandOptions) => run('write', (context) => proxyCommand(context, options))());
 }
 
 const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
