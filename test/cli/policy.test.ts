@@ -69,6 +69,25 @@ describe('shadowlog policy', () => {
     expect(await json('--window', '1,048,576', '--reserve', '256_000')).toMatchObject({ threshold: 727_040 });
   });
 
+  it("--preset dsh gives DSH's numbers, under the flags; an unknown preset is refused", async () => {
+    expect(await json('--preset', 'dsh', '--window', '1000000', '--reserve', '256000')).toMatchObject({
+      threshold: 678_464,
+      retain: 119_040,
+      thresholdRatio: 0.8,
+      headroomTokens: 65_536,
+      retainRatio: 0.16,
+    });
+    expect(await json('--preset', 'dsh', '--window', '1000000', '--retain-tokens', '1000')).toMatchObject({
+      retain: 1_000,
+      retainRatio: null,
+      headroomTokens: 65_536,
+    });
+    const unknown = await workspace.run(['policy', '--preset', 'pi', '--window', '1000000']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/INVALID_CONFIG: expected a compaction preset among dsh, found "pi"/);
+  });
+
   it('prints a table that says which term decides', async () => {
     const below = await workspace.run(['policy', '--window', '1048576', '--reserve', '256000']);
     expect(below.code).toBe(0);
