@@ -4,13 +4,16 @@
 // quarter of its message budget instead, and says so. A policy the user gave is used as it is.
 
 import {
+  COMPACTION_DEFAULTS,
   type CompactionConfig,
+  type CompactionPreset,
   PolicyBudgetError,
   parseCompactionConfig,
   readCompactionConfig,
   resolvePolicy,
 } from '../compaction/index.js';
 import type { LanguageModel } from '../providers/index.js';
+import { layeredPolicy, policyFileConfig } from './compact-policy-layers.js';
 
 export interface ChatCompactionConfig {
   readonly config: CompactionConfig;
@@ -18,7 +21,14 @@ export interface ChatCompactionConfig {
   readonly note?: string;
 }
 
-export function chatCompactionConfig(given: unknown, model: LanguageModel, reserve: number): ChatCompactionConfig {
+/** `preset`, when given, lies under the policy file: the file's keys replace the preset's. */
+export function chatCompactionConfig(
+  given: unknown,
+  model: LanguageModel,
+  reserve: number,
+  preset?: CompactionPreset,
+): ChatCompactionConfig {
+  if (preset !== undefined) return { config: readCompactionConfig(layeredPolicy([{ ...preset.config }, policyFileConfig(given)])) };
   if (given !== undefined) return { config: readCompactionConfig(given) };
   const { contextWindow } = model.limits;
   try {
@@ -29,7 +39,7 @@ export function chatCompactionConfig(given: unknown, model: LanguageModel, reser
     const headroomTokens = Math.floor((contextWindow - reserve) / 4);
     return {
       config: { headroomTokens },
-      note: `compaction: the default headroom (65,536 tokens) leaves no room in a ${contextWindow}-token window, so this chat uses headroomTokens ${headroomTokens} (a quarter of the ${contextWindow - reserve} tokens left for messages); give --compaction-config to choose`,
+      note: `compaction: the default headroom (${COMPACTION_DEFAULTS.headroomTokens.toLocaleString('en-US')} tokens) leaves no room in a ${contextWindow}-token window, so this chat uses headroomTokens ${headroomTokens} (a quarter of the ${contextWindow - reserve} tokens left for messages); give --compaction-config to choose`,
     };
   }
 }
