@@ -41,8 +41,16 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
   const considered = new Set(evidenceRuleCells(table).map((cell) => `${cell.session} @ ${cell.window}`));
   for (const name of selection.leftOut) considered.delete(name);
   const consideredCells = corpus.filter((cell) => considered.has(`${cell.session} @ ${cell.window}`));
+  const exempt = new Set(selection.exempt);
+  const binding = consideredCells.filter((cell) => !exempt.has(`${cell.session} @ ${cell.window}`));
   const worstRate = (index: number) =>
-    Math.max(0, ...consideredCells.map((cell) => ((cell.compactions[index] ?? 0) * 20) / Math.max(1, cell.calls)));
+    Math.max(0, ...binding.map((cell) => ((cell.compactions[index] ?? 0) * 20) / Math.max(1, cell.calls)));
+  const perWindow = (names: readonly string[]) =>
+    table.windows
+      .map((window) => [window, names.filter((name) => name.endsWith(` @ ${window}`)).length] as const)
+      .filter(([, cells]) => cells > 0)
+      .map(([window, cells]) => `${cells} at ${windowLabel(window)}`)
+      .join(', ');
   const heldAfter = (index: number) => {
     const used = consideredCells.reduce((sum, cell) => sum + (cell.aheadUsed[index] ?? 0), 0);
     const kept = consideredCells.reduce((sum, cell) => sum + (cell.aheadKept[index] ?? 0), 0);
@@ -128,7 +136,9 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
     '(`src/tune/selection-rule.ts`) to the corpus cells of the table, as follows:',
     '',
     '1. A cell no policy fits is left out: it says nothing about policies (as `tune` leaves out such a session).' +
-      (selection.leftOut.length === 0 ? ' None here.' : ` Here: ${selection.leftOut.join(', ')}.`),
+      (selection.leftOut.length === 0
+        ? ' None here.'
+        : ` Here ${selection.leftOut.length} (${perWindow(selection.leftOut)}; _left out_ in the table above).`),
     '2. A policy is feasible when it is feasible in every other cell: no call over the window, and its configuration accepted',
     '   (a headroom that leaves no pressure budget in a small window is refused there). A default has to work at every window.',
     '3. The limit: a session of N calls may compact max(1, floor(N / 20)) times. A short session may compact once: a 7-call',
@@ -136,8 +146,10 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
     '   again and again (DSH compacting 167 times in 453 calls). A cell where every feasible policy is over its limit excludes',
     `   no one (the rule's "unless every feasible policy does"): ${selection.exempt.length === 0 ? 'none here' : selection.exempt.join(', ')}.`,
     '4. A session that never reaches a threshold (no policy compacts in the cell) is within the limit for every policy; it still',
-    '   counts in cost and retention, where it adds about the same to every policy. Here:',
-    `   ${selection.unreached.length === 0 ? 'none' : selection.unreached.join(', ')}.`,
+    '   counts in cost and retention, where it adds about the same to every policy. Here' +
+      (selection.unreached.length === 0
+        ? ' none.'
+        : ` ${selection.unreached.length} cells (${perWindow(selection.unreached)}; _not reached_ in the table above).`),
     `5. Retention is kept ÷ used over all the cells judged on; cost is the sum of their ${costUnit === 'usd' ? 'dollars' : 'input tokens'}. Among the feasible`,
     `   policies within the limit everywhere (${selection.standings.filter((standing) => standing.feasible && standing.overLimit.length === 0).length} of ${table.policies.length}), the best retention is ${percent(selection.bestRetention)};`,
     `   ${selection.candidates.length} are within ${(100 * selection.margin).toFixed(0)} points of it, and the cheapest is chosen (a tie goes to the higher retention, then`,
@@ -151,7 +163,7 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
   say('## The table that chose the defaults', '');
   say(
     'Every policy of the grid over the corpus cells the rule judges on, in the order the rule ranks them: feasible and within the',
-    'limit first, by cost. _worst rate_ is the most compactions per 20 calls in any of its cells; _over limit_ counts the cells',
+    'limit first, by cost. _worst rate_ is the most compactions per 20 calls in any cell that binds (not exempt); _over limit_ counts the cells',
     'where it compacts more often than allowed while another feasible policy does not; _held after_ is, after each compaction, the',
     'share of the artifacts the next 10 calls use that the surface still held (docs/tune.md).',
     '',
@@ -184,7 +196,8 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
 
   say("## The chosen policy and DSH's numbers at each window", '');
   say(
-    'Over the corpus sessions at each window (cells left out excluded): compactions summed, the most in one session with its calls, cost and retention.',
+    'Over the corpus sessions at each window (cells left out excluded): compactions summed, the most in one session with its calls',
+    '(_exempt_: every feasible policy compacts more often there), cost and retention.',
     '',
     '| window | chosen: compactions | most in a session | cost | retention | DSH: compactions | most in a session | cost | retention |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -203,7 +216,9 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
       const cost = cells.reduce((sum, cell) => sum + ((costUnit === 'usd' ? cell.costUsd[index] : cell.tokensSent[index]) ?? 0), 0);
       return [
         count(cells.reduce((sum, cell) => sum + (cell.compactions[index] ?? 0), 0)),
-        most === undefined ? '–' : `${most.compactions[index] ?? 0} in ${count(most.calls)} (limit ${allowedCompactions(most.calls)})`,
+        most === undefined || (most.compactions[index] ?? 0) === 0
+          ? '–'
+          : `${most.compactions[index] ?? 0} in ${count(most.calls)} (limit ${allowedCompactions(most.calls)}${exempt.has(`${most.session} @ ${most.window}`) ? ', exempt' : ''})`,
         money(cost),
         used === 0 ? '–' : percent(kept / used),
       ];
