@@ -1,7 +1,7 @@
-// The compaction policy of a chat the user gave none for. The policy's default headroom (65,536
-// tokens) leaves no pressure budget in a window below about 82,000 tokens, which would refuse
-// every small local model (llama.cpp, vLLM, Ollama at 32k); such a chat gets a headroom of a
-// quarter of its message budget instead, and says so. A policy the user gave is used as it is.
+// The compaction policy of a chat the user gave none for. Where the default headroom leaves no
+// pressure budget in a small window (DSH's 65,536 did below about 82,000 tokens, which refused
+// every small local model; the default is now 0, docs/evidence.md), such a chat gets a headroom of
+// a quarter of its message budget instead, and says so. A policy the user gave is used as it is.
 
 import {
   COMPACTION_DEFAULTS,

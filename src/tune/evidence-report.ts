@@ -4,6 +4,7 @@
 // chosen policy and the preset on one session); nothing is typed in by hand.
 
 import { compactionPreset } from '../compaction/presets.js';
+import type { PrunerConfig } from '../compaction/pruner-config.js';
 import { evidenceTunePolicy } from './evidence-grid.js';
 import { type EvidenceCell, type EvidenceSession, type EvidenceTable, evidenceRuleCells, selectFromEvidence } from './evidence-run.js';
 import { tuneSessions } from './run-tune.js';
@@ -35,6 +36,7 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
   const choice = selectFromEvidence(table);
   const { selection, policy: chosen, costUnit } = choice;
   const dsh = presetIndex(table);
+  const preset = compactionPreset('dsh');
   const money = (value: number) => (costUnit === 'usd' ? `$${value.toFixed(2)}` : `${count(Math.round(value))} tokens`);
   const corpus = table.cells.filter((cell) => cell.source === 'corpus');
   const scripted = table.cells.filter((cell) => cell.source === 'scripted');
@@ -78,10 +80,10 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
     '',
     '| key | default (chosen here) | `--preset dsh` (DSH, the defaults before) |',
     '| --- | ---: | ---: |',
-    `| thresholdRatio | ${chosen.config.thresholdRatio} | 0.8 |`,
-    `| headroomTokens | ${count(chosen.config.headroomTokens)} | 65,536 |`,
-    `| retainRatio | ${chosen.config.retainRatio} | 0.16 |`,
-    `| pruner thresholdChars / headChars / tailChars | ${chosen.pruner === null ? 'no pruner' : `${count(chosen.pruner.thresholdChars)} / ${count(chosen.pruner.headChars)} / ${count(chosen.pruner.tailChars)}`} | 8,192 / 4,096 / 1,024 |`,
+    `| thresholdRatio | ${chosen.config.thresholdRatio} | ${preset.config.thresholdRatio} |`,
+    `| headroomTokens | ${count(chosen.config.headroomTokens)} | ${count(preset.config.headroomTokens)} |`,
+    `| retainRatio | ${chosen.config.retainRatio} | ${preset.config.retainRatio} |`,
+    `| pruner thresholdChars / headChars / tailChars | ${prunerText(chosen.pruner)} | ${prunerText(preset.pruner)} |`,
     '',
   );
   const chosenStanding = selection.standings[selection.index];
@@ -274,6 +276,9 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
   files.set('evidence.md', `${lines.join('\n')}\n`);
   return files;
 }
+
+const prunerText = (pruner: PrunerConfig | null) =>
+  pruner === null ? 'no pruner' : `${count(pruner.thresholdChars)} / ${count(pruner.headChars)} / ${count(pruner.tailChars)}`;
 
 /** What a window did to a session, for the sessions table. */
 function cellStatus(cell: EvidenceCell | undefined): string {
