@@ -18,7 +18,7 @@ import {
   parseModelLimits,
   type UserModelLimits,
 } from '../../providers/index.js';
-import { type AgentSession, createFileTools, createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
+import { type AgentSession, createFileTools, createHarness } from '../../spine/index.js';
 import { readInputFileSync, resolveSessionId } from '../../store/index.js';
 import { chatCompactionConfig } from '../chat-compaction-config.js';
 import { chatNoticeWriter } from '../chat-notices.js';
@@ -104,8 +104,7 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
   const model = createChatModel(options);
   const store = await context.store();
   const out = context.io.stdout;
-  const reserve = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, model.limits.defaultMaxOutputTokens);
-  const policy = options.compaction === false ? undefined : chatCompactionConfig(options.compactionConfig, model, reserve, preset);
+  const policy = options.compaction === false ? undefined : chatCompactionConfig(options.compactionConfig, preset);
   // Each prune and compaction is told in the conversation, as it happens (chat-notices.ts).
   const compaction =
     policy === undefined
@@ -130,7 +129,6 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
   context.print(
     `model limits: context window ${model.limits.contextWindow}, output ${model.limits.defaultMaxOutputTokens} tokens, from ${describeModelLimits(options.model, chatModelLimits(options), options.modelLimits)}`,
   );
-  if (policy?.note !== undefined) context.print(policy.note);
 
   const lines = createInterface({ input: context.io.stdin, terminal: false });
   let turn: AbortController | undefined;
