@@ -27,7 +27,8 @@ const COMMAND = 'nice -n 10 npm run evidence';
 
 const { values } = parseArgs({
   options: {
-    corpus: { type: 'string', default: '/work/shared/corpus/sessions' },
+    // The shared corpus as the repository holds it.
+    corpus: { type: 'string', default: join(ROOT, 'test/fixtures/corpus/sessions') },
     out: { type: 'string', default: join(ROOT, 'docs') },
     'report-only': { type: 'boolean', default: false },
   },

@@ -101,6 +101,11 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
 
   say('## What was replayed', '');
   say(
+    'The corpus sessions are the shared corpus as the repository holds it (`test/fixtures/corpus/sessions`: Claude Code with its',
+    "sub-agents, Codex, pi), imported as `tune DIR` imports a directory; the scripted ones are the demo's.",
+    '',
+  );
+  say(
     `Windows: ${table.windows.map((window) => `${count(window)} (${windowLabel(window)})`).join(', ')}; every call of a session is replayed in the`,
     "window (`tune --window W`), with the session's own reserve (its recorded max output, else what shadowlog's harness reserves for the model).",
     `The grid: thresholdRatio ${table.grid.thresholdRatio.join(', ')}; headroomTokens ${table.grid.headroomTokens.map(count).join(', ')}; retainRatio ${table.grid.retainRatio.join(', ')};`,
