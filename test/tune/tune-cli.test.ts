@@ -62,6 +62,20 @@ describe('shadowlog tune', () => {
     expect(new Set(ahead).size).toBeGreaterThan(1);
   }, 60_000);
 
+  it('replays a named preset beside the defaults, and refuses an unknown one before replaying', async () => {
+    const args = ['tune', corpusFile(CORPUS_FILES.codexOld), '--window', '131072', '--baselines', 'none'];
+    const result = await workspace.run(['--json', ...args, '--preset', 'dsh']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.policies.map((policy: { policy: string }) => policy.policy)).toEqual(['defaults', 'preset dsh', 'none']);
+    const dsh = report.policies.find((policy: { policy: string }) => policy.policy === 'preset dsh');
+    expect(dsh.config).toMatchObject({ thresholdRatio: 0.8, headroomTokens: 65_536, retainRatio: 0.16 });
+    const unknown = await workspace.run([...args, '--preset', 'dhs']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/INVALID_CONFIG: expected a compaction preset among dsh, found "dhs"/);
+  }, 60_000);
+
   it('reports a baseline that overflows the window as infeasible, with the call, and divides nothing by it', async () => {
     // pi's recorded session, held to a 100,000-token window: without compaction it overflows.
     const args = ['tune', corpusFile(CORPUS_FILES.pi), '--window', '100000', '--baselines', 'drop-oldest,none'];
