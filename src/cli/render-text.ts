@@ -255,7 +255,8 @@ export function describePolicy(data: Record<string, unknown>): string {
   const config = (data.config ?? {}) as Record<string, unknown>;
   const ratio =
     config.thresholdRatio === undefined ? '' : ` (ratio ${String(config.thresholdRatio)}, headroom ${String(config.headroomTokens)})`;
-  return `window ${String(data.contextWindow)}, reserve ${String(data.reserve)}, fixed part ${String(data.fixedTokens)} tokens → threshold ${String(data.threshold)} set by the ${String(data.decidedBy)} term${ratio}, retained tail ${String(data.retain)}; estimator ${String(data.estimator)}`;
+  const tokens = (value: unknown) => (typeof value === 'number' ? value.toLocaleString('en-US') : String(value));
+  return `window ${tokens(data.contextWindow)}, reserve ${tokens(data.reserve)}, fixed part ${tokens(data.fixedTokens)} tokens → threshold ${tokens(data.threshold)} set by the ${String(data.decidedBy)} term${ratio}, retained tail ${tokens(data.retain)}; estimator ${String(data.estimator)}`;
 }
 
 function shortId(value: unknown): string {

@@ -52,13 +52,18 @@ export function harnessSetting(harness: SettingHarness, config: CompactionConfig
     const thresholdNote = atDefault
       ? `Claude Code compacts at its default ${count(defaultThreshold)} of ${count(W)}, the nearest to the policy's ${count(threshold)} (the override cannot raise it)`
       : `it compacts at ${count(runs)} of ${count(W)} (the policy: ${count(threshold)})`;
+    // At or above the default the override changes nothing: say to leave it unset rather than name a value that does nothing.
     return {
       harness,
-      setting: `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=${percent}`,
-      where: 'the environment claude starts in (export it in your shell), or "env" in ~/.claude/settings.json',
+      setting: atDefault
+        ? "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE unset (Claude Code's default threshold is already the nearest)"
+        : `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=${percent}`,
+      where: atDefault
+        ? 'the environment claude starts in and "env" in ~/.claude/settings.json (remove it from both, if it is set)'
+        : 'the environment claude starts in (export it in your shell), or "env" in ~/.claude/settings.json',
       file: {
         name: 'claude-code-settings.json',
-        text: `${JSON.stringify({ env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: String(percent) } }, null, 2)}\n`,
+        text: `${JSON.stringify({ env: atDefault ? {} : { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: String(percent) } }, null, 2)}\n`,
       },
       exact: retain === 0 && Math.abs(runs - threshold) <= 0.01 * W,
       note: `${tailNote}${thresholdNote}`,

@@ -12,6 +12,7 @@ import { ShadowlogError } from '../log/errors.js';
 /** Modules of the library the page's script joins too, by the path a client module imports them by (from client/). */
 export const SHARED_MODULES: Readonly<Record<string, string>> = {
   'search-match': '../../store/search/search-match',
+  'command-line': '../../whatif/command-line',
 };
 
 /** The client's modules, each after the ones it imports (the shared ones first). */

@@ -90,6 +90,8 @@ nav.timeline .vlist { height: calc(100vh - 330px); border-width: 1px 0 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 8px 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+dl.facts code.command { user-select: all; font-family: ui-monospace, monospace; background: rgba(127,127,127,0.12); padding: 1px 4px; border-radius: 3px; }
+dl.facts .note { color: var(--muted); }
 .summary-check.verified { color: var(--ok); }
 .summary-check.failed { color: var(--bad); }
 .diff ul { margin: 0; padding-left: 18px; }

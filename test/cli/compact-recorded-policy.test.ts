@@ -38,7 +38,9 @@ describe('compact under the recorded policy', () => {
     for (const run of stats.compactionRuns) expect(seqs.has(run.policySeq as number)).toBe(true);
     expect(stats.compactionRuns.at(-1)).toMatchObject({ trigger: 'manual', outcome: 'compacted', policySeq: stats.policies[1]?.seq });
     const text = (await workspace.run(['show', 'd', '--record'])).stdout;
-    expect(text).toMatch(/── compaction policy for scripted\/[^:]+: window 3200, reserve \d+, fixed part \d+ tokens → threshold \d+/);
+    expect(text).toMatch(
+      /── compaction policy for scripted\/[^:]+: window 3,200, reserve [\d,]+, fixed part [\d,]+ tokens → threshold [\d,]+/,
+    );
     expect(text).toMatch(/compaction [0-9a-f]{8} starts \(trigger: pressure, turn \d+, policy #\d+\)/);
   });
 

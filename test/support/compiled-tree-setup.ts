@@ -8,10 +8,12 @@
 // checkpoint thread, the page's client modules) at the same relative paths, and reaches
 // node_modules through a link. It is removed when the run ends.
 
-import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
+import typescript from 'typescript';
+import { SHARED_MODULES } from '../../src/view/page-script.js';
 
 export const COMPILED_TREE_VARIABLE = 'SHADOWLOG_TEST_COMPILED_TREE';
 
@@ -54,6 +56,22 @@ export default async function setup(): Promise<() => void> {
     logLevel: 'error',
     tsconfig: join(ROOT, 'tsconfig.json'),
   });
+  // The page's script is joined from the client's modules as TypeScript compiles them (dist/ holds
+  // tsc's output, and the source path transpiles with TypeScript): esbuild's form of the same module
+  // (exports gathered at the end, double-quoted imports) is not what the joiner reads.
+  const clientDirectory = join(ROOT, 'src/view/client');
+  const joined = [
+    ...readdirSync(clientDirectory)
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => join(clientDirectory, name)),
+    ...Object.values(SHARED_MODULES).map((path) => `${resolve(clientDirectory, path)}.ts`),
+  ];
+  for (const source of joined) {
+    const output = typescript.transpileModule(readFileSync(source, 'utf8'), {
+      compilerOptions: { target: typescript.ScriptTarget.ES2022, module: typescript.ModuleKind.ESNext },
+    });
+    writeFileSync(join(tree, relative(ROOT, source)).replace(/\.ts$/, '.js'), output.outputText);
+  }
   // Plain JavaScript the source loads by path (the checkpoint thread) sits where the source expects it.
   for (const file of otherFiles(join(ROOT, 'src'))) cpSync(file, join(tree, relative(ROOT, file)));
   cpSync(join(ROOT, 'package.json'), join(tree, 'package.json'));

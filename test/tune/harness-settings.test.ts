@@ -20,6 +20,9 @@ describe('harness settings', () => {
     expect(setting.exact).toBe(false);
     expect(setting.note).toMatch(/keeps no verbatim tail/);
     expect(setting.note).toMatch(/default 167,000/);
+    // A value at or above the default would change nothing: the setting is to leave the override unset.
+    expect(setting.setting).toMatch(/^CLAUDE_AUTOCOMPACT_PCT_OVERRIDE unset/);
+    expect(JSON.parse(setting.file.text)).toEqual({ env: {} });
     expect(setting.closest).toEqual({ thresholdRatio: 167_000 / 200_000, headroomTokens: 0, retainTokens: 0 });
   });
 

@@ -87,6 +87,25 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     await page.close();
   });
 
+  it('offers the command that asks a call again with the originals, on calls whose surface holds a replacement only', async () => {
+    const { page, incidents } = await watchedPage(browser);
+    await page.goto(demoUrl);
+    await page.locator('#timeline .vrow', { hasText: 'call 1.1' }).first().click();
+    expect(await page.locator('#panel h2').first().textContent()).toBe('Model call 1.1');
+    expect(await page.locator('#ask-again').count()).toBe(0);
+    const first = demoDocument.session.compactions[0];
+    const after = demoDocument.session.calls.find((call) => call.seq > (first?.startSeq ?? Number.POSITIVE_INFINITY));
+    await page
+      .locator('#timeline .vrow', { hasText: `call ${after?.turn}.${after?.step}` })
+      .first()
+      .click();
+    expect(await page.locator('#ask-again').textContent()).toBe(
+      `shadowlog whatif demo-browser --turn ${after?.turn} --step ${after?.step} --restore all`,
+    );
+    expect(incidents.errors).toEqual([]);
+    await page.close();
+  });
+
   it('expands both compactions to their originals, by click and by keyboard', async () => {
     const { page, incidents } = await watchedPage(browser);
     await page.goto(demoUrl);
@@ -97,7 +116,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
       expect(await text(page, '#compaction-badge')).toBe('✓ compacted');
       const facts = await text(page, '#panel dl.facts');
       expect(facts).toContain(`pressure in turn ${compaction.turn}`);
-      expect(facts).toContain('threshold 2560, retained tail 1200');
+      expect(facts).toContain('threshold 2,560, retained tail 1,200');
       expect(facts).toContain(`surface ${compaction.summary?.tokensBefore} → ${compaction.summary?.tokensAfter}`);
       expect(facts).toContain('the extractive summarizer sends no model request');
       const origins = await originsIn(demoEvents, compaction.replacementSeq as number);
@@ -255,6 +274,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
     });
     afterAll(() => store?.close());
 
+    // Hundreds of clicks, each a round trip to the browser: on a busy machine more than the default 30 s.
     it('renders every message, call and result as text, and runs none of it', async () => {
       const { page, incidents } = await watchedPage(browser);
       await page.goto(hostileUrl);
@@ -286,7 +306,7 @@ describe.runIf(HAS_CHROMIUM)('the page in chromium', () => {
       expect(state).toEqual({ pwned: undefined, violations: [], scripts: 1, data: true, foreign: 0, svgs: 1 });
       expect(incidents.errors).toEqual([]);
       await page.close();
-    });
+    }, 120_000);
 
     it('is guarded by its Content-Security-Policy too: markup injected into it cannot run script', async () => {
       const { page } = await watchedPage(browser);

@@ -115,7 +115,7 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
     context.print(describeReplay(replayed, 160));
   }
   context.print(
-    `\nThe window was ${DEMO_LIMITS.contextWindow} tokens, the threshold ${compaction.policy.threshold}. Try: shadowlog stats ${sessionId}   ·   shadowlog replay ${sessionId} --turn 4 --wire   ·   shadowlog verify ${sessionId}`,
+    `\nThe window was ${DEMO_LIMITS.contextWindow.toLocaleString('en-US')} tokens, the threshold ${compaction.policy.threshold.toLocaleString('en-US')}. Try: shadowlog stats ${sessionId}   ·   shadowlog replay ${sessionId} --turn 4 --wire   ·   shadowlog verify ${sessionId}`,
   );
   return 0;
 }

@@ -3,6 +3,7 @@
 // call before, the surface it was sent beside the record), a compaction (trigger, policy,
 // tokens, summarizer and its own request, failure, lock), a prune, a new lifecycle.
 
+import { whatifCommandLine } from '../../whatif/command-line.js';
 import type { CallView, CompactionView } from '../view-data.js';
 import { costText, count, counted, estimateText, reportedText } from './call-figures.js';
 import { type ClientRewrite, clientRewriteOf, REWRITE_KIND_NAMES } from './client-rewrites.js';
@@ -201,6 +202,8 @@ function drawCall(panel: HTMLElement, model: SessionModel, index: number): HTMLE
   }
   field(facts, 'replay', `shadowlog replay ${model.sessionId} --turn ${call.turn} --step ${call.step}`);
   if (call.offSurface !== undefined) return renderOffSurfaceCall(panel, model, call, head, facts);
+  const replacements = model.surfaceOf(index).filter((seq) => model.structureAt(seq)?.surfaceOp?.op === 'replace');
+  if (replacements.length > 0) askAgainField(facts, model.sessionId, call, replacements.length);
   const box = el('div', 'node-detail');
   box.id = 'node-detail';
   box.setAttribute('aria-live', 'polite');
@@ -219,6 +222,22 @@ function drawCall(panel: HTMLElement, model: SessionModel, index: number): HTMLE
   record.scrollToIndex(record.size - 1);
   record.render();
   return [surface.element, record.element];
+}
+
+/** The command that asks this call again with the originals its surface's replacements stand for, to copy. */
+function askAgainField(facts: HTMLElement, sessionId: string, call: CallView, replacements: number): void {
+  const command = el('code', 'command', whatifCommandLine(sessionId, call));
+  command.id = 'ask-again';
+  const value = el('dd', '');
+  value.append(
+    command,
+    el(
+      'span',
+      'note',
+      ` — would the model have answered differently? It asks the model again with the originals of the ${counted(replacements, 'replacement')} on this surface restored, and records that call in a what-if session (docs/whatif.md); nothing is sent from this page`,
+    ),
+  );
+  facts.append(el('dt', '', 'ask again'), value);
 }
 
 function policyStrategy(model: SessionModel, compaction: CompactionView): string | null {
@@ -254,7 +273,7 @@ export function renderCompaction(panel: HTMLElement, model: SessionModel, compac
     field(
       facts,
       'policy',
-      `#${policy.seq} ${policy.provider}/${policy.model}: threshold ${policy.threshold}, retained tail ${policy.retain} (window ${policy.contextWindow}, reserve ${policy.reserve}, fixed ${policy.fixedTokens}; set by ${policy.decidedBy ?? '?'}, estimator ${policy.estimator ?? '?'})`,
+      `#${policy.seq} ${policy.provider}/${policy.model}: threshold ${count(policy.threshold)}, retained tail ${count(policy.retain)} (window ${count(policy.contextWindow)}, reserve ${count(policy.reserve)}, fixed ${count(policy.fixedTokens)}; set by ${policy.decidedBy ?? 'a rule not recorded'}, estimator ${policy.estimator ?? 'not recorded'})`,
     );
     field(facts, 'configuration', JSON.stringify(policy.config));
   }
