@@ -1,35 +1,17 @@
-// The compaction policy of a chat the user gave none for. The policy's default headroom (65,536
-// tokens) leaves no pressure budget in a window below about 82,000 tokens, which would refuse
-// every small local model (llama.cpp, vLLM, Ollama at 32k); such a chat gets a headroom of a
-// quarter of its message budget instead, and says so. A policy the user gave is used as it is.
+// The compaction policy of a chat: the policy file the user gave, over a named preset when one is
+// given, else the defaults. The defaults keep no headroom (docs/evidence.md), so they fit small
+// local windows (llama.cpp, vLLM, Ollama at 32k) as they are; DSH's 65,536-token headroom did not,
+// and a chat in a window below about 82,000 tokens once had to get a smaller one chosen for it.
 
-import {
-  type CompactionConfig,
-  PolicyBudgetError,
-  parseCompactionConfig,
-  readCompactionConfig,
-  resolvePolicy,
-} from '../compaction/index.js';
-import type { LanguageModel } from '../providers/index.js';
+import { type CompactionConfig, type CompactionPreset, readCompactionConfig } from '../compaction/index.js';
+import { layeredPolicy, policyFileConfig } from './compact-policy-layers.js';
 
 export interface ChatCompactionConfig {
   readonly config: CompactionConfig;
-  /** What was chosen for the user, to print; absent when nothing was. */
-  readonly note?: string;
 }
 
-export function chatCompactionConfig(given: unknown, model: LanguageModel, reserve: number): ChatCompactionConfig {
-  if (given !== undefined) return { config: readCompactionConfig(given) };
-  const { contextWindow } = model.limits;
-  try {
-    resolvePolicy(parseCompactionConfig({}), { provider: model.provider, model: model.modelId, contextWindow, reserve });
-    return { config: {} };
-  } catch (error) {
-    if (!(error instanceof PolicyBudgetError) || error.problem !== 'no-pressure-budget') throw error;
-    const headroomTokens = Math.floor((contextWindow - reserve) / 4);
-    return {
-      config: { headroomTokens },
-      note: `compaction: the default headroom (65,536 tokens) leaves no room in a ${contextWindow}-token window, so this chat uses headroomTokens ${headroomTokens} (a quarter of the ${contextWindow - reserve} tokens left for messages); give --compaction-config to choose`,
-    };
-  }
+/** `preset`, when given, lies under the policy file: the file's keys replace the preset's. */
+export function chatCompactionConfig(given: unknown, preset?: CompactionPreset): ChatCompactionConfig {
+  if (preset !== undefined) return { config: readCompactionConfig(layeredPolicy([{ ...preset.config }, policyFileConfig(given)])) };
+  return { config: given === undefined ? {} : readCompactionConfig(given) };
 }

@@ -32,6 +32,7 @@ export {
 } from './event-types.js';
 export { type ParsedSummary, parseSummaryText } from './parse-summary.js';
 export * from './policy.js';
+export { COMPACTION_PRESETS, type CompactionPreset, compactionPreset, UnknownPresetError } from './presets.js';
 export {
   PRUNER_DEFAULTS,
   type PrunerConfig,

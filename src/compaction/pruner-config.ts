@@ -9,11 +9,11 @@ import { formatCount } from './policy/format-count.js';
 
 /** The configuration as a user writes it; lengths are in Unicode code points. */
 export interface PrunerOptions {
-  /** A tool result longer than this is pruned. Default 8,192. */
+  /** A tool result longer than this is pruned. Default 4,096. */
   readonly thresholdChars?: number;
-  /** Code points kept from the start. Default 4,096. */
+  /** Code points kept from the start. Default 2,048. */
   readonly headChars?: number;
-  /** Code points kept from the end. Default 1,024. */
+  /** Code points kept from the end. Default 512. */
   readonly tailChars?: number;
 }
 
@@ -24,7 +24,8 @@ export interface PrunerConfig {
   readonly tailChars: number;
 }
 
-export const PRUNER_DEFAULTS: PrunerConfig = Object.freeze({ thresholdChars: 8_192, headChars: 4_096, tailChars: 1_024 });
+/** Chosen by the evidence of docs/evidence.md (`npm run evidence`); DSH's 8,192 / 4,096 / 1,024 are `--preset dsh`. */
+export const PRUNER_DEFAULTS: PrunerConfig = Object.freeze({ thresholdChars: 4_096, headChars: 2_048, tailChars: 512 });
 
 const PRUNER_KEYS = Object.keys({ thresholdChars: true, headChars: true, tailChars: true } satisfies Record<keyof PrunerOptions, true>);
 

@@ -44,6 +44,8 @@ export interface TuneOptions extends PolicySetOptions, TraceOptions {
   /** After a compaction, how many calls from it on count as next (default 10); a whole number ≥ 1. */
   readonly lookaheadCalls?: number;
   readonly onProgress?: (progress: TuneProgress) => void;
+  /** Write the recommendation as each source harness's setting (default true); the evidence grid recommends for no harness. */
+  readonly harnessSettings?: boolean;
 }
 
 export const DEFAULT_MARGIN = 0.02;
@@ -85,7 +87,7 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
   );
   const recommendation = recommend(summaries, options.margin ?? DEFAULT_MARGIN);
   const settings =
-    recommendation === null || window === undefined
+    recommendation === null || window === undefined || options.harnessSettings === false
       ? []
       : await settingsFor(recommendation, comparable, inputs, estimator, prices, options, summaries);
   return {

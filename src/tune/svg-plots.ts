@@ -54,27 +54,52 @@ function ticks(x: Axis, y: Axis, formatX: (value: number) => string, formatY: (v
   return parts.join('\n');
 }
 
+/** A policy on the cost-retention plot. */
+export interface CostRetentionPoint {
+  readonly name: string;
+  /** Dollars, or input tokens when `priced` is false. */
+  readonly cost: number;
+  readonly share: number;
+  readonly feasible: boolean;
+}
+
 /** Cost (or input tokens, when some calls have no price) against retention; the frontier joins the policies no other beats on both. */
 export function costRetentionSvg(policies: readonly PolicySummary[]): string {
   const priced = policies.every((policy) => policy.unpricedCalls === 0);
-  const costOf = (policy: PolicySummary) => (priced ? policy.costUsd : policy.tokensSent);
-  const costs = policies.map(costOf);
-  const shares = policies.map((policy) => policy.retention.share);
+  return costRetentionPointsSvg(
+    policies.map((policy) => ({
+      name: policy.policy,
+      cost: priced ? policy.costUsd : policy.tokensSent,
+      share: policy.retention.share,
+      feasible: policy.feasible,
+    })),
+    { priced },
+  );
+}
+
+/** The cost-retention plot of any set of points (the evidence's policies over many sessions and windows). */
+export function costRetentionPointsSvg(
+  points: readonly CostRetentionPoint[],
+  options: { readonly priced: boolean; readonly title?: string },
+): string {
+  const { priced } = options;
+  const costs = points.map((point) => point.cost);
+  const shares = points.map((point) => point.share);
   const x = axis(Math.min(...costs) * 0.95, Math.max(...costs) * 1.05, MARGIN.left, WIDTH - MARGIN.right);
   const y = axis(Math.max(0, Math.min(...shares) - 0.02), 1, HEIGHT - MARGIN.bottom, MARGIN.top);
-  const feasible = policies.filter((policy) => policy.feasible);
+  const feasible = points.filter((point) => point.feasible);
   const frontier = feasible
     .filter(
-      (policy) =>
+      (point) =>
         !feasible.some(
           (other) =>
-            other !== policy &&
-            costOf(other) <= costOf(policy) &&
-            other.retention.share >= policy.retention.share &&
-            (costOf(other) < costOf(policy) || other.retention.share > policy.retention.share),
+            other !== point &&
+            other.cost <= point.cost &&
+            other.share >= point.share &&
+            (other.cost < point.cost || other.share > point.share),
         ),
     )
-    .sort((a, b) => costOf(a) - costOf(b));
+    .sort((a, b) => a.cost - b.cost);
   const parts: string[] = [
     ticks(
       x,
@@ -84,28 +109,28 @@ export function costRetentionSvg(policies: readonly PolicySummary[]): string {
     ),
   ];
   if (frontier.length > 1) {
-    const points = frontier.map((policy) => `${fixed(x.at(costOf(policy)))},${fixed(y.at(policy.retention.share))}`).join(' ');
-    parts.push(`<polyline points="${points}" fill="none" stroke="#555" stroke-dasharray="4 3"/>`);
+    const line = frontier.map((point) => `${fixed(x.at(point.cost))},${fixed(y.at(point.share))}`).join(' ');
+    parts.push(`<polyline points="${line}" fill="none" stroke="#555" stroke-dasharray="4 3"/>`);
   }
-  policies.forEach((policy, index) => {
+  points.forEach((point, index) => {
     const color = COLORS[index % COLORS.length] as string;
-    const cx = fixed(x.at(costOf(policy)));
-    const cy = fixed(y.at(policy.retention.share));
+    const cx = fixed(x.at(point.cost));
+    const cy = fixed(y.at(point.share));
     parts.push(
-      policy.feasible
-        ? `<circle cx="${cx}" cy="${cy}" r="5" fill="${color}"><title>${escapeXml(policy.policy)}</title></circle>`
-        : `<circle cx="${cx}" cy="${cy}" r="5" fill="none" stroke="${color}" stroke-width="2"><title>${escapeXml(policy.policy)} (infeasible)</title></circle>`,
+      point.feasible
+        ? `<circle cx="${cx}" cy="${cy}" r="5" fill="${color}"><title>${escapeXml(point.name)}</title></circle>`
+        : `<circle cx="${cx}" cy="${cy}" r="5" fill="none" stroke="${color}" stroke-width="2"><title>${escapeXml(point.name)} (infeasible)</title></circle>`,
     );
     const legendY = MARGIN.top + 14 * index;
     parts.push(
-      `<circle cx="${WIDTH - MARGIN.right + 14}" cy="${legendY}" r="4" fill="${policy.feasible ? color : 'none'}" stroke="${color}"/>`,
+      `<circle cx="${WIDTH - MARGIN.right + 14}" cy="${legendY}" r="4" fill="${point.feasible ? color : 'none'}" stroke="${color}"/>`,
     );
     parts.push(
-      `<text x="${WIDTH - MARGIN.right + 22}" y="${legendY + 4}">${escapeXml(policy.policy)}${policy.feasible ? '' : ' (infeasible)'}</text>`,
+      `<text x="${WIDTH - MARGIN.right + 22}" y="${legendY + 4}">${escapeXml(point.name)}${point.feasible ? '' : ' (infeasible)'}</text>`,
     );
   });
   return frame(
-    `cost against retention (${policies.length} policies; dashed: the frontier)`,
+    options.title ?? `cost against retention (${points.length} policies; dashed: the frontier)`,
     priced ? 'cost in US dollars (input, cache and output, with the summarizer)' : 'input tokens sent',
     'retention (share of later uses on the surface)',
     parts.join('\n'),

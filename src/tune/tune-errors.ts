@@ -19,3 +19,12 @@ export class TuneConfigError extends ShadowlogError {
     this.key = key;
   }
 }
+
+/** An evidence table the selection rule cannot decide on (misaligned, or no policy feasible everywhere). */
+export class EvidenceRuleError extends ShadowlogError {
+  readonly problem: 'misaligned' | 'no-feasible-policy' | 'invalid-figure';
+  constructor(problem: 'misaligned' | 'no-feasible-policy' | 'invalid-figure', message: string) {
+    super('EVIDENCE_RULE', message);
+    this.problem = problem;
+  }
+}

@@ -4,6 +4,7 @@
 
 import { PEER_POLICIES, type PeerPlan, type PeerPolicyName, type PolicyWindow, peerPolicy } from '../compaction/peer-policies.js';
 import { type CompactionConfig, parseCompactionConfig, resolvePolicy } from '../compaction/policy.js';
+import { compactionPreset } from '../compaction/presets.js';
 import { type PrunerConfig, parsePrunerConfig } from '../compaction/pruner-config.js';
 import { TuneConfigError } from './tune-errors.js';
 
@@ -130,9 +131,11 @@ export interface PolicySetOptions {
   readonly strategies?: readonly string[];
   /** Baselines by name; default all of them. */
   readonly baselines?: readonly string[];
+  /** Named presets (`dsh`), each replayed as `preset NAME` with its pruner; an unknown name is an UnknownPresetError. */
+  readonly presets?: readonly string[];
 }
 
-/** The defaults (with the pruner), each grid point for each strategy, then the baselines. */
+/** The defaults (with the pruner), the presets named, each grid point for each strategy, then the baselines. */
 export function tunePolicies(options: PolicySetOptions = {}): TunePolicy[] {
   const strategies = (options.strategies ?? ['summary']).map((name) => {
     if (!(TUNE_STRATEGIES as readonly string[]).includes(name)) {
@@ -141,6 +144,10 @@ export function tunePolicies(options: PolicySetOptions = {}): TunePolicy[] {
     return name as TuneStrategy;
   });
   const policies: TunePolicy[] = [shadowlogPolicy('defaults', {}, parsePrunerConfig(undefined))];
+  for (const name of options.presets ?? []) {
+    const preset = compactionPreset(name);
+    policies.push(shadowlogPolicy(`preset ${preset.name}`, { ...preset.config }, preset.pruner));
+  }
   const grid = options.grid ?? [];
   if (grid.length === 0) {
     // Without a grid, each strategy besides summary runs at the defaults.

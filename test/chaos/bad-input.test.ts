@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCompactionConfig } from '../../src/compaction/policy.js';
-import { LONGEST_PRUNE_MARKER_LENGTH, type PrunerOptions, parsePrunerConfig } from '../../src/compaction/pruner-config.js';
+import { LONGEST_PRUNE_MARKER_LENGTH, PRUNER_DEFAULTS, type PrunerOptions, parsePrunerConfig } from '../../src/compaction/pruner-config.js';
 import { codePointLength, createToolResultPruner } from '../../src/compaction/tool-result-pruner.js';
 import { ConfigError, CorruptLogError, InvalidSessionIdError, ShadowlogError } from '../../src/log/errors.js';
 import type { LogEvent } from '../../src/log/event.js';
@@ -474,10 +474,11 @@ describe('a 50 MB tool result', () => {
     expect(node?.sourceEventSeqs).toEqual([3, 4]);
     if (node === undefined) throw new Error('the surface is empty');
     const replaced = ((node.event.data as { content: Array<{ text: string }> }).content[0] as { text: string }).text;
-    // The first 4,096 and the last 1,024 code points (spread from the ends only: 50 MB is big).
-    expect(replaced.startsWith([...text.slice(0, 10_000)].slice(0, 4096).join(''))).toBe(true);
-    expect(replaced.endsWith([...text.slice(-10_000)].slice(-1024).join(''))).toBe(true);
-    expect(codePointLength(replaced)).toBeLessThanOrEqual(8192);
+    // The first headChars and the last tailChars code points (spread from the ends only: 50 MB is big).
+    const { headChars, tailChars, thresholdChars } = PRUNER_DEFAULTS;
+    expect(replaced.startsWith([...text.slice(0, 10_000)].slice(0, headChars).join(''))).toBe(true);
+    expect(replaced.endsWith([...text.slice(-10_000)].slice(-tailChars).join(''))).toBe(true);
+    expect(codePointLength(replaced)).toBeLessThanOrEqual(thresholdChars);
     expect(hasBrokenSurrogate(replaced)).toBe(false);
     // A second pass prunes nothing.
     expect((await pruner.prune(log, new SurfaceMeter(chars4Estimator))).pruned).toEqual([]);

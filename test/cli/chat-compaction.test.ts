@@ -159,4 +159,21 @@ describe('shadowlog chat on a small local model', () => {
     );
     expect(server.violations).toEqual([]);
   });
+
+  it("--preset dsh runs DSH's numbers as given: their headroom leaves a 4,096-token window no room, and nothing is sent", async () => {
+    const result = await chat('one\n/quit\n', ['--preset', 'dsh']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/headroomTokens 65,536 leaves no pressure budget/);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('refuses an unknown preset, and a preset with --no-compaction, before anything is sent', async () => {
+    const unknown = await chat('one\n/quit\n', ['--preset', 'small']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/INVALID_CONFIG: expected a compaction preset among dsh, found "small"/);
+    const both = await chat('one\n/quit\n', ['--preset', 'dsh', '--no-compaction']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/USAGE: --preset chooses the compaction policy and --no-compaction mounts none/);
+    expect(server.requests).toEqual([]);
+  });
 });

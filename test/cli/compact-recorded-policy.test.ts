@@ -43,4 +43,18 @@ describe('compact under the recorded policy', () => {
     );
     expect(text).toMatch(/compaction [0-9a-f]{8} starts \(trigger: pressure, turn \d+, policy #\d+\)/);
   });
+
+  it('lays a preset over the recorded policy, and refuses an unknown one before writing anything', async () => {
+    // DSH's headroom leaves the demo's 3,200-token window no room: the preset replaced the recorded headroom 0.
+    const dsh = await workspace.run(['compact', 'd', '--preset', 'dsh', '--prune']);
+    expect(dsh.code).toBe(2);
+    expect(dsh.stderr).toMatch(/^shadowlog: INVALID_CONFIG: .*headroomTokens 65,536/);
+    const unknown = await workspace.run(['compact', 'd', '--preset', 'tiny']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^shadowlog: INVALID_CONFIG: expected a compaction preset among dsh, found "tiny"/);
+    // A flag over the preset: the headroom the window needs.
+    const over = await workspace.run(['compact', 'd', '--preset', 'dsh', '--headroom-tokens', '0', '--json']);
+    expect(over.stderr).toBe('');
+    expect(JSON.parse(over.stdout)).toMatchObject({ status: expect.stringMatching(/compacted|nothing/) });
+  });
 });

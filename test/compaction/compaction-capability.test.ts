@@ -168,7 +168,8 @@ describe('compaction mounted on the spine', () => {
   it('refuses a configuration that leaves no pressure budget when the harness is built', () => {
     const store = new MemoryLogStore();
     const model = new ScriptedModel({ replies: [], limits: WINDOW });
-    const build = () => createHarness({ store, model, capabilities: [createCompaction({ config: {} })] });
+    // DSH's headroom (65,536) leaves this small window no pressure budget.
+    const build = () => createHarness({ store, model, capabilities: [createCompaction({ config: { headroomTokens: 65_536 } })] });
     expect(build).toThrow(ConfigError);
     expect(build).toThrow(/headroomTokens/);
   });

@@ -9,6 +9,7 @@ import { createCompaction } from '../../src/compaction/compaction-capability.js'
 import { COMPACTION_END, COMPACTION_POLICY, COMPACTION_START, type CompactionPolicyData } from '../../src/compaction/event-types.js';
 import { configToJson } from '../../src/compaction/policy/config-json.js';
 import { parseCompactionConfig } from '../../src/compaction/policy.js';
+import { compactionPreset } from '../../src/compaction/presets.js';
 import type { Summarizer } from '../../src/compaction/summarizer.js';
 import { canonicalJson } from '../../src/log/canonical-json.js';
 import type { LogEvent, ModelRequestData } from '../../src/log/event.js';
@@ -20,7 +21,7 @@ import { fixedRequestText } from '../../src/spine/request-overhead.js';
 import { defineTool } from '../../src/spine/tool.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
 
-const CONFIG = { headroomTokens: 0, retainTokens: 200, summarizer: { kind: 'extractive' } } as const;
+const CONFIG = { thresholdRatio: 0.8, headroomTokens: 0, retainTokens: 200, summarizer: { kind: 'extractive' } } as const;
 
 async function eventsOf(store: MemoryLogStore, sessionId: string): Promise<LogEvent[]> {
   const out: LogEvent[] = [];
@@ -128,8 +129,9 @@ describe('the reserve', () => {
     expect(DEFAULT_MAX_OUTPUT_TOKENS).toBe(16_384);
     expect(createHarness({ store, model: small }).maxOutputTokens).toBe(8_192);
     expect(createHarness({ store, model: big, maxOutputTokens: 32_000 }).maxOutputTokens).toBe(32_000);
-    // With the default headroom a 200,000-token window now compacts at 118,080 tokens, not 70,464.
-    const compaction = createCompaction({ config: { summarizer: { kind: 'extractive' } } });
+    // The reserve is in the threshold wherever a headroom is: with DSH's 65,536, a 200,000-token
+    // window compacts at 200,000 − 16,384 − 65,536 = 118,080 tokens, not 70,464.
+    const compaction = createCompaction({ config: { ...compactionPreset('dsh').config, summarizer: { kind: 'extractive' } } });
     createHarness({ store, model: big, capabilities: [compaction] });
     expect(compaction.policy).toMatchObject({ reserve: 16_384, threshold: 118_080 });
   });

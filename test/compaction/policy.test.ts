@@ -11,9 +11,13 @@ import {
   parseCompactionConfig,
   resolvePolicy,
 } from '../../src/compaction/policy.js';
+import { compactionPreset } from '../../src/compaction/presets.js';
 import { ConfigError, ShadowlogError } from '../../src/log/errors.js';
 
-const defaults = parseCompactionConfig(undefined);
+// SPEC §6's vectors and the errors below are worked out for DSH's numbers (0.8, 65,536, 0.16),
+// the defaults until docs/evidence.md chose others; they are the `dsh` preset now.
+const dshConfig = compactionPreset('dsh').config;
+const dsh = parseCompactionConfig(dshConfig);
 
 function resolveWith(config: unknown, target: PolicyTarget) {
   return resolvePolicy(parseCompactionConfig(config), target);
@@ -38,19 +42,19 @@ function budgetError(run: () => unknown): PolicyBudgetError {
   return error as PolicyBudgetError;
 }
 
-describe('the SPEC §6 vectors', () => {
+describe("the SPEC §6 vectors, for DSH's numbers (--preset dsh)", () => {
   it.each([
     [1_048_576, 256_000, 727_040, 126_812, 'headroom'],
     [1_000_000, 0, 800_000, 160_000, 'ratio'],
     [1_000_000, 256_000, 678_464, 119_040, 'headroom'],
   ] as const)('W %i, reserve %i → threshold %i, retain %i', (contextWindow, reserve, threshold, retain, decidedBy) => {
-    const policy = resolvePolicy(defaults, { contextWindow, reserve });
+    const policy = resolvePolicy(dsh, { contextWindow, reserve });
     expect(policy).toMatchObject({ threshold, retain, decidedBy, messageBudget: contextWindow - reserve });
     expect(policy.pressureBudget).toBe(contextWindow - reserve - 65_536);
   });
 
   it('meets at W = 327,680 with reserve 0: both terms are 262,144', () => {
-    const policy = resolvePolicy(defaults, { contextWindow: 327_680, reserve: 0 });
+    const policy = resolvePolicy(dsh, { contextWindow: 327_680, reserve: 0 });
     expect(policy.crossoverWindow).toBe(327_680);
     expect(policy.threshold).toBe(262_144);
     expect(policy.pressureBudget).toBe(262_144);
@@ -58,29 +62,29 @@ describe('the SPEC §6 vectors', () => {
   });
 
   it('lets the headroom decide below the crossover and the ratio from it up', () => {
-    const below = resolvePolicy(defaults, { contextWindow: 327_679, reserve: 0 });
+    const below = resolvePolicy(dsh, { contextWindow: 327_679, reserve: 0 });
     expect(below).toMatchObject({ decidedBy: 'headroom', threshold: 262_143, pressureBudget: 262_143 });
-    expect(resolvePolicy(defaults, { contextWindow: 327_680, reserve: 0 }).decidedBy).toBe('ratio');
-    const above = resolvePolicy(defaults, { contextWindow: 327_681, reserve: 0 });
+    expect(resolvePolicy(dsh, { contextWindow: 327_680, reserve: 0 }).decidedBy).toBe('ratio');
+    const above = resolvePolicy(dsh, { contextWindow: 327_681, reserve: 0 });
     expect(above).toMatchObject({ decidedBy: 'ratio', threshold: 262_144, pressureBudget: 262_145 });
-    expect(resolvePolicy(defaults, { contextWindow: 100_000, reserve: 0 })).toMatchObject({ decidedBy: 'headroom', threshold: 34_464 });
+    expect(resolvePolicy(dsh, { contextWindow: 100_000, reserve: 0 })).toMatchObject({ decidedBy: 'headroom', threshold: 34_464 });
   });
 
   it('moves the crossover with the reserve: (reserve + headroom) / (1 − ratio)', () => {
-    expect(resolvePolicy(defaults, { contextWindow: 1_048_576, reserve: 256_000 }).crossoverWindow).toBe(1_607_680);
+    expect(resolvePolicy(dsh, { contextWindow: 1_048_576, reserve: 256_000 }).crossoverWindow).toBe(1_607_680);
     // 65,536 / 0.3 = 218,453.3…: the first whole window where the ratio term is the smaller.
-    const policy = resolveWith({ thresholdRatio: 0.7 }, { contextWindow: 300_000, reserve: 0 });
+    const policy = resolveWith({ ...dshConfig, thresholdRatio: 0.7 }, { contextWindow: 300_000, reserve: 0 });
     expect(policy.crossoverWindow).toBe(218_454);
     expect(218_454 * 7 <= (218_454 - 65_536) * 10).toBe(true);
     expect(218_453 * 7 <= (218_453 - 65_536) * 10).toBe(false);
   });
 
   it('has no crossover when one term decides at every window', () => {
-    expect(resolveWith({ thresholdRatio: 1 }, { contextWindow: 300_000, reserve: 0 })).toMatchObject({
+    expect(resolveWith({ ...dshConfig, thresholdRatio: 1 }, { contextWindow: 300_000, reserve: 0 })).toMatchObject({
       crossoverWindow: null,
       decidedBy: 'headroom',
     });
-    expect(resolveWith({ headroomTokens: 0 }, { contextWindow: 300_000, reserve: 0 })).toMatchObject({
+    expect(resolveWith({ ...dshConfig, headroomTokens: 0 }, { contextWindow: 300_000, reserve: 0 })).toMatchObject({
       crossoverWindow: null,
       decidedBy: 'ratio',
       threshold: 240_000,
@@ -91,13 +95,13 @@ describe('the SPEC §6 vectors', () => {
     // In binary floating point 100 × 0.29 is 28.999999999999996 and 100 × 0.57 is 56.99999999999999.
     const policy = resolveWith({ thresholdRatio: 0.57, headroomTokens: 0, retainRatio: 0.29 }, { contextWindow: 100, reserve: 0 });
     expect(policy).toMatchObject({ threshold: 57, retain: 29 });
-    expect(resolveWith({ retainRatio: 0.16 }, { contextWindow: 1_000_000, reserve: 256_000 }).retain).toBe(119_040);
+    expect(resolveWith(dshConfig, { contextWindow: 1_000_000, reserve: 256_000 }).retain).toBe(119_040);
   });
 });
 
 describe('resolvePolicy errors', () => {
   it('names headroomTokens, the numbers and the largest value that works (W 200,000, reserve 150,000)', () => {
-    const error = budgetError(() => resolvePolicy(defaults, { contextWindow: 200_000, reserve: 150_000 }));
+    const error = budgetError(() => resolvePolicy(dsh, { contextWindow: 200_000, reserve: 150_000 }));
     expect(error.key).toBe('headroomTokens');
     expect(error.problem).toBe('no-pressure-budget');
     expect(error.largestWorkingValue).toBe(41_999);
@@ -107,33 +111,39 @@ describe('resolvePolicy errors', () => {
         'and it must be above 0. The largest headroomTokens that works here is 41,999 (messageBudget − retain − 1, so that the ' +
         'threshold stays above the retained tail of 8,000 tokens); set headroomTokens to at most 41,999, or reserve at most 121,980 completion tokens',
     );
-    expect(resolveWith({ headroomTokens: 41_999 }, { contextWindow: 200_000, reserve: 150_000 })).toMatchObject({
+    expect(resolveWith({ ...dshConfig, headroomTokens: 41_999 }, { contextWindow: 200_000, reserve: 150_000 })).toMatchObject({
       threshold: 8_001,
       retain: 8_000,
     });
-    expect(() => resolveWith({ headroomTokens: 42_000 }, { contextWindow: 200_000, reserve: 150_000 })).toThrow(PolicyBudgetError);
-    expect(resolvePolicy(defaults, { contextWindow: 200_000, reserve: 121_980 }).threshold).toBeGreaterThan(0);
-    expect(() => resolvePolicy(defaults, { contextWindow: 200_000, reserve: 121_981 })).toThrow(PolicyBudgetError);
+    expect(() => resolveWith({ ...dshConfig, headroomTokens: 42_000 }, { contextWindow: 200_000, reserve: 150_000 })).toThrow(
+      PolicyBudgetError,
+    );
+    expect(resolvePolicy(dsh, { contextWindow: 200_000, reserve: 121_980 }).threshold).toBeGreaterThan(0);
+    expect(() => resolvePolicy(dsh, { contextWindow: 200_000, reserve: 121_981 })).toThrow(PolicyBudgetError);
   });
 
   it('suggests messageBudget − 1 when nothing is retained', () => {
-    const error = budgetError(() => resolveWith({ retainTokens: 0 }, { contextWindow: 60_000, reserve: 0 }));
+    const error = budgetError(() =>
+      resolveWith({ thresholdRatio: 0.8, headroomTokens: 65_536, retainTokens: 0 }, { contextWindow: 60_000, reserve: 0 }),
+    );
     expect(error.largestWorkingValue).toBe(59_999);
     expect(error.message).toContain('The largest headroomTokens that works here is 59,999 (messageBudget − 1)');
   });
 
   it('names reserve, and says no headroomTokens works, when the reserve fills the window', () => {
-    const error = budgetError(() => resolvePolicy(defaults, { contextWindow: 100_000, reserve: 150_000 }));
+    const error = budgetError(() => resolvePolicy(dsh, { contextWindow: 100_000, reserve: 150_000 }));
     expect(error.key).toBe('reserve');
     expect(error.problem).toBe('no-message-budget');
     expect(error.message).toContain('messageBudget = W − reserve = -50,000');
     expect(error.message).toContain('no headroomTokens value works');
     expect(error.message).toContain('the largest reserve that works with this configuration is 21,980');
-    expect(configError(() => resolvePolicy(defaults, { contextWindow: 100_000, reserve: 100_000 })).key).toBe('reserve');
+    expect(configError(() => resolvePolicy(dsh, { contextWindow: 100_000, reserve: 100_000 })).key).toBe('reserve');
   });
 
   it('says that no value works when the retained tail alone fills the budget', () => {
-    const error = budgetError(() => resolveWith({ retainTokens: 70_000 }, { contextWindow: 60_000, reserve: 0 }));
+    const error = budgetError(() =>
+      resolveWith({ thresholdRatio: 0.8, headroomTokens: 65_536, retainTokens: 70_000 }, { contextWindow: 60_000, reserve: 0 }),
+    );
     expect(error.key).toBe('headroomTokens');
     expect(error.largestWorkingValue).toBeNull();
     expect(error.message).toContain('No headroomTokens value works here');
@@ -141,7 +151,9 @@ describe('resolvePolicy errors', () => {
   });
 
   it('names retainRatio, the numbers and the largest ratio that works', () => {
-    const error = budgetError(() => resolveWith({ retainRatio: 0.5, headroomTokens: 30_000 }, { contextWindow: 100_000, reserve: 50_000 }));
+    const error = budgetError(() =>
+      resolveWith({ thresholdRatio: 0.8, retainRatio: 0.5, headroomTokens: 30_000 }, { contextWindow: 100_000, reserve: 50_000 }),
+    );
     expect(error.key).toBe('retainRatio');
     expect(error.problem).toBe('retain-not-below-threshold');
     expect(error.message).toBe(
@@ -151,10 +163,12 @@ describe('resolvePolicy errors', () => {
         'that works here is 0.3999; set retainRatio to at most 0.3999, or give retainTokens of at most 19,999 instead',
     );
     expect(error.largestWorkingValue).toBe(0.3999);
-    expect(resolveWith({ retainRatio: 0.3999, headroomTokens: 30_000 }, { contextWindow: 100_000, reserve: 50_000 }).retain).toBe(19_995);
-    expect(() => resolveWith({ retainRatio: 0.4, headroomTokens: 30_000 }, { contextWindow: 100_000, reserve: 50_000 })).toThrow(
-      PolicyBudgetError,
-    );
+    expect(
+      resolveWith({ thresholdRatio: 0.8, retainRatio: 0.3999, headroomTokens: 30_000 }, { contextWindow: 100_000, reserve: 50_000 }).retain,
+    ).toBe(19_995);
+    expect(() =>
+      resolveWith({ thresholdRatio: 0.8, retainRatio: 0.4, headroomTokens: 30_000 }, { contextWindow: 100_000, reserve: 50_000 }),
+    ).toThrow(PolicyBudgetError);
   });
 
   it('names retainTokens and the largest count that works', () => {
@@ -201,7 +215,7 @@ describe('resolvePolicy errors', () => {
     [{ contextWindow: 1_000, reserve: -1 }, 'reserve'],
     [{ contextWindow: 1_000, reserve: 0.5 }, 'reserve'],
   ])('rejects the target %o', (target, key) => {
-    const error = configError(() => resolvePolicy(defaults, target));
+    const error = configError(() => resolvePolicy(dsh, target));
     expect(error.key).toBe(key);
     expect(error.message).toMatch(new RegExp(`^${key} must be a whole number from \\d to .*, found .*; `));
   });
@@ -210,10 +224,11 @@ describe('resolvePolicy errors', () => {
 describe('parseCompactionConfig', () => {
   it('applies the defaults', () => {
     expect(parseCompactionConfig(undefined)).toEqual(COMPACTION_DEFAULTS);
+    // The three numbers docs/evidence.md chose (test/tune/evidence-defaults.test.ts checks them against it).
     expect(parseCompactionConfig({})).toEqual({
-      thresholdRatio: 0.8,
-      headroomTokens: 65_536,
-      retain: { kind: 'ratio', ratio: 0.16 },
+      thresholdRatio: 0.7,
+      headroomTokens: 0,
+      retain: { kind: 'ratio', ratio: 0.05 },
       modelPolicies: [],
       summarizer: { kind: 'session-model' },
       maxSummaryTokens: 8_192,
@@ -498,7 +513,14 @@ describe('model policies', () => {
 
   it('keeps the general values for keys a policy does not override', () => {
     const policy = resolvePolicy(config, { provider: 'anthropic', model: 'claude-sonnet-4-5', ...window });
-    expect(policy).toMatchObject({ estimator: 'chars4', thresholdRatio: 0.8, headroomTokens: 65_536, retain: 10_000, threshold: 800_000 });
+    const general = resolvePolicy(parseCompactionConfig({ retainTokens: 10_000 }), window);
+    expect(policy).toMatchObject({
+      estimator: 'chars4',
+      thresholdRatio: COMPACTION_DEFAULTS.thresholdRatio,
+      headroomTokens: COMPACTION_DEFAULTS.headroomTokens,
+      retain: 10_000,
+      threshold: general.threshold,
+    });
   });
 
   it.each([
@@ -510,7 +532,14 @@ describe('model policies', () => {
   ])('does not apply to provider %s, model %s', (provider, model) => {
     const target = { ...window, ...(provider === undefined ? {} : { provider }), ...(model === undefined ? {} : { model }) };
     const policy = resolvePolicy(config, target);
-    expect(policy).toMatchObject({ modelPolicy: null, estimator: 'script-aware', thresholdRatio: 0.8, retain: 10_000, threshold: 800_000 });
+    const general = resolvePolicy(parseCompactionConfig({ retainTokens: 10_000 }), window);
+    expect(policy).toMatchObject({
+      modelPolicy: null,
+      estimator: 'script-aware',
+      thresholdRatio: COMPACTION_DEFAULTS.thresholdRatio,
+      retain: 10_000,
+      threshold: general.threshold,
+    });
   });
 });
 

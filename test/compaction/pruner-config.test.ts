@@ -21,9 +21,10 @@ function configError(run: () => unknown): ConfigError {
 
 describe('parsePrunerConfig', () => {
   it('applies the defaults', () => {
-    expect(parsePrunerConfig(undefined)).toEqual({ thresholdChars: 8_192, headChars: 4_096, tailChars: 1_024 });
+    // The pruner docs/evidence.md chose (test/tune/evidence-defaults.test.ts checks it against it).
+    expect(parsePrunerConfig(undefined)).toEqual({ thresholdChars: 4_096, headChars: 2_048, tailChars: 512 });
     expect(parsePrunerConfig({})).toEqual(PRUNER_DEFAULTS);
-    expect(parsePrunerConfig({ headChars: 100 })).toEqual({ thresholdChars: 8_192, headChars: 100, tailChars: 1_024 });
+    expect(parsePrunerConfig({ headChars: 100 })).toEqual({ thresholdChars: 4_096, headChars: 100, tailChars: 512 });
   });
 
   it('rejects an unknown key, naming the allowed ones', () => {
@@ -65,9 +66,11 @@ describe('parsePrunerConfig', () => {
   });
 
   it('rejects a head that alone exceeds the default threshold', () => {
-    const error = configError(() => parsePrunerConfig({ headChars: 8_000 }));
+    const error = configError(() => parsePrunerConfig({ headChars: PRUNER_DEFAULTS.thresholdChars - 100 }));
+    const head = PRUNER_DEFAULTS.thresholdChars - 100;
+    const tail = PRUNER_DEFAULTS.tailChars;
     expect(error.message).toContain(
-      `found 8,000 + ${LONGEST_PRUNE_MARKER_LENGTH} + 1,024 = ${formatted(8_000 + LONGEST_PRUNE_MARKER_LENGTH + 1_024)}`,
+      `found ${formatted(head)} + ${LONGEST_PRUNE_MARKER_LENGTH} + ${formatted(tail)} = ${formatted(head + LONGEST_PRUNE_MARKER_LENGTH + tail)}`,
     );
     expect(error.message).toContain('raise thresholdChars to at least');
   });

@@ -278,8 +278,11 @@ describe('tune on ~/.claude/projects', () => {
     );
     expect(tune.stdout).toContain("4 sessions by the client's default (guessed): Claude Code runs claude-opus-4-6 in 200,000");
     expect(tune.stdout).toMatch(/^warning: 4 of 5 sessions ran in a guessed window: nothing in them shows it\./m);
-    // In that window the policies compact (retention, then the share of what the next calls use held after each compaction), and the session overflows it with none.
-    expect(tune.stdout).toMatch(/^defaults +[\d,]+ +[\d.]+× +\$[\d.]+ +[\d.]+ % +[\d.]+ % +1 +0$/m);
+    // In that window the policies fit it: the defaults (0.7 of the window) with the pruner alone, no compaction, so no
+    // held-after share; Claude Code's own policy compacts (retention, then the share of what the next calls use held
+    // after each compaction); and the session overflows it with none.
+    expect(tune.stdout).toMatch(/^defaults +[\d,]+ +[\d.]+× +\$[\d.]+ +[\d.]+ % +– +0 +0$/m);
+    expect(tune.stdout).toMatch(/^claude-code +[\d,]+ +[\d.]+× +\$[\d.]+ +[\d.]+ % +[\d.]+ % +[1-9]\d* +0$/m);
     expect(tune.stdout).toMatch(/^none +over the window from call \d+ of /m);
   });
 });

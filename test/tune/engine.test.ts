@@ -3,6 +3,7 @@
 // overflows, what the pruner saves, and which later uses of an artifact each surface kept.
 
 import { describe, expect, it } from 'vitest';
+import { compactionPreset } from '../../src/compaction/presets.js';
 import { replacementText } from '../../src/compaction/render-summary.js';
 import { maskPlaceholder } from '../../src/compaction/strategies/mask-placeholder.js';
 import { recallHandleText } from '../../src/compaction/strategies/recall-strategy.js';
@@ -107,8 +108,10 @@ describe('the replay engine', () => {
   });
 
   it('reports a configuration the window refuses as refused, not as a run', async () => {
-    // The default headroom (65,536) leaves nothing of a 1,000-token window.
-    const result = await replaySession(trace, charMeter(), [shadowlogPolicy('defaults', {}, null)], { prices: BUILT_IN_PRICES });
+    // DSH's headroom (65,536, --preset dsh) leaves nothing of a 1,000-token window.
+    const result = await replaySession(trace, charMeter(), [shadowlogPolicy('dsh', compactionPreset('dsh').config, null)], {
+      prices: BUILT_IN_PRICES,
+    });
     expect(result.policies[0]).toMatchObject({ feasible: false, tokensSent: 0 });
     expect(result.policies[0]?.refused).toMatch(/^from call 1: .*headroomTokens/);
   });

@@ -40,8 +40,9 @@ describe('shadowlog tune', () => {
     for (const session of report.sessions) expect(session.policies.length).toBe(7);
     const none = report.policies.find((policy: { policy: string }) => policy.policy === 'none');
     const defaults = report.policies.find((policy: { policy: string }) => policy.policy === 'defaults');
-    // The defaults compact (at 118,080 of 200,000 with the harness's 16,384 reserved), so they send less than no compaction.
-    expect(defaults.compactions).toBeGreaterThan(0);
+    // The defaults act (at 0.7 of 200,000 they prune long tool results, and compact where that is not enough), so
+    // they send less than no compaction.
+    expect(defaults.compactions + defaults.prunes).toBeGreaterThan(0);
     expect(defaults.tokensSent).toBeLessThan(none.tokensSent);
     expect(none.retention.share).toBe(1);
     expect(report.recommendation).toMatchObject({ policy: expect.any(String), reason: expect.any(String), config: expect.any(Object) });
@@ -59,6 +60,20 @@ describe('shadowlog tune', () => {
       .map((figures: { aheadShare: number | null }) => figures.aheadShare)
       .filter((share: number | null) => share !== null);
     expect(new Set(ahead).size).toBeGreaterThan(1);
+  }, 60_000);
+
+  it('replays a named preset beside the defaults, and refuses an unknown one before replaying', async () => {
+    const args = ['tune', corpusFile(CORPUS_FILES.codexOld), '--window', '131072', '--baselines', 'none'];
+    const result = await workspace.run(['--json', ...args, '--preset', 'dsh']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.policies.map((policy: { policy: string }) => policy.policy)).toEqual(['defaults', 'preset dsh', 'none']);
+    const dsh = report.policies.find((policy: { policy: string }) => policy.policy === 'preset dsh');
+    expect(dsh.config).toMatchObject({ thresholdRatio: 0.8, headroomTokens: 65_536, retainRatio: 0.16 });
+    const unknown = await workspace.run([...args, '--preset', 'dhs']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/INVALID_CONFIG: expected a compaction preset among dsh, found "dhs"/);
   }, 60_000);
 
   it('reports a baseline that overflows the window as infeasible, with the call, and divides nothing by it', async () => {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { type CompactionCapability, createCompaction, createToolResultPruner } from '../../compaction/index.js';
+import { type CompactionCapability, compactionPreset, createCompaction, createToolResultPruner } from '../../compaction/index.js';
 import { dataOf, type LogEvent, SessionNotFoundError, ShadowlogError, withCleanup } from '../../log/index.js';
 import {
   createAnthropicMessagesModel,
@@ -18,7 +18,7 @@ import {
   parseModelLimits,
   type UserModelLimits,
 } from '../../providers/index.js';
-import { type AgentSession, createFileTools, createHarness, DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
+import { type AgentSession, createFileTools, createHarness } from '../../spine/index.js';
 import { readInputFileSync, resolveSessionId } from '../../store/index.js';
 import { chatCompactionConfig } from '../chat-compaction-config.js';
 import { chatNoticeWriter } from '../chat-notices.js';
@@ -48,6 +48,8 @@ export interface ChatOptions {
   readonly compactionConfig?: unknown;
   /** Also send the session as OpenTelemetry spans as it is recorded (else OTEL_EXPORTER_OTLP_ENDPOINT, when set). */
   readonly otlpEndpoint?: string;
+  /** A named preset (`dsh`): its policy under compactionConfig, and its pruner. */
+  readonly preset?: string;
 }
 
 const DEFAULT_SYSTEM =
@@ -98,17 +100,24 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 export async function chatCommand(context: CommandContext, options: ChatOptions): Promise<number> {
+  // An unknown preset is refused before the model or the store.
+  if (options.preset !== undefined && options.compaction === false)
+    throw new UsageError('--preset chooses the compaction policy and --no-compaction mounts none; give one of them');
+  const preset = options.preset === undefined ? undefined : compactionPreset(options.preset);
   const model = createChatModel(options);
   const live = startLiveOtel(context, await context.store(), options);
   const { store } = live;
   const out = context.io.stdout;
-  const reserve = options.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, model.limits.defaultMaxOutputTokens);
-  const policy = options.compaction === false ? undefined : chatCompactionConfig(options.compactionConfig, model, reserve);
+  const policy = options.compaction === false ? undefined : chatCompactionConfig(options.compactionConfig, preset);
   // Each prune and compaction is told in the conversation, as it happens (chat-notices.ts).
   const compaction =
     policy === undefined
       ? undefined
-      : createCompaction({ config: policy.config, pruner: createToolResultPruner(), onNotice: chatNoticeWriter(context, store) });
+      : createCompaction({
+          config: policy.config,
+          pruner: createToolResultPruner(preset?.pruner),
+          onNotice: chatNoticeWriter(context, store),
+        });
   const harness = createHarness({
     store,
     model,
@@ -124,7 +133,6 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
   context.print(
     `model limits: context window ${model.limits.contextWindow}, output ${model.limits.defaultMaxOutputTokens} tokens, from ${describeModelLimits(options.model, chatModelLimits(options), options.modelLimits)}`,
   );
-  if (policy?.note !== undefined) context.print(policy.note);
 
   const lines = createInterface({ input: context.io.stdin, terminal: false });
   let turn: AbortController | undefined;
@@ -272,6 +280,10 @@ export function registerChatCommand(program: Command, run: RunCommand): void {
     )
     .option('--no-compaction', 'do not mount compaction and the tool-result pruner')
     .option(
+      '--preset <name>',
+      "a named compaction policy and pruner, under --compaction-config: dsh (DSH's numbers: 0.8, 65536, 0.16, pruner 8192/4096/1024)",
+    )
+    .option(
       '--compaction-config <file>',
       'a JSON file with the compaction policy (thresholdRatio, headroomTokens, retainRatio, modelPolicies, …)',
     );
@@ -287,12 +299,14 @@ export function registerChatCommand(program: Command, run: RunCommand): void {
       modelLimits?: string;
       compaction: boolean;
       compactionConfig?: string;
+      preset?: string;
       otlpEndpoint?: string;
     }) =>
       run('write', (context) =>
         chatCommand(context, {
           ...withModelLimits(readChatModelLimits(options.modelLimits, context.io.cwd)),
           compaction: options.compaction,
+          ...(options.preset === undefined ? {} : { preset: options.preset }),
           ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
           provider: options.provider,
           model: options.model,

@@ -4,9 +4,11 @@
 
 import type { Command } from 'commander';
 import {
+  COMPACTION_DEFAULTS,
   COMPACTION_POLICY,
   type CompactionCapability,
   type CompactionPolicyData,
+  compactionPreset,
   createCompaction,
   createNativeStrategy,
   createToolResultPruner,
@@ -26,7 +28,7 @@ import type { CommandContext } from '../context.js';
 import { rendererFor } from '../renderers.js';
 import { UsageError } from '../usage-error.js';
 import { type ChatOptions, createChatModel } from './chat.js';
-import { type PolicyFlags, policyFlagsConfig } from './policy.js';
+import { defaultRetainText, type PolicyFlags, policyFlagsConfig } from './policy.js';
 
 export interface CompactOptions extends PolicyFlags {
   /** The session model's context window, when the log does not record it. */
@@ -37,6 +39,8 @@ export interface CompactOptions extends PolicyFlags {
    */
   readonly summarizer?: Pick<ChatOptions, 'provider' | 'model' | 'baseUrl'>;
   readonly prune: boolean;
+  /** A named preset (`dsh`): its policy over the recorded one and under the file and flags; with --prune, its pruner. */
+  readonly preset?: string;
   /** A policy file's configuration (as chat's --compaction-config reads it): over the recorded policy, under the flags. */
   readonly compactionConfig?: unknown;
   /** With strategy native or auto: the base URL of the session's provider (else its environment variables'). */
@@ -51,6 +55,8 @@ export interface CompactOptions extends PolicyFlags {
 export async function compactCommand(context: CommandContext, given: string, options: CompactOptions): Promise<number> {
   // A name that cannot be an id is bad usage, refused before any store is opened.
   assertSessionId(given);
+  // An unknown preset is refused before any store is opened.
+  const preset = options.preset === undefined ? undefined : compactionPreset(options.preset);
   const store = await context.store();
   const sessionId = await resolveSessionId(store, given);
   const recorded = await readRecorded(store, sessionId);
@@ -69,6 +75,7 @@ export async function compactCommand(context: CommandContext, given: string, opt
     config: readCompactionConfig(
       layeredPolicy([
         { ...(recorded.policy?.config ?? {}) },
+        { ...(preset?.config ?? {}) },
         policyFileConfig(options.compactionConfig),
         {
           ...policyFlagsConfig(options),
@@ -81,7 +88,7 @@ export async function compactCommand(context: CommandContext, given: string, opt
     ),
     ...(summarizerModel === undefined ? {} : { summarizerModel }),
     ...(natives === undefined ? {} : { natives }),
-    ...(options.prune ? { pruner: createToolResultPruner() } : {}),
+    ...(options.prune ? { pruner: createToolResultPruner(preset?.pruner) } : {}),
   });
   const harness = createHarness({
     store,
@@ -307,6 +314,10 @@ export function registerCompactCommand(program: Command, run: RunCommand): void 
     )
     .option('--prune', 'prune long tool results too')
     .option(
+      '--preset <name>',
+      "a named policy over the recorded one, under --compaction-config and the flags: dsh (DSH's numbers; with --prune, its pruner)",
+    )
+    .option(
       '--strategy <name>',
       'what replaces the range: summary, mask, recall, native or auto (default: the recorded policy, else summary)',
     )
@@ -330,8 +341,8 @@ export function registerCompactCommand(program: Command, run: RunCommand): void 
       "the API base URL of --provider; without --provider, with --strategy native or auto: the session provider's",
     )
     .option('--threshold-ratio <ratio>', 'the policy, as for `shadowlog policy` (the retained tail is what matters here)')
-    .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536; small windows need less)')
-    .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim (default 0.16)')
+    .option('--headroom-tokens <tokens>', `tokens kept free below the message budget (default ${COMPACTION_DEFAULTS.headroomTokens})`)
+    .option('--retain-ratio <ratio>', `share of the message budget kept verbatim (default ${defaultRetainText()})`)
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
     .option('--compaction-config <file>', 'a JSON policy file (as chat takes, or as `tune` writes); the flags above override it')
     .action(
@@ -340,6 +351,7 @@ export function registerCompactCommand(program: Command, run: RunCommand): void 
         options: PolicyFlags & {
           window?: number;
           prune?: boolean;
+          preset?: string;
           strategy?: string;
           keepResults?: number;
           keepTokens?: number;
@@ -364,6 +376,7 @@ export function registerCompactCommand(program: Command, run: RunCommand): void 
             ...pickPolicyFlags(options),
             ...(options.compactionConfig === undefined ? {} : { compactionConfig: readJsonFile(options.compactionConfig, context.io.cwd) }),
             prune: options.prune === true,
+            ...(options.preset === undefined ? {} : { preset: options.preset }),
             ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
             ...(summarizer === undefined && options.baseUrl !== undefined ? { sessionBaseUrl: options.baseUrl } : {}),
             ...(options.keepResults === undefined ? {} : { keepResults: options.keepResults }),

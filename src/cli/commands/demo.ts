@@ -44,9 +44,10 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
     throw new UsageError(`the bundled sample project is missing from ${SAMPLE_PROJECT}; reinstall shadowlog`);
   const strategy = demoStrategyOf(options.strategy);
   const store = await context.store();
-  // A small window, so that a short session prunes and compacts. The policy departs from the
-  // defaults where a window this small needs it: no headroom (SPEC §6), a retained tail that
-  // holds the current step, and a pruner that cuts to a size that fits.
+  // A small window, so that a short session prunes and compacts. The policy is stated whole, so
+  // that the walk-through (and its golden file) stays what docs/ show whatever the defaults are:
+  // compaction at 0.8 of the window with no headroom (SPEC §6), a retained tail that holds the
+  // current step, and a pruner that cuts to a size that fits.
   const model = new ScriptedModel({
     modelId: DEMO_MODEL_ID,
     replies: demoAgentReply,
@@ -55,6 +56,7 @@ export async function demoCommand(context: CommandContext, options: DemoOptions)
   });
   const compaction = createCompaction({
     config: {
+      thresholdRatio: 0.8,
       headroomTokens: 0,
       retainTokens: 1_200,
       summarizer: { kind: 'extractive' },

@@ -4,7 +4,9 @@
 
 import type { Command } from 'commander';
 import {
+  COMPACTION_DEFAULTS,
   type CompactionPolicyConfig,
+  compactionPreset,
   formatCount,
   parseCompactionConfig,
   type ResolvedPolicy,
@@ -14,6 +16,7 @@ import { ShadowlogError } from '../../log/index.js';
 import { knownModelFamilies } from '../../providers/index.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../spine/index.js';
 import type { RunCommand } from '../command-kit.js';
+import { layeredPolicy } from '../compact-policy-layers.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../usage-error.js';
 
@@ -28,6 +31,14 @@ export interface PolicyCommandOptions {
   readonly headroomTokens?: string;
   readonly retainRatio?: string;
   readonly retainTokens?: string;
+  /** A named preset (`dsh`) under the flags. */
+  readonly preset?: string;
+}
+
+/** The default retained tail as the flag states it. */
+export function defaultRetainText(): string {
+  const retain = COMPACTION_DEFAULTS.retain;
+  return retain.kind === 'ratio' ? String(retain.ratio) : `${retain.tokens} tokens`;
 }
 
 const NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?$/i;
@@ -54,7 +65,8 @@ export function policyFlagsConfig(options: PolicyFlags): Record<string, number |
 }
 
 export async function policyCommand(context: CommandContext, options: PolicyCommandOptions): Promise<number> {
-  const config = parseCompactionConfig(policyFlagsConfig(options));
+  const preset = options.preset === undefined ? {} : { ...compactionPreset(options.preset).config };
+  const config = parseCompactionConfig(layeredPolicy([preset, policyFlagsConfig(options)]));
   if (options.models === true) {
     if (options.window !== undefined || options.reserve !== undefined)
       throw new UsageError("policy --models takes each model's own window and reserve; leave out --window and --reserve");
@@ -199,9 +211,10 @@ export function registerPolicyCommand(program: Command, run: RunCommand): void {
     .option('--window <tokens>', "the model's context window W")
     .option('--models', 'a table for every model shadowlog knows, each with its own window and the reserve a harness uses')
     .option('--reserve <tokens>', 'completion tokens reserved for the answer (default 0)')
-    .option('--threshold-ratio <ratio>', 'compact at this share of the window, in (0, 1] (default 0.8)')
-    .option('--headroom-tokens <tokens>', 'tokens kept free below the message budget (default 65536)')
-    .option('--retain-ratio <ratio>', 'share of the message budget kept verbatim, in (0, 1) (default 0.16)')
+    .option('--preset <name>', "a named policy under the flags: dsh (DSH's numbers: 0.8, 65536, 0.16)")
+    .option('--threshold-ratio <ratio>', `compact at this share of the window, in (0, 1] (default ${COMPACTION_DEFAULTS.thresholdRatio})`)
+    .option('--headroom-tokens <tokens>', `tokens kept free below the message budget (default ${COMPACTION_DEFAULTS.headroomTokens})`)
+    .option('--retain-ratio <ratio>', `share of the message budget kept verbatim, in (0, 1) (default ${defaultRetainText()})`)
     .option('--retain-tokens <tokens>', 'tokens kept verbatim, instead of --retain-ratio')
     .action((options: PolicyCommandOptions) => run('read', (context) => policyCommand(context, options))());
 }

@@ -39,6 +39,8 @@ export interface TuneCommandOptions {
   readonly grid: readonly string[];
   readonly strategies?: string;
   readonly baselines?: string;
+  /** Named presets replayed beside the defaults (`dsh`). */
+  readonly preset?: string;
   readonly prices?: string;
   readonly margin?: string;
   readonly lookahead?: string;
@@ -85,10 +87,12 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
   const bar = createProgressBar(context.io.stderr, { label: 'tuning' });
   const strategies = list(options.strategies);
   const baselines = list(options.baselines);
+  const presets = list(options.preset);
   const report = await tuneSessions(sessions, {
     grid,
     ...(strategies === undefined ? {} : { strategies }),
     ...(baselines === undefined ? {} : { baselines }),
+    ...(presets === undefined ? {} : { presets }),
     prices,
     ...(options.window === undefined ? {} : { window: options.window }),
     ...(options.reserve === undefined ? {} : { reserve: options.reserve }),
@@ -222,6 +226,10 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
     )
     .option('--strategies <list>', 'the strategies each grid point runs with (default summary)')
     .option('--baselines <list>', 'the baselines to compare, by name: pi, claude-code, codex, opencode, drop-oldest, none (default all)')
+    .option(
+      '--preset <names>',
+      "named policies to replay beside the defaults, e.g. dsh (DSH's numbers: 0.8, 65536, 0.16, pruner 8192/4096/1024)",
+    )
     .option('--prices <file>', 'a JSON price table laid over the built-in one')
     .option('--margin <share>', 'how far below the best retention the recommendation may be (default 0.02)')
     .option('--lookahead <calls>', 'after each compaction, how many calls from it on its surface is judged against (default 10)')
@@ -249,6 +257,7 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
           grid: string[];
           strategies?: string;
           baselines?: string;
+          preset?: string;
           prices?: string;
           margin?: string;
           lookahead?: string;

@@ -64,11 +64,11 @@ export interface ModelPolicyConfig {
 export interface CompactionConfig {
   /** What the policy was chosen for (`tune` writes its window and sessions here): a note, read and otherwise ignored. */
   readonly chosenFor?: Readonly<Record<string, unknown>>;
-  /** Compact when the surface reaches this share of the context window; in (0, 1]. Default 0.8. */
+  /** Compact when the surface reaches this share of the context window; in (0, 1]. Default 0.7 (docs/evidence.md). */
   readonly thresholdRatio?: number;
-  /** Tokens kept free below the message budget, whatever the ratio says; integer ≥ 0. Default 65,536. */
+  /** Tokens kept free below the message budget, whatever the ratio says; integer ≥ 0. Default 0 (docs/evidence.md). */
   readonly headroomTokens?: number;
-  /** Share of the message budget kept verbatim; in (0, 1). Default 0.16 unless retainTokens is given. */
+  /** Share of the message budget kept verbatim; in (0, 1). Default 0.05 (docs/evidence.md) unless retainTokens is given. */
   readonly retainRatio?: number;
   /** Tokens kept verbatim; integer ≥ 0. Exclusive with retainRatio. */
   readonly retainTokens?: number;
@@ -131,9 +131,9 @@ export interface CompactionPolicyConfig {
 
 /** Frozen, because parseCompactionConfig(undefined) hands out this very object. */
 export const COMPACTION_DEFAULTS: CompactionPolicyConfig = Object.freeze({
-  thresholdRatio: 0.8,
-  headroomTokens: 65_536,
-  retain: Object.freeze({ kind: 'ratio', ratio: 0.16 }),
+  thresholdRatio: 0.7,
+  headroomTokens: 0,
+  retain: Object.freeze({ kind: 'ratio', ratio: 0.05 }),
   modelPolicies: Object.freeze([]),
   summarizer: Object.freeze({ kind: 'session-model' }),
   maxSummaryTokens: 8_192,
