@@ -22,8 +22,8 @@ export interface HarnessSetting {
   readonly exact: boolean;
   /** What the harness cannot express, and what it runs instead. */
   readonly note: string;
-  /** The configuration the harness does run, as a shadowlog policy (for measuring it). */
-  readonly closest: CompactionConfig;
+  /** The configuration the harness does run, as a shadowlog policy (for measuring it); null when it cannot run in the window at all. */
+  readonly closest: CompactionConfig | null;
 }
 
 const count = (value: number) => value.toLocaleString('en-US');
@@ -44,6 +44,18 @@ export function harnessSetting(harness: SettingHarness, config: CompactionConfig
   if (harness === 'claude-code') {
     const effective = W - CLAUDE_CODE_OUTPUT_RESERVE;
     const defaultThreshold = W - CLAUDE_CODE_COMPACTION_MARGIN;
+    if (defaultThreshold <= 0) {
+      // Claude Code keeps 33,000 tokens below the window: in a window that small it has no threshold to set.
+      return {
+        harness,
+        setting: 'none',
+        where: `Claude Code cannot run in a window of ${count(W)} tokens: it compacts ${count(CLAUDE_CODE_COMPACTION_MARGIN)} tokens below the window`,
+        file: { name: 'claude-code-settings.json', text: `${JSON.stringify({ env: {} }, null, 2)}\n` },
+        exact: false,
+        note: `no setting of Claude Code runs in ${count(W)} tokens (the policy compacts at ${count(threshold)})`,
+        closest: null,
+      };
+    }
     // The override is a share of the effective window, and only lowers the threshold (Math.min with the default).
     const percent = Math.max(1, Math.min(100, Math.floor((100 * threshold) / effective)));
     const runs = Math.min(Math.floor((effective * percent) / 100), defaultThreshold);

@@ -76,6 +76,13 @@ export function settingLines(settings: TuneReport['harnessSettings']): string[] 
   const lines: string[] = [];
   for (const setting of settings) {
     const name = HARNESS_NAMES[setting.harness] ?? setting.harness;
+    if (setting.closest === null) {
+      // The harness cannot run in the window at all: nothing to set, and the reason.
+      lines.push(
+        `for ${name} (${setting.sessions} session${setting.sessions === 1 ? '' : 's'}, window ${count(setting.window.contextWindow)}): no setting applies; ${setting.where}`,
+      );
+      continue;
+    }
     lines.push(
       `for ${name} (${setting.sessions} session${setting.sessions === 1 ? '' : 's'}, window ${count(setting.window.contextWindow)}): ${setting.setting}, in ${setting.where}`,
     );

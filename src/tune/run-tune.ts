@@ -156,7 +156,7 @@ async function settingsFor(
     if (own.length === 0 || window === undefined) continue;
     const setting = harnessSetting(harness, recommendation.config, window);
     let measured: HarnessSettingReport['measured'] = null;
-    if (!setting.exact) {
+    if (!setting.exact && setting.closest !== null) {
       const closest = shadowlogPolicy(`${harness} setting`, setting.closest, null);
       let closestCost = 0;
       let closestUsed = 0;

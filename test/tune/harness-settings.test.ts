@@ -26,6 +26,18 @@ describe('harness settings', () => {
     expect(setting.closest).toEqual({ thresholdRatio: 167_000 / 200_000, headroomTokens: 0, retainTokens: 0 });
   });
 
+  it('says Claude Code has no setting in a window smaller than its own margin below the window, rather than a negative threshold', () => {
+    const setting = harnessSetting(
+      'claude-code',
+      { thresholdRatio: 0.7, headroomTokens: 0, retainRatio: 0.05 },
+      { contextWindow: 32_768, reserve: 8_192 },
+    );
+    expect(setting.setting).toBe('none');
+    expect(setting.where).toBe('Claude Code cannot run in a window of 32,768 tokens: it compacts 33,000 tokens below the window');
+    expect(setting.closest).toBeNull();
+    expect(setting.exact).toBe(false);
+  });
+
   it('writes Codex its limit in tokens and pi its reserve and tail', () => {
     const config = { thresholdRatio: 0.6, headroomTokens: 0, retainTokens: 20_000 };
     expect(harnessSetting('codex', config, window).setting).toBe('model_auto_compact_token_limit = 120000');
