@@ -22,7 +22,7 @@ export function probePlanLines(plan: ProbePlan, flags: { readonly provider: stri
       `skipped: ${plural(plan.skipped, 'probe')}${capped > 0 ? `, ${count(capped)} by --max-probe-calls ${count(plan.maxProbeCalls)} (spread over the policies evenly)` : ''}${plan.overWindow > 0 ? `, ${count(plan.overWindow)} whose request would not fit the window` : ''}`,
     );
   for (const unprobed of plan.unprobed)
-    lines.push(`not probed: ${unprobed.policy} (${plural(unprobed.points, 'compaction point')}): ${unprobed.reason}`);
+    lines.push(`not probed: ${unprobed.policy} (${plural(unprobed.points, 'point')} where it cut): ${unprobed.reason}`);
   return lines;
 }
 

@@ -16,6 +16,8 @@ export interface TargetOptions {
   readonly baseUrl?: string;
   readonly window?: number;
   readonly maxOutputTokens?: number;
+  /** The flag that gives the window, named in the error for a model the limits table does not know (default --window). */
+  readonly windowFlag?: string;
 }
 
 const ADAPTERS = ['openai', 'openai-responses', 'anthropic'] as const;
@@ -82,7 +84,7 @@ function createModel(
   const known = knownModelLimits(modelId);
   if (known === undefined && window === undefined)
     throw new UsageError(
-      `the limits table does not know model ${modelId}, so its window is unknown: give it with --window W (and --max-output-tokens N); nothing was sent`,
+      `the limits table does not know model ${modelId}, so its window is unknown: give it with ${options.windowFlag ?? '--window'} W${options.windowFlag === undefined ? ' (and --max-output-tokens N)' : ''}; nothing was sent`,
     );
   const recordedOutput = (call.data.params as { maxOutputTokens?: unknown } | undefined)?.maxOutputTokens;
   const output =

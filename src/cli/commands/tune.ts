@@ -65,6 +65,8 @@ export interface TuneCommandOptions {
   readonly baseUrl?: string;
   readonly maxProbeCalls?: string;
   readonly probeStore?: string;
+  /** The window of the model asked, when the limits table does not know it. */
+  readonly probeWindow?: number;
 }
 
 const list = (text: string | undefined) =>
@@ -218,7 +220,9 @@ interface ProbeFlags {
 /** --probe's flags checked before the replay: the cap a whole number from 1, the provider one shadowlog has an adapter for. */
 function probeOptions(options: TuneCommandOptions): ProbeFlags | undefined {
   if (options.probe !== true) {
-    const stray = (['provider', 'model', 'baseUrl', 'maxProbeCalls', 'probeStore'] as const).find((key) => options[key] !== undefined);
+    const stray = (['provider', 'model', 'baseUrl', 'maxProbeCalls', 'probeStore', 'probeWindow'] as const).find(
+      (key) => options[key] !== undefined,
+    );
     if (stray !== undefined)
       throw new UsageError(
         `--${stray.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} is a flag of --probe; give --probe with it`,
@@ -262,10 +266,15 @@ async function askProbes(
     registry,
     resolveRenderer: rendererFor,
     target: whatifTargets({
+      windowFlag: '--probe-window',
       provider: probe.provider,
       model: probe.model,
       ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-      ...(options.window === undefined ? {} : { window: options.window }),
+      ...(options.probeWindow !== undefined
+        ? { window: options.probeWindow }
+        : options.window === undefined
+          ? {}
+          : { window: options.window }),
     }),
     maxProbeCalls: probe.maxProbeCalls,
     prices,
@@ -340,6 +349,11 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
     .option('--base-url <url>', 'with --probe: the server to ask (an OpenAI-compatible server: http://127.0.0.1:8080/v1)')
     .option('--max-probe-calls <n>', 'with --probe: the most probe and judge calls to send, in all (required)')
     .option(
+      '--probe-window <tokens>',
+      "with --probe: the asked model's context window (default: the limits table's, the recorded one for the recorded model, else --window)",
+      (value) => integerArgument(value, 'tokens', 1),
+    )
+    .option(
       '--probe-store <store>',
       'with --probe: where the probe sessions are recorded, sqlite:PATH or postgres://… (default: the store)',
     )
@@ -371,6 +385,7 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
           baseUrl?: string;
           maxProbeCalls?: string;
           probeStore?: string;
+          probeWindow?: number;
         },
       ) =>
         // Probes are recorded: in --probe-store, else in the store, which is then written.
