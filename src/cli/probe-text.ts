@@ -1,7 +1,7 @@
 // `tune --probe` in words: what the probes will spend, printed before anything is sent, and
 // each policy's probe score beside its model-free retention once they are asked.
 
-import type { ProbePlan, TuneReport } from '../tune/index.js';
+import { type ProbePlan, shortPolicyName, type TuneReport } from '../tune/index.js';
 import { plural } from './plural.js';
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -30,16 +30,16 @@ export function probePlanLines(plan: ProbePlan, flags: { readonly provider: stri
 export function probeLines(report: TuneReport): string[] {
   const run = report.probe;
   if (run === undefined) return [];
-  const rows = [['policy', 'retention', 'probe score', 'probes', 'unscored', 'calls', 'recall', 'artifacts', 'next step', 'decision']];
+  const rows = [['policy', 'retention', 'probes', 'score', 'unscored', 'calls', 'recall', 'files', 'next', 'decision']];
   const score = (value: number | null) => (value === null ? '–' : percent(value));
   for (const policy of report.policies) {
     const probe = policy.probe;
     if (probe === undefined || probe === null) continue;
     rows.push([
-      policy.policy,
+      shortPolicyName(policy.policy),
       percent(policy.retention.share),
-      score(probe.score),
       count(probe.probes),
+      score(probe.score),
       count(probe.unscored),
       count(probe.calls),
       score(probe.kinds.recall.score),
@@ -62,7 +62,7 @@ export function probeLines(report: TuneReport): string[] {
         .trimEnd(),
     );
   lines.push(
-    'probe score: the mean over scored probes (paths, identifiers, numbers matched exactly; other answers judged by the model with the rubric); every call is recorded in a probe session (--json lists them)',
+    'score: the mean over scored probes, and per kind (recall of a cut fact, the files read or changed, the next step, a decision and its reason); paths, identifiers and numbers matched exactly, other answers judged by the model with the rubric; every call is recorded in a probe session (--json lists them)',
   );
   return lines;
 }
