@@ -3,8 +3,9 @@
 // stated, the files read or changed so far, the next step, and a decision with its reason. Each
 // carries its expected answer from the record: items matched model-free, or a text for a judge.
 
-import type { AssistantMessageData, LogEvent } from '../../log/event.js';
+import type { LogEvent } from '../../log/event.js';
 import { isSurfaceType } from '../../log/event.js';
+import { dataOf } from '../../log/event-data.js';
 import { isReplaceOp } from '../../log/surface-op.js';
 import type { SurfaceEntry } from '../../whatif/what-if-request.js';
 import { artifactsOf, artifactValue, blocksText, eventText, kindOf } from '../artifacts.js';
@@ -128,7 +129,7 @@ function artifactsQuestion(originals: readonly LogEvent[]): ProbeQuestion | unde
   let last = 0;
   for (const event of originals) {
     if (event.type !== 'assistant/message') continue;
-    for (const call of (event.data as unknown as AssistantMessageData).toolCalls ?? []) {
+    for (const call of dataOf(event, 'assistant/message').toolCalls) {
       for (const key of artifactsOf(JSON.stringify(call.arguments ?? {}))) {
         if (kindOf(key) !== 'path') continue;
         const path = artifactValue(key);
@@ -150,10 +151,10 @@ function artifactsQuestion(originals: readonly LogEvent[]): ProbeQuestion | unde
 /** What the record did next at this call: its tool calls (their names and the artifacts of their arguments), else its answer's text for a judge. */
 function continuationQuestion(answer: LogEvent | undefined): ProbeQuestion | undefined {
   if (answer?.type !== 'assistant/message') return undefined;
-  const data = answer.data as unknown as AssistantMessageData;
+  const data = dataOf(answer, 'assistant/message');
   const question =
     'Before you go on: what is your next step? If it is a tool call, name the tool and its arguments; otherwise give the answer you would give. Do not call any tool.';
-  const calls = data.toolCalls ?? [];
+  const calls = data.toolCalls;
   if (calls.length > 0) {
     const items: string[] = [];
     for (const call of calls) {
@@ -172,22 +173,20 @@ function continuationQuestion(answer: LogEvent | undefined): ProbeQuestion | und
 
 /** The latest assistant message the policy cut that states a choice (with a reason, if one does), asked by the request it answered. */
 function decisionQuestion(originals: readonly LogEvent[], cut: readonly LogEvent[]): ProbeQuestion | undefined {
-  const choices = cut.filter((event) => event.type === 'assistant/message' && CHOICE.test(blocksText(event.data.content as never)));
-  const reasoned = choices.filter((event) => REASON.test(blocksText(event.data.content as never)));
+  const choices = cut.filter((event) => event.type === 'assistant/message' && CHOICE.test(messageText(event)));
+  const reasoned = choices.filter((event) => REASON.test(messageText(event)));
   const chosen = reasoned.at(-1) ?? choices.at(-1);
   if (chosen === undefined) return undefined;
   const request = originals.filter((event) => event.type === 'user/message' && event.seq < chosen.seq).at(-1);
   const asked =
     request === undefined
       ? `Earlier in this session (before event #${chosen.seq})`
-      : `Earlier in this session the user asked: "${oneLine(blocksText(request.data.content as never)).slice(0, 300)}"`;
+      : `Earlier in this session the user asked: "${oneLine(messageText(request)).slice(0, 300)}"`;
   return {
     kind: 'decision',
     question: `${asked}. What did you decide or conclude there, and why? Answer in two or three sentences. Do not call any tool.`,
     expected: {
-      text: blocksText(chosen.data.content as never)
-        .trim()
-        .slice(0, MAX_EXPECTED_TEXT),
+      text: messageText(chosen).trim().slice(0, MAX_EXPECTED_TEXT),
     },
     sourceSeq: chosen.seq,
   };
@@ -205,6 +204,11 @@ export function holds(text: string, value: string): boolean {
   return false;
 }
 
+/** The text of a user or assistant message. */
+function messageText(event: LogEvent): string {
+  return blocksText(event.type === 'user/message' ? dataOf(event, 'user/message').content : dataOf(event, 'assistant/message').content);
+}
+
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
@@ -213,6 +217,6 @@ function toolNames(originals: readonly LogEvent[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const event of originals)
     if (event.type === 'assistant/message')
-      for (const call of (event.data as unknown as AssistantMessageData).toolCalls ?? []) names.set(call.callId, call.name);
+      for (const call of dataOf(event, 'assistant/message').toolCalls) names.set(call.callId, call.name);
   return names;
 }
