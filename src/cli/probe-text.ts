@@ -13,13 +13,17 @@ export function probePlanLines(plan: ProbePlan, flags: { readonly provider: stri
   const calls = estimate.probeCalls + estimate.judgeCalls;
   const policies = new Set(plan.probes.map((probe) => probe.policy)).size;
   const lines = [
-    `probes: ${plural(plan.generated, 'probe')} generated at the compaction points; asking ${plural(plan.probes.length, 'probe')} of ${plural(policies, 'policy', { plural: 'policies' })} of ${flags.provider}/${flags.model}: ${plural(calls, 'call')} (${count(estimate.probeCalls)} probe, ${count(estimate.judgeCalls)} judge) within --max-probe-calls ${count(plan.maxProbeCalls)}`,
+    `probes: ${plural(plan.generated, 'probe')} generated at ${count(plan.points - plan.pointsNotReached)} of ${plural(plan.points, 'compaction point')}; asking ${plural(plan.probes.length, 'probe')} of ${plural(policies, 'policy', { plural: 'policies' })} of ${flags.provider}/${flags.model}: ${plural(calls, 'call')} (${count(estimate.probeCalls)} probe, ${count(estimate.judgeCalls)} judge) within --max-probe-calls ${count(plan.maxProbeCalls)}`,
     `estimate: ~${count(estimate.inputTokens)} input tokens, at most ${count(estimate.outputTokens)} output tokens, ${estimate.costUsd === null ? `unpriced (${flags.model} is not in the price table of ${estimate.priceDate})` : `~$${estimate.costUsd.toFixed(4)} at the prices of ${estimate.priceDate}`}`,
   ];
   const capped = plan.skipped - plan.overWindow;
   if (plan.skipped > 0)
     lines.push(
       `skipped: ${plural(plan.skipped, 'probe')}${capped > 0 ? `, ${count(capped)} by --max-probe-calls ${count(plan.maxProbeCalls)} (spread over the policies evenly)` : ''}${plan.overWindow > 0 ? `, ${count(plan.overWindow)} whose request would not fit the window` : ''}`,
+    );
+  if (plan.pointsNotReached > 0)
+    lines.push(
+      `not reached: ${plural(plan.pointsNotReached, 'compaction point')}, whose surfaces were not built once --max-probe-calls ${count(plan.maxProbeCalls)} was spent`,
     );
   for (const unprobed of plan.unprobed)
     lines.push(`not probed: ${unprobed.policy} (${plural(unprobed.points, 'point')} where it cut): ${unprobed.reason}`);

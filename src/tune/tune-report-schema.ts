@@ -80,6 +80,8 @@ const probeRun = z.object({
   generated: count,
   skipped: count,
   overWindow: count,
+  points: count,
+  pointsNotReached: count,
   estimate: z.object({
     probeCalls: count,
     judgeCalls: count,

@@ -113,7 +113,7 @@ describe('tune --probe', () => {
     expect(result.code).toBe(0);
     const stderr = result.stderr.replace(/\r[^\n]*/g, '');
     expect(stderr).toMatch(
-      /^probes: \d+ probes generated at the compaction points; asking \d+ probes of \d+ policies of openai\/demo-script: \d+ calls \(\d+ probe, \d+ judge\) within --max-probe-calls 7$/m,
+      /^probes: \d+ probes generated at \d+ of \d+ compaction points; asking \d+ probes of \d+ policies of openai\/demo-script: \d+ calls \(\d+ probe, \d+ judge\) within --max-probe-calls 7$/m,
     );
     expect(stderr).toMatch(/^estimate: ~[\d,]+ input tokens, at most [\d,]+ output tokens, unpriced/m);
     expect(stderr).toMatch(/^skipped: \d+ probes, \d+ by --max-probe-calls 7 \(spread over the policies evenly\)/m);

@@ -4,6 +4,7 @@
 // under the call cap, which probes are asked (spread over the policies evenly), each as a
 // request built for the model asked, with its probe session's id and the estimate of the spend.
 
+import type { CompactionConfig } from '../../compaction/policy.js';
 import type { WhatIfLink } from '../../log/event.js';
 import type { EventTypeRegistry } from '../../log/event-types.js';
 import { callCost, type PriceTable, priceOf } from '../../meter/prices.js';
@@ -59,6 +60,9 @@ export interface ProbePlan {
   readonly generated: number;
   readonly skipped: number;
   readonly overWindow: number;
+  /** Compaction points of the probed policies, and those whose surface was never built: the cap was spent first. */
+  readonly points: number;
+  readonly pointsNotReached: number;
   readonly maxProbeCalls: number;
   readonly estimate: ProbeEstimate;
   readonly unprobed: ReadonlyArray<{ readonly policy: string; readonly points: number; readonly reason: string }>;
@@ -73,7 +77,20 @@ interface Candidate {
   readonly question: ProbeQuestion;
 }
 
-/** The probes of `report`'s compaction points, chosen under the cap; `probeStore` is where their sessions will be written. */
+/** A compaction point of one policy in one session: where its probes are asked. */
+interface Point {
+  readonly input: TuneSession;
+  readonly session: TuneReport['sessions'][number];
+  readonly policy: TunePolicy;
+  readonly config: CompactionConfig;
+  readonly seq: number;
+}
+
+/**
+ * The probes of `report`'s compaction points, chosen under the cap; `probeStore` is where their
+ * sessions will be written. A point's surface is built only when its policy's turn reaches it,
+ * so that a cap far below the points does not replay the session at every one of them.
+ */
 export async function planProbes(
   report: TuneReport,
   inputs: readonly TuneSession[],
@@ -83,96 +100,75 @@ export async function planProbes(
 ): Promise<ProbePlan> {
   checkCallBudget(options.maxProbeCalls, '--max-probe-calls');
   const params: ModelParams = { tools: [], stream: false, maxOutputTokens: PROBE_OUTPUT_TOKENS };
-  const perPolicy = policies.map(() => [] as Candidate[][]);
-  const unprobed = new Map<string, { points: number; reason: string }>();
-  const total = report.sessions.reduce(
-    (sum, session) => sum + session.policies.reduce((count, result) => count + result.compactionSeqs.length, 0),
-    0,
-  );
-  let done = 0;
-  for (const session of report.sessions) {
-    const input = inputs.find((candidate) => candidate.sessionId === session.sessionId);
-    if (input === undefined) continue;
-    for (const [index, result] of session.policies.entries()) {
-      const policy = policies[index] as TunePolicy;
-      const window = { contextWindow: session.window, reserve: session.reserve };
-      const plan = result.compactionSeqs.length === 0 ? undefined : policy.plan(window);
-      if (plan !== undefined && plan.kind !== 'compaction') {
-        const seen = unprobed.get(policy.name) ?? {
-          points: 0,
-          reason: `${policy.name} cuts by dropping whole turns, which no policy file expresses, and a probe sends the surface a policy file makes`,
-        };
-        unprobed.set(policy.name, { ...seen, points: seen.points + result.compactionSeqs.length });
-        done += result.compactionSeqs.length;
+  const { points, unprobed } = pointsOf(report, inputs, policies);
+  const total = points.reduce((sum, list) => sum + list.length, 0);
+  const queues = points.map((list) => ({
+    pending: spreadIndexes(list.length).map((index) => list[index] as Point),
+    later: [] as Candidate[],
+  }));
+  let built = 0;
+  let generated = 0;
+  let overWindow = 0;
+  let left = options.maxProbeCalls;
+  const taken: Array<{ candidate: Candidate; request: BuiltRequest }> = [];
+  const build = async (point: Point): Promise<Candidate[]> => {
+    const audit = await readAudit(point.input.store, point.session.sessionId, { requestSeq: point.seq }, options);
+    const call = audit.calls[0] as AuditedCall;
+    const target = options.target(call);
+    const entries = await policySurface(audit, call, point.config, {
+      registry: options.registry,
+      model: target.model,
+      params,
+      window: point.session.window,
+      reserve: point.session.reserve,
+      pruner: point.policy.pruner,
+    });
+    const questions = probeQuestions({ originals: originalsBefore(audit.events.values(), call.seq), answer: call.answer }, entries);
+    options.onPoint?.(++built, total);
+    generated += questions.length;
+    return questions.map((question) => ({
+      sessionId: point.session.sessionId,
+      policy: point.policy.name,
+      call,
+      target,
+      entries,
+      question,
+    }));
+  };
+  // Takes the first of `candidates` that fits the calls left and the window (those that do not fit the window are dropped, counted). Whether one was taken.
+  const take = async (candidates: Candidate[]): Promise<boolean> => {
+    for (let index = 0; index < candidates.length; index++) {
+      const candidate = candidates[index] as Candidate;
+      if (cost(candidate) > left) continue;
+      candidates.splice(index--, 1);
+      const request = await probeRequest(candidate, params, options.registry);
+      if (request.inputTokens + request.reservedTokens > candidate.target.window) {
+        overWindow++;
         continue;
       }
-      for (const seq of result.compactionSeqs) {
-        const audit = await readAudit(input.store, session.sessionId, { requestSeq: seq }, options);
-        const call = audit.calls[0] as AuditedCall;
-        const target = options.target(call);
-        const entries = await policySurface(audit, call, plan?.kind === 'compaction' ? plan.config : {}, {
-          registry: options.registry,
-          model: target.model,
-          params,
-          window: session.window,
-          reserve: session.reserve,
-          pruner: policy.pruner,
-        });
-        const questions = probeQuestions({ originals: originalsBefore(audit.events.values(), call.seq), answer: call.answer }, entries);
-        (perPolicy[index] as Candidate[][]).push(
-          questions.map((question) => ({ sessionId: session.sessionId, policy: policy.name, call, target, entries, question })),
-        );
-        options.onPoint?.(++done, total);
+      taken.push({ candidate, request });
+      left -= cost(candidate);
+      return true;
+    }
+    return false;
+  };
+  // Round robin over the policies, one probe each in turn: first one from each of its points (spread), then the rest.
+  let progressed = true;
+  while (left > 0 && progressed) {
+    progressed = false;
+    for (const queue of queues) {
+      if (left === 0) break;
+      let done = false;
+      while (!done && queue.pending.length > 0) {
+        const candidates = await build(queue.pending.shift() as Point);
+        done = await take(candidates);
+        queue.later.push(...candidates);
       }
+      if (!done) done = await take(queue.later);
+      progressed ||= done;
     }
   }
-  const generated = perPolicy.reduce((sum, points) => sum + points.reduce((count, point) => count + point.length, 0), 0);
-  const chosen = choose(perPolicy.map(spreadOrder), options.maxProbeCalls);
-  const probes: PlannedProbe[] = [];
-  let overWindow = 0;
-  const idsBySession = new Map<string, string[]>();
-  for (const sessionId of new Set(chosen.map((candidate) => candidate.sessionId))) {
-    const own = chosen.filter((candidate) => candidate.sessionId === sessionId);
-    idsBySession.set(
-      sessionId,
-      (
-        await whatIfSessionIds(
-          probeStore,
-          sessionId,
-          own.map((candidate) => candidate.call),
-          0,
-          'probe',
-        )
-      ).map((list) => list[0] as string),
-    );
-  }
-  const nextId = new Map<string, number>();
-  for (const candidate of chosen) {
-    const position = nextId.get(candidate.sessionId) ?? 0;
-    nextId.set(candidate.sessionId, position + 1);
-    const run = (idsBySession.get(candidate.sessionId) as string[])[position] as string;
-    const { call, question } = candidate;
-    const link: WhatIfLink = {
-      sessionId: candidate.sessionId,
-      requestSeq: call.seq,
-      turn: call.turn,
-      step: call.step,
-      question: { probe: { policy: candidate.policy, kind: question.kind, question: question.question } },
-      variant: 'counterfactual',
-      sample: 1,
-      run,
-    };
-    const entries: SurfaceEntry[] = [
-      ...candidate.entries,
-      { type: 'user/message', data: { content: [{ type: 'text', text: question.question }] }, standsFor: [] },
-    ];
-    const request = await buildWhatIfRequest(candidate.sessionId, entries, candidate.target.model, params, link, options.registry);
-    if (request.inputTokens + request.reservedTokens > candidate.target.window) {
-      overWindow++;
-      continue;
-    }
-    probes.push({ ...candidate, request, link, probeSession: run, judged: 'text' in question.expected });
-  }
+  const probes = await withSessions(taken, probeStore);
   const calls = probes.reduce((sum, probe) => sum + (probe.judged ? 2 : 1), 0);
   return {
     store: probeStore,
@@ -180,23 +176,89 @@ export async function planProbes(
     generated,
     skipped: generated - probes.length,
     overWindow,
+    points: total,
+    pointsNotReached: total - built,
     maxProbeCalls: options.maxProbeCalls,
     estimate: estimateProbes(probes, options.prices, calls),
-    unprobed: [...unprobed].map(([policy, { points, reason }]) => ({ policy, points, reason })),
+    unprobed,
   };
 }
 
-/** A policy's probes in the order they are taken: the first question of each point, its points spread (first, last, middle, …), then the second of each, and so on. */
-function spreadOrder(points: readonly Candidate[][]): Candidate[] {
-  const order = spreadIndexes(points.length);
-  const ordered: Candidate[] = [];
-  const deepest = Math.max(0, ...points.map((point) => point.length));
-  for (let rank = 0; rank < deepest; rank++)
-    for (const index of order) {
-      const candidate = points[index]?.[rank];
-      if (candidate !== undefined) ordered.push(candidate);
+/** Each policy's compaction points over the sessions, and the policies whose cuts cannot be probed (drop-oldest). */
+function pointsOf(
+  report: TuneReport,
+  inputs: readonly TuneSession[],
+  policies: readonly TunePolicy[],
+): { points: Point[][]; unprobed: Array<{ policy: string; points: number; reason: string }> } {
+  const points = policies.map(() => [] as Point[]);
+  const unprobed = new Map<string, number>();
+  for (const session of report.sessions) {
+    const input = inputs.find((candidate) => candidate.sessionId === session.sessionId);
+    if (input === undefined) continue;
+    for (const [index, result] of session.policies.entries()) {
+      const policy = policies[index] as TunePolicy;
+      if (result.compactionSeqs.length === 0) continue;
+      const plan = policy.plan({ contextWindow: session.window, reserve: session.reserve });
+      if (plan.kind !== 'compaction') {
+        unprobed.set(policy.name, (unprobed.get(policy.name) ?? 0) + result.compactionSeqs.length);
+        continue;
+      }
+      for (const seq of result.compactionSeqs) (points[index] as Point[]).push({ input, session, policy, config: plan.config, seq });
     }
-  return ordered;
+  }
+  return {
+    points,
+    unprobed: [...unprobed].map(([policy, count]) => ({
+      policy,
+      points: count,
+      reason: `${policy} cuts by dropping whole turns, which no policy file expresses, and a probe sends the surface a policy file makes`,
+    })),
+  };
+}
+
+/** The probe's request: the policy's surface, then the question. Its link is set once the sessions are named; the bytes sent do not depend on it. */
+function probeRequest(candidate: Candidate, params: ModelParams, registry: EventTypeRegistry): Promise<BuiltRequest> {
+  const entries: SurfaceEntry[] = [
+    ...candidate.entries,
+    { type: 'user/message', data: { content: [{ type: 'text', text: candidate.question.question }] }, standsFor: [] },
+  ];
+  return buildWhatIfRequest(candidate.sessionId, entries, candidate.target.model, params, linkOf(candidate, 'planned'), registry);
+}
+
+function linkOf(candidate: Candidate, run: string): WhatIfLink {
+  const { call, question } = candidate;
+  return {
+    sessionId: candidate.sessionId,
+    requestSeq: call.seq,
+    turn: call.turn,
+    step: call.step,
+    question: { probe: { policy: candidate.policy, kind: question.kind, question: question.question } },
+    variant: 'counterfactual',
+    sample: 1,
+    run,
+  };
+}
+
+/** The taken probes with their sessions' ids (`<audited>.probe-<seq>-<n>`, none taken in the store). */
+async function withSessions(
+  taken: ReadonlyArray<{ candidate: Candidate; request: BuiltRequest }>,
+  store: LogStore,
+): Promise<PlannedProbe[]> {
+  const ids = new Map<string, string[]>();
+  for (const sessionId of new Set(taken.map(({ candidate }) => candidate.sessionId))) {
+    const own = taken.filter(({ candidate }) => candidate.sessionId === sessionId).map(({ candidate }) => candidate.call);
+    ids.set(
+      sessionId,
+      (await whatIfSessionIds(store, sessionId, own, 0, 'probe')).map((list) => list[0] as string),
+    );
+  }
+  const used = new Map<string, number>();
+  return taken.map(({ candidate, request }) => {
+    const position = used.get(candidate.sessionId) ?? 0;
+    used.set(candidate.sessionId, position + 1);
+    const run = (ids.get(candidate.sessionId) as string[])[position] as string;
+    return { ...candidate, request, link: linkOf(candidate, run), probeSession: run, judged: 'text' in candidate.question.expected };
+  });
 }
 
 /** 0..n−1 in an order that spreads: the first, the last, then the middles of the gaps, wider gaps first. */
@@ -214,29 +276,6 @@ function spreadIndexes(count: number): number[] {
     gaps.push([low, middle], [middle, high]);
   }
   return order;
-}
-
-/** Round robin over the policies, one probe each in turn, while the calls fit the cap (a judged probe costs two). */
-function choose(queues: readonly Candidate[][], cap: number): Candidate[] {
-  const chosen: Candidate[] = [];
-  let left = cap;
-  let progressed = true;
-  while (left > 0 && progressed) {
-    progressed = false;
-    for (const queue of queues) {
-      if (left === 0) break;
-      let position = 0;
-      // A judged probe that does not fit the calls left gives way to the policy's next that does.
-      while (position < queue.length && cost(queue[position] as Candidate) > left) position++;
-      const candidate = queue[position];
-      if (candidate === undefined) continue;
-      queue.splice(position, 1);
-      chosen.push(candidate);
-      left -= cost(candidate);
-      progressed = true;
-    }
-  }
-  return chosen;
 }
 
 function cost(candidate: Candidate): number {

@@ -64,11 +64,14 @@ export interface ProbeRun {
   readonly provider: string;
   readonly model: string;
   readonly maxProbeCalls: number;
-  /** Probes generated at every compaction point of every probed policy, before the cap. */
+  /** Probes generated at the compaction points reached, before the cap. */
   readonly generated: number;
   /** Probes left out by the cap, or because their request would not fit the window. */
   readonly skipped: number;
   readonly overWindow: number;
+  /** Compaction points of the probed policies, and those not reached: the cap was spent before their surfaces were built. */
+  readonly points: number;
+  readonly pointsNotReached: number;
   readonly estimate: ProbeEstimate;
   /** Calls sent in all (probe and judge). */
   readonly calls: number;

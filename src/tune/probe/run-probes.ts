@@ -39,6 +39,8 @@ export async function runProbes(report: TuneReport, plan: ProbePlan, options: Ru
     generated: plan.generated,
     skipped: plan.generated - results.length,
     overWindow: plan.overWindow,
+    points: plan.points,
+    pointsNotReached: plan.pointsNotReached,
     estimate: plan.estimate,
     calls: results.reduce((sum, result) => sum + result.calls, 0),
     unprobed: plan.unprobed,
