@@ -176,6 +176,25 @@ describe('tune --probe', () => {
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/WHATIF_NO_ADAPTER.*shadowlog has no adapter for provider nope.*nothing was sent\n$/);
     expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+    const unknownModel = await run([
+      'tune',
+      DEMO,
+      '--probe',
+      '--provider',
+      'openai',
+      '--model',
+      'no-such-model',
+      '--base-url',
+      `${upstream.baseUrl}/v1`,
+      '--max-probe-calls',
+      '3',
+    ]);
+    expect(unknownModel.code).not.toBe(0);
+    expect(unknownModel.stderr).toMatch(
+      /^shadowlog: USAGE: the limits table does not know model no-such-model, so its window is unknown: give it with --probe-window W; nothing was sent\n$/,
+    );
+    const stray = await run(['tune', DEMO, '--max-probe-calls', '3']);
+    expect(stray.stderr).toMatch(/^shadowlog: .*--max-probe-calls is a flag of --probe; give --probe with it\n$/);
     expect(upstream.requests.length).toBe(sent);
     expect(await snapshot()).toBe(before);
   }, 120_000);
