@@ -9,11 +9,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogEvent } from '../../src/log/index.js';
 import { parseTuneReport } from '../../src/tune/index.js';
-import { matchScore, parseVerdict } from '../../src/tune/probe/index.js';
+import { matchScore, parseVerdict, probeQuestions } from '../../src/tune/probe/index.js';
+import type { SurfaceEntry } from '../../src/whatif/index.js';
 import { createCliWorkspace } from '../support/cli.js';
 import type { FakeProviderServer } from '../support/fake-provider-server.js';
-import { startProbeUpstream } from '../support/probe-upstream.js';
+import { probeAnswer, startProbeUpstream } from '../support/probe-upstream.js';
 
 const DEMO = 'demo-probe';
 const sha256 = (text: string) => createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');
@@ -272,5 +274,45 @@ describe('probe scoring', () => {
     expect(parseVerdict('{"score": 1.5, "reason": "too much"}').parsed).toBe(false);
     expect(parseVerdict('{"score": "0.5", "reason": "text"}').parsed).toBe(false);
     expect(parseVerdict('It is right.').parsed).toBe(false);
+  });
+});
+
+describe('a recall probe', () => {
+  const event = (seq: number, type: string, data: Record<string, unknown>) =>
+    ({ seq, type, data, surfaceOp: 'append', time: '2026-01-01T00:00:00.000Z' }) as unknown as LogEvent;
+  const said = event(3, 'user/message', { content: [{ type: 'text', text: 'Deploy it on port 48213 of the staging host, please.' }] });
+  const later = event(9, 'user/message', { content: [{ type: 'text', text: 'Now run the whole suite.' }] });
+  const summaryOf = (text: string): SurfaceEntry => ({
+    type: 'user/message',
+    data: { content: [{ type: 'text', text: `<compacted-summary>\n${text}\n</compacted-summary>` }] },
+    standsFor: [3],
+  });
+  const ask = (entries: readonly SurfaceEntry[], question: string) => {
+    const messages = [
+      ...entries.map((entry) => ({ role: 'user', content: 'copyOf' in entry ? textOfEvent(entry.copyOf) : textOfData(entry.data) })),
+      { role: 'user', content: question },
+    ];
+    return probeAnswer({ method: 'POST', path: '/v1/chat/completions', headers: {}, body: JSON.stringify({ model: 'm', messages }) }, {});
+  };
+  const textOfData = (data: Record<string, unknown>) =>
+    ((data.content ?? []) as Array<{ text: string }>).map((block) => block.text).join('');
+  const textOfEvent = (cut: LogEvent) => textOfData(cut.data as Record<string, unknown>);
+
+  it('asks for a fact the policy cut, and scores a surface whose summary kept it above one whose summary did not', () => {
+    const kept = [summaryOf('## Requests\n- [done] "Deploy it on port 48213 of the staging host, please."'), { copyOf: later }];
+    const lost = [summaryOf('- The user asked for a deployment.'), { copyOf: later }];
+    const record = { originals: [said, later], answer: undefined };
+    const [keptQuestion] = probeQuestions(record, kept);
+    const [lostQuestion] = probeQuestions(record, lost);
+    // The same question for both: the message that stated it is cut from each, and no verbatim message holds the fact.
+    expect(keptQuestion).toEqual(lostQuestion);
+    expect(keptQuestion).toMatchObject({ kind: 'recall', expected: { items: ['48213'] }, sourceSeq: 3 });
+    expect(keptQuestion?.question).toContain('Deploy it on port ____ of the staging host, please.');
+    expect(keptQuestion?.question).not.toContain('48213');
+    const items = (keptQuestion?.expected as { items: string[] } | undefined)?.items ?? [];
+    expect(matchScore(items, ask(kept, keptQuestion?.question as string)).score).toBe(1);
+    expect(matchScore(items, ask(lost, lostQuestion?.question as string)).score).toBe(0);
+    // A fact still on the surface verbatim is not asked.
+    expect(probeQuestions(record, [{ copyOf: said }, { copyOf: later }]).filter((question) => question.kind === 'recall')).toEqual([]);
   });
 });
