@@ -30,7 +30,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   spine: ['spine', 'log', 'store', 'meter', 'providers'],
   compaction: ['compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   importers: ['importers', 'compaction', 'log', 'store', 'meter', 'providers'],
-  tune: ['tune', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
+  tune: ['tune', 'whatif', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   view: ['view', 'whatif', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   whatif: ['whatif', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   proxy: ['proxy', 'importers', 'log', 'store', 'meter', 'providers'],

@@ -16,6 +16,8 @@ export interface TargetOptions {
   readonly baseUrl?: string;
   readonly window?: number;
   readonly maxOutputTokens?: number;
+  /** The flag that gives the window, named in the error for a model the limits table does not know (default --window). */
+  readonly windowFlag?: string;
 }
 
 const ADAPTERS = ['openai', 'openai-responses', 'anthropic'] as const;
@@ -43,6 +45,15 @@ export function whatifTargets(options: TargetOptions): (call: AuditedCall) => Wh
   };
 }
 
+/** Throws WhatIfProviderError unless shadowlog has an adapter for `provider` (`named` says which provider that is, in words). */
+export function assertAdapter(provider: string, named = `provider ${provider}`): void {
+  if ((ADAPTERS as readonly string[]).includes(provider)) return;
+  throw new WhatIfProviderError(
+    provider,
+    `shadowlog has no adapter for ${named}; it speaks ${ADAPTERS.join(', ')} (OpenAI-compatible servers such as vLLM, llama.cpp and Ollama through openai and --base-url): ask one with --provider P --model M [--base-url URL]; nothing was sent`,
+  );
+}
+
 function createModel(
   provider: string,
   modelId: string,
@@ -65,18 +76,15 @@ function createModel(
       },
     });
   }
-  if (!(ADAPTERS as readonly string[]).includes(provider)) {
-    const named =
-      options.provider === undefined ? `the recorded provider of turn ${call.turn} step ${call.step}, ${provider}` : `provider ${provider}`;
-    throw new WhatIfProviderError(
+  if (!(ADAPTERS as readonly string[]).includes(provider))
+    assertAdapter(
       provider,
-      `shadowlog has no adapter for ${named}; it speaks ${ADAPTERS.join(', ')} (OpenAI-compatible servers such as vLLM, llama.cpp and Ollama through openai and --base-url): ask one with --provider P --model M [--base-url URL]; nothing was sent`,
+      options.provider === undefined ? `the recorded provider of turn ${call.turn} step ${call.step}, ${provider}` : `provider ${provider}`,
     );
-  }
   const known = knownModelLimits(modelId);
   if (known === undefined && window === undefined)
     throw new UsageError(
-      `the limits table does not know model ${modelId}, so its window is unknown: give it with --window W (and --max-output-tokens N); nothing was sent`,
+      `the limits table does not know model ${modelId}, so its window is unknown: give it with ${options.windowFlag ?? '--window'} W${options.windowFlag === undefined ? ' (and --max-output-tokens N)' : ''}; nothing was sent`,
     );
   const recordedOutput = (call.data.params as { maxOutputTokens?: unknown } | undefined)?.maxOutputTokens;
   const output =

@@ -24,6 +24,31 @@ export { type ArtifactKind, artifactsOf } from './artifacts.js';
 export type { AfterCompaction, CompactionPoint } from './compaction-point.js';
 export { type HarnessSetting, harnessSetting, type SettingHarness } from './harness-settings.js';
 export { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
+export {
+  JUDGE_OUTPUT_TOKENS,
+  JUDGE_RUBRIC_VERSION,
+  judgeRubric,
+  matchScore,
+  type PlannedProbe,
+  type PolicyProbeScore,
+  PROBE_KINDS,
+  PROBE_OUTPUT_TOKENS,
+  type ProbeEstimate,
+  type ProbeExpectation,
+  type ProbeKind,
+  type ProbeOptions,
+  type ProbePlan,
+  type ProbeQuestion,
+  type ProbeResult,
+  type ProbeRun,
+  parseVerdict,
+  planProbes,
+  policyProbeScore,
+  probeQuestions,
+  type RunProbeOptions,
+  runProbes,
+  type Verdict,
+} from './probe/index.js';
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
 export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines, settingLines } from './report-lines.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';

@@ -152,6 +152,7 @@ export function markdownReport(report: TuneReport, plots: readonly string[]): st
     }
   }
   if (report.unfitSessions.length > 0) lines.push(`Left out (no policy fits their window): ${report.unfitSessions.join(', ')}.`, '');
+  lines.push(...probeMarkdown(report));
   lines.push('![cost against retention](cost-retention.svg)', '', '## Sessions', '');
   lines.push(
     '| session | calls | window | fixed tokens | meter error (median |error|, mean) | infeasible policies |',
@@ -182,4 +183,38 @@ export function markdownReport(report: TuneReport, plots: readonly string[]): st
   }
   lines.push('');
   return lines.join('\n');
+}
+
+/** With probes: each probed policy's score beside its retention, then every probe with its score and where it is recorded. */
+function probeMarkdown(report: TuneReport): string[] {
+  const run = report.probe;
+  if (run === undefined) return [];
+  const lines = [
+    '## Probes',
+    '',
+    `${run.results.length} probe${run.results.length === 1 ? '' : 's'} asked of ${run.provider}/${run.model} at the policies' compaction points, ${count(run.calls)} calls spent of ${count(run.maxProbeCalls)} allowed; ${count(run.skipped)} not asked. Scores: the share of the expected paths, identifiers and numbers named (match), or the model's verdict with the rubric (judge). What each probe is: docs/tune.md, "Probes".`,
+    '',
+    '| policy | retention | probes | probe score | unscored | calls |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  const score = (value: number | null) => (value === null ? '–' : percent(value));
+  for (const policy of report.policies) {
+    const probe = policy.probe;
+    if (probe === undefined || probe === null) continue;
+    lines.push(
+      `| ${policy.policy} | ${percent(policy.retention.share)} | ${count(probe.probes)} | ${score(probe.score)} | ${count(probe.unscored)} | ${count(probe.calls)} |`,
+    );
+  }
+  lines.push('', '| policy | call | kind | scoring | score | recorded in |', '| --- | ---: | --- | --- | ---: | --- |');
+  for (const result of run.results) {
+    const recorded = result.judgeSession === null ? result.probeSession : `${result.probeSession}, ${result.judgeSession}`;
+    lines.push(
+      `| ${result.policy} | #${result.requestSeq} of ${result.sessionId} | ${result.kind} | ${result.scoring} | ${result.score === null ? `unscored: ${(result.unscored ?? '').replace(/\|/g, '\\|')}` : score(result.score)} | ${recorded} |`.replace(
+        /\n/g,
+        ' ',
+      ),
+    );
+  }
+  lines.push('');
+  return lines;
 }

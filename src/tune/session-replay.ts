@@ -87,6 +87,8 @@ export interface PolicySessionResult {
   readonly tokensPerCall: ReadonlyArray<number | null>;
   /** The numbers of the calls at which the policy compacted (or dropped turns). */
   readonly compactionCalls: readonly number[];
+  /** The seqs of those calls' model/request events (where `tune --probe` asks its probes). */
+  readonly compactionSeqs: readonly number[];
   /** What the surface held right after each of those compactions, against the calls that followed. */
   readonly afterCompaction: AfterCompaction;
 }
@@ -169,6 +171,7 @@ export async function replaySession(
     misses: new Map<string, MissTally>(),
     tokensPerCall: [] as Array<number | null>,
     compactionCalls: [] as number[],
+    compactionSeqs: [] as number[],
     points: [] as CompactionPoint[],
     counted: 0,
   }));
@@ -213,6 +216,7 @@ export async function replaySession(
       figure.tokensPerCall.push(outcome.tokens);
       if (outcome.compactions > 0 || replay.drops > drops) {
         figure.compactionCalls.push(call.number);
+        figure.compactionSeqs.push(call.seq);
         figure.points.push(compactionPoint(replay, context, call.index, callIndex, lookahead));
       }
     }
@@ -245,6 +249,7 @@ export async function replaySession(
       retention: retentionOf(figure.used, figure.kept, figure.reachable, figure.misses),
       tokensPerCall: figure.tokensPerCall,
       compactionCalls: figure.compactionCalls,
+      compactionSeqs: figure.compactionSeqs,
       afterCompaction: afterCompactionOf(lookahead, figure.points),
     };
   });

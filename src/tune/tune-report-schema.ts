@@ -37,6 +37,64 @@ const afterCompaction = z.object({
   instructionShare: share.nullable(),
 });
 
+const probeKind = z.object({ probes: count, score: share.nullable() });
+
+/** A policy's probes (tune --probe); reports without probes have none. */
+const policyProbe = z.object({
+  score: share.nullable(),
+  probes: count,
+  scored: count,
+  unscored: count,
+  calls: count,
+  kinds: z.object({ recall: probeKind, artifacts: probeKind, continuation: probeKind, decision: probeKind }),
+});
+
+const probeResult = z.object({
+  sessionId: z.string(),
+  policy: z.string(),
+  requestSeq: count,
+  turn: count,
+  step: count,
+  kind: z.enum(['recall', 'artifacts', 'continuation', 'decision']),
+  question: z.string(),
+  expected: z.union([z.object({ items: list(z.string()) }), z.object({ text: z.string() })]),
+  scoring: z.enum(['match', 'judge']),
+  probeSession: z.string(),
+  probeDigest: z.string(),
+  answer: z.string(),
+  error: z.string().nullable(),
+  judgeSession: z.string().nullable(),
+  judgeDigest: z.string().nullable(),
+  verdict: z.object({ score: share, reason: z.string() }).nullable(),
+  unscored: z.string().nullable(),
+  score: share.nullable(),
+  found: list(z.string()),
+  missing: list(z.string()),
+  calls: count,
+});
+
+const probeRun = z.object({
+  provider: z.string(),
+  model: z.string(),
+  maxProbeCalls: count,
+  generated: count,
+  skipped: count,
+  overWindow: count,
+  points: count,
+  pointsNotReached: count,
+  estimate: z.object({
+    probeCalls: count,
+    judgeCalls: count,
+    inputTokens: count,
+    outputTokens: count,
+    costUsd: count.nullable(),
+    priceDate: z.string(),
+  }),
+  calls: count,
+  unprobed: list(z.object({ policy: z.string(), points: count, reason: z.string() })),
+  results: list(probeResult),
+});
+
 const policySummary = z.object({
   policy: z.string(),
   description: z.string(),
@@ -62,6 +120,7 @@ const policySummary = z.object({
   afterCompaction: afterCompaction.optional(),
   config: anObject.nullable(),
   pruner: z.boolean(),
+  probe: policyProbe.nullable().optional(),
 });
 
 const sessionResult = z.object({ sessionId: z.string(), calls: count });
@@ -74,6 +133,7 @@ export const TUNE_REPORT_SCHEMA = z.object({
   sessions: list(sessionResult),
   unfitSessions: list(z.string()),
   recommendation: z.object({ policy: z.string(), reason: z.string(), config: anObject, margin: z.number().finite() }).nullable(),
+  probe: probeRun.optional(),
 });
 
 /** A report as the schema reads it: its fields typed, fields it does not name left out. */

@@ -5,6 +5,7 @@
 import type { CompactionConfig } from '../compaction/policy.js';
 import { type AfterCompaction, afterCompactionOf } from './compaction-point.js';
 import type { HarnessSetting } from './harness-settings.js';
+import type { PolicyProbeScore, ProbeRun } from './probe/probe-report.js';
 import {
   DEFAULT_LOOKAHEAD_CALLS,
   type MissTally,
@@ -48,6 +49,8 @@ export interface PolicySummary {
   readonly config: CompactionConfig | null;
   /** Whether it mounts the tool-result pruner. */
   readonly pruner: boolean;
+  /** With `tune --probe`: its probe score, probes and calls spent (null when none of its probes was asked). */
+  readonly probe?: PolicyProbeScore | null;
 }
 
 export interface Recommendation {
@@ -84,6 +87,8 @@ export interface TuneReport {
   readonly recommendation: Recommendation | null;
   /** The recommendation as the setting of each harness whose sessions were replayed. */
   readonly harnessSettings: readonly HarnessSettingReport[];
+  /** With `tune --probe`: the model asked, the budget, and every probe asked. */
+  readonly probe?: ProbeRun;
 }
 
 /**

@@ -8,6 +8,7 @@
 
 import { createCompaction } from '../compaction/compaction-capability.js';
 import type { CompactionConfig } from '../compaction/policy/policy-config.js';
+import type { PrunerConfig } from '../compaction/pruner-config.js';
 import { createToolResultPruner } from '../compaction/tool-result-pruner.js';
 import { isSurfaceType, type LogEvent, type SurfaceType } from '../log/event.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
@@ -28,11 +29,17 @@ export interface PolicySurfaceOptions {
   /** The model asked: the policy measures requests as it renders them (tool definitions and parameters). */
   readonly model: LanguageModel;
   readonly params: ModelParams;
+  /** The window the policy's trigger is a share of, instead of the call's recorded one (tune's --window). */
+  readonly window?: number;
+  /** The completion tokens the policy reserves, instead of the parameters' (tune's reserve for the session). */
+  readonly reserve?: number;
+  /** The tool-result pruner to mount: its configuration, or null for none (default: the pruner at its defaults, as chat mounts it). */
+  readonly pruner?: PrunerConfig | null;
 }
 
 const REPLAY_ID = 'policy-replay';
 
-/** The counterfactual surface of `call` under `config` (with the default tool-result pruner mounted, as chat mounts it). */
+/** The counterfactual surface of `call` under `config` (with the default tool-result pruner mounted, as chat mounts it, unless `options.pruner` says otherwise). */
 export async function policySurface(
   audit: AuditedSession,
   call: AuditedCall,
@@ -44,11 +51,18 @@ export async function policySurface(
       `the policy's strategy is ${config.strategy}, which asks the provider to compact; --policy replays a policy offline: use summary, mask or recall`,
     );
   // The window the session ran in: the policy's trigger is a share of it.
-  const window = call.data.contextWindow ?? options.model.limits.contextWindow;
+  const window = options.window ?? call.data.contextWindow ?? options.model.limits.contextWindow;
   const reserve =
-    options.params.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, options.model.limits.defaultMaxOutputTokens, window - 1);
+    options.reserve ??
+    options.params.maxOutputTokens ??
+    Math.min(DEFAULT_MAX_OUTPUT_TOKENS, options.model.limits.defaultMaxOutputTokens, window - 1);
   const model = sizedModel(options.model, window, reserve);
-  const compaction = createCompaction({ config: { ...config, summarizer: { kind: 'extractive' } }, pruner: createToolResultPruner() });
+  const pruner =
+    options.pruner === undefined ? createToolResultPruner() : options.pruner === null ? undefined : createToolResultPruner(options.pruner);
+  const compaction = createCompaction({
+    config: { ...config, summarizer: { kind: 'extractive' } },
+    ...(pruner === undefined ? {} : { pruner }),
+  });
   compaction.mount({ model, maxOutputTokens: reserve, fixedRequestText: lazyFixedRequestText(model, options.params) });
   const store = new MemoryLogStore();
   const log = await SessionLog.create(store, REPLAY_ID, {

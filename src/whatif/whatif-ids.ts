@@ -12,13 +12,15 @@ const MAX_BASE = 72;
 export async function whatIfSessionIds(
   store: LogStore,
   sessionId: string,
-  calls: readonly AuditedCall[],
+  calls: ReadonlyArray<Pick<AuditedCall, 'seq'>>,
   samples: number,
+  /** `whatif`, or `probe` for the probe sessions of `tune --probe` (`<audited>.probe-<seq>-<n>`). */
+  kind: 'whatif' | 'probe' = 'whatif',
 ): Promise<string[][]> {
   const taken = new Set((await store.listSessions()).map((session) => session.id));
   const base = sessionId.length > MAX_BASE ? sessionId.slice(0, MAX_BASE) : sessionId;
   return calls.map((call) => {
-    const prefix = `${base}.whatif-${call.seq}-`;
+    const prefix = `${base}.${kind}-${call.seq}-`;
     let n = 1;
     while (taken.has(`${prefix}${n}`)) n++;
     const run = `${prefix}${n}`;

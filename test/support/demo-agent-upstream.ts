@@ -9,7 +9,7 @@ import type { ContentBlock, JsonValue } from '../../src/log/index.js';
 import type { ModelMessage } from '../../src/providers/index.js';
 import { type FakeProviderServer, type FakeResponse, type RecordedRequest, startFakeProviderServer } from './fake-provider-server.js';
 
-interface WireMessage {
+export interface WireMessage {
   readonly role: string;
   readonly content?: string | ReadonlyArray<{ type: string; text?: string }> | null;
   readonly tool_calls?: ReadonlyArray<{ id: string; function: { name: string; arguments: string } }>;
@@ -88,7 +88,7 @@ export function demoAnswer(request: RecordedRequest): FakeResponse {
   };
 }
 
-function modelMessageOf(message: WireMessage): ModelMessage {
+export function modelMessageOf(message: WireMessage): ModelMessage {
   const content: ContentBlock[] = textsOf(message.content).map((text) => ({ type: 'text', text }));
   switch (message.role) {
     case 'assistant':

@@ -13,13 +13,18 @@ import {
   checkTuneReportTarget,
   meterLines,
   missLines,
+  type PriceTable,
   parseGrid,
+  planProbes,
   refusalLines,
+  runProbes,
   settingLines,
   TEXT_TABLE_COLUMNS,
+  type TunePolicy,
   type TuneReport,
   type TuneSession,
   textTable,
+  tunePolicies,
   tuneSessions,
   windowLines,
   writeTuneReport,
@@ -28,9 +33,13 @@ import { integerArgument, type RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
 import { plural } from '../plural.js';
 import { pricesOption } from '../price-option.js';
+import { probeLines, probePlanLines } from '../probe-text.js';
 import { createProgressBar } from '../progress-bar.js';
 import { createCliRegistry } from '../registry.js';
+import { rendererFor } from '../renderers.js';
+import { openStore, parseStoreSpec } from '../store-option.js';
 import { UsageError } from '../usage-error.js';
+import { assertAdapter, whatifTargets } from '../whatif-target.js';
 
 export interface TuneCommandOptions {
   readonly all: boolean;
@@ -51,6 +60,15 @@ export interface TuneCommandOptions {
   readonly force?: boolean;
   /** Every column of the table, not only the measures that decide. */
   readonly wide?: boolean;
+  /** Probes: questions asked of a model at each compaction point of each policy (see docs/tune.md). */
+  readonly probe?: boolean;
+  readonly provider?: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly maxProbeCalls?: string;
+  readonly probeStore?: string;
+  /** The window of the model asked, when the limits table does not know it. */
+  readonly probeWindow?: number;
 }
 
 const list = (text: string | undefined) =>
@@ -74,6 +92,7 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
       `--estimator takes chars4, script-aware, o200k_base, cl100k_base or llama3, found ${JSON.stringify(options.estimator)}`,
     );
   const grid = parseGrid(options.grid);
+  const probe = probeOptions(options);
   const prices = pricesOption(context, options.prices);
   if (options.force === true && options.out === undefined && options.policyFile === undefined)
     throw new UsageError('--force replaces the files of --out and --policy-file; give one of them with it');
@@ -88,11 +107,14 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
   const strategies = list(options.strategies);
   const baselines = list(options.baselines);
   const presets = list(options.preset);
-  const report = await tuneSessions(sessions, {
+  const policies = tunePolicies({
     grid,
     ...(strategies === undefined ? {} : { strategies }),
     ...(baselines === undefined ? {} : { baselines }),
     ...(presets === undefined ? {} : { presets }),
+  });
+  let report = await tuneSessions(sessions, {
+    policies,
     prices,
     ...(options.window === undefined ? {} : { window: options.window }),
     ...(options.reserve === undefined ? {} : { reserve: options.reserve }),
@@ -107,6 +129,7 @@ export async function tuneCommand(context: CommandContext, inputs: readonly stri
       }),
   });
   bar.finish();
+  if (probe !== undefined) report = await askProbes(context, report, sessions, policies, probe, options, prices);
   if (options.out !== undefined) await writeTuneReport(report, resolve(context.io.cwd, options.out), force);
   if (options.policyFile !== undefined && report.recommendation !== null) {
     await writeOutputFile(
@@ -188,7 +211,86 @@ function printReport(context: CommandContext, report: TuneReport, options: TuneC
     if (chosen !== undefined) for (const line of missLines(chosen)) say(line);
   }
   for (const line of meterLines(report)) say(line);
+  for (const line of probeLines(report)) say(line);
   if (options.out !== undefined) say(`report: ${join(options.out, 'report.md')}`);
+}
+
+interface ProbeFlags {
+  readonly provider: string;
+  readonly model: string;
+  readonly maxProbeCalls: number;
+}
+
+/** --probe's flags checked before the replay: the cap a whole number from 1, the provider one shadowlog has an adapter for. */
+function probeOptions(options: TuneCommandOptions): ProbeFlags | undefined {
+  if (options.probe !== true) {
+    const stray = (['provider', 'model', 'baseUrl', 'maxProbeCalls', 'probeStore', 'probeWindow'] as const).find(
+      (key) => options[key] !== undefined,
+    );
+    if (stray !== undefined)
+      throw new UsageError(
+        `--${stray.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} is a flag of --probe; give --probe with it`,
+      );
+    return undefined;
+  }
+  if (options.maxProbeCalls === undefined)
+    throw new UsageError('--probe needs --max-probe-calls N, the most probe and judge calls it may send; nothing was sent');
+  const cap = Number(options.maxProbeCalls);
+  if (!/^-?\d+$/.test(options.maxProbeCalls.trim()) || !Number.isSafeInteger(cap) || cap < 1)
+    throw new UsageError(
+      `--max-probe-calls must allow at least one call (a whole number from 1), found ${JSON.stringify(options.maxProbeCalls)}; nothing was sent, nothing was written`,
+    );
+  if (options.provider === undefined || options.model === undefined)
+    throw new UsageError('--probe asks a model: give it with --provider P --model M [--base-url URL]; nothing was sent');
+  assertAdapter(options.provider);
+  return { provider: options.provider, model: options.model, maxProbeCalls: cap };
+}
+
+/** Plans the probes, prints what they will spend, asks them, and returns the report with their scores. */
+async function askProbes(
+  context: CommandContext,
+  report: TuneReport,
+  sessions: readonly TuneSession[],
+  policies: readonly TunePolicy[],
+  probe: ProbeFlags,
+  options: TuneCommandOptions,
+  prices: PriceTable,
+): Promise<TuneReport> {
+  // Stdout holds one JSON document with --json: what is said before sending goes to stderr then.
+  const say = (line: string) => (context.json ? context.io.stderr.write(`${line}\n`) : context.print(line));
+  const store =
+    options.probeStore === undefined
+      ? await context.store()
+      : await openStore(parseStoreSpec(options.probeStore, context.io.cwd, '--probe-store'), 'write', (message) =>
+          context.io.stderr.write(`shadowlog: ${message}\n`),
+        );
+  const registry = createCliRegistry();
+  const bar = createProgressBar(context.io.stderr, { label: 'probe surfaces' });
+  const plan = await planProbes(report, sessions, policies, store, {
+    registry,
+    resolveRenderer: rendererFor,
+    target: whatifTargets({
+      windowFlag: '--probe-window',
+      provider: probe.provider,
+      model: probe.model,
+      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      ...(options.probeWindow !== undefined
+        ? { window: options.probeWindow }
+        : options.window === undefined
+          ? {}
+          : { window: options.window }),
+    }),
+    maxProbeCalls: probe.maxProbeCalls,
+    prices,
+    onPoint: (done, total) => bar.update({ done, total, detail: `compaction point ${done}/${total}` }),
+  });
+  bar.finish();
+  for (const line of probePlanLines(plan, probe)) say(line);
+  const asked = await runProbes(report, plan, {
+    registry,
+    ...(context.io.signal === undefined ? {} : { signal: context.io.signal }),
+  });
+  return asked;
 }
 
 /** A line cut at spaces to `width` columns; continuation lines are indented by two spaces. */
@@ -244,6 +346,26 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
     )
     .option('--policy-file <file>', 'write the recommended policy there (it must not exist yet, unless --force)')
     .option(
+      '--probe',
+      'ask a model probe questions at each compaction point of each policy, with its surface (needs --provider, --model, --max-probe-calls)',
+    )
+    .option(
+      '--provider <provider>',
+      'with --probe: the provider asked: openai (and OpenAI-compatible servers), openai-responses, anthropic',
+    )
+    .option('--model <model>', 'with --probe: the model asked, which also judges the answers no exact match scores')
+    .option('--base-url <url>', 'with --probe: the server to ask (an OpenAI-compatible server: http://127.0.0.1:8080/v1)')
+    .option('--max-probe-calls <n>', 'with --probe: the most probe and judge calls to send, in all (required)')
+    .option(
+      '--probe-window <tokens>',
+      "with --probe: the asked model's context window (default: the limits table's, the recorded one for the recorded model, else --window)",
+      (value) => integerArgument(value, 'tokens', 1),
+    )
+    .option(
+      '--probe-store <store>',
+      'with --probe: where the probe sessions are recorded, sqlite:PATH or postgres://… (default: the store)',
+    )
+    .option(
       '--force',
       'replace the report files of --out and the --policy-file if they exist (the files themselves: a symbolic link is replaced, not followed)',
     )
@@ -266,7 +388,18 @@ export function registerTuneCommand(program: Command, run: RunCommand): void {
           policyFile?: string;
           force?: boolean;
           wide?: boolean;
+          probe?: boolean;
+          provider?: string;
+          model?: string;
+          baseUrl?: string;
+          maxProbeCalls?: string;
+          probeStore?: string;
+          probeWindow?: number;
         },
-      ) => run('read', (context) => tuneCommand(context, inputs, { ...options, all: options.all === true }))(),
+      ) =>
+        // Probes are recorded: in --probe-store, else in the store, which is then written.
+        run(options.probe === true && options.probeStore === undefined ? 'write' : 'read', (context) =>
+          tuneCommand(context, inputs, { ...options, all: options.all === true }),
+        )(),
     );
 }

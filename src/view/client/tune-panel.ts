@@ -30,6 +30,13 @@ const COLUMNS: ReadonlyArray<readonly [string, (policy: Row) => string]> = [
   ['retention', (policy) => (policy.feasible === true ? percent(asRecord(policy.retention).share) : 'infeasible')],
 ];
 
+/** With `tune --probe`: each policy's probe score beside its retention, the probes and the calls spent. */
+const PROBE_COLUMNS: ReadonlyArray<readonly [string, (policy: Row) => string]> = [
+  ['probe score', (policy) => percent(asRecord(policy.probe).score)],
+  ['probes', (policy) => integer(asRecord(policy.probe).probes)],
+  ['probe calls', (policy) => integer(asRecord(policy.probe).calls)],
+];
+
 function asRecord(value: unknown): Row {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : {};
 }
@@ -52,16 +59,26 @@ export function renderTune(panel: HTMLElement, report: unknown): void {
   box.id = 'tune-recommendation';
   parts.push(box);
   const policies = Array.isArray(data.policies) ? data.policies : [];
+  const probe = asRecord(data.probe);
+  const columns = data.probe === undefined ? COLUMNS : [...COLUMNS, ...PROBE_COLUMNS];
+  if (data.probe !== undefined)
+    parts.push(
+      el(
+        'p',
+        'muted',
+        `probes of ${String(probe.provider ?? '?')}/${String(probe.model ?? '?')}: ${integer(Array.isArray(probe.results) ? probe.results.length : undefined)} asked, ${integer(probe.calls)} calls spent of ${integer(probe.maxProbeCalls)} allowed`,
+      ),
+    );
   const table = el('table', 'tune-table');
   table.id = 'tune-policies';
   const header = el('tr');
-  for (const [name] of COLUMNS) header.append(el('th', '', name));
+  for (const [name] of columns) header.append(el('th', '', name));
   table.append(header);
   for (const entry of policies) {
     const row = el('tr');
     const policy = asRecord(entry);
     if (policy.feasible === false) row.className = 'infeasible';
-    for (const [, read] of COLUMNS) row.append(el('td', '', read(policy)));
+    for (const [, read] of columns) row.append(el('td', '', read(policy)));
     const description = policy.description;
     if (typeof description === 'string') row.title = description;
     table.append(row);
