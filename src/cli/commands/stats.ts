@@ -181,6 +181,7 @@ export async function statsCommand(context: CommandContext, given: string, optio
           break;
         }
         case 'session/end-seed':
+        case 'session/fork':
           open.clear();
           break;
         case COMPACTION_POLICY:
