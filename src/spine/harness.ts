@@ -139,7 +139,10 @@ export class Harness {
     assertSessionId(sessionId);
     if (options.fork !== undefined) {
       if (options.parent !== undefined) {
-        throw new ConfigError('fork', 'a session is either a branch (fork) or a sub-session (parent), not both: a branch continues its parent');
+        throw new ConfigError(
+          'fork',
+          'a session is either a branch (fork) or a sub-session (parent), not both: a branch continues its parent',
+        );
       }
       return this.forkSession(sessionId, options.fork);
     }
