@@ -147,6 +147,35 @@ describe('shadowlog fork', () => {
     expect(listed.map((session) => session.id)).not.toContain('bad');
   });
 
+  it('exports a branch with its prefix; import links it where its parent is, and says it stores it whole where it is not; copy takes the parent along', async () => {
+    expect((await workspace.run(['export', 'b5', '-o', 'b5.jsonl'])).code).toBe(0);
+    expect((await workspace.run(['export', 'demo', '-o', 'demo.jsonl'])).code).toBe(0);
+    const alone = await workspace.run(['--store', 'sqlite:alone.db', 'import', 'b5.jsonl']);
+    expect(alone.stderr).toBe('');
+    expect(alone.stdout).toContain(
+      `exported as a branch of demo after #${turnEnd(demo, 5)}, stored whole (the prefix carried), not linked`,
+    );
+    expect(alone.stdout).toContain('has no session demo');
+    await workspace.run(['--store', 'sqlite:linked.db', 'import', 'demo.jsonl']);
+    const linked = await workspace.run(['--store', 'sqlite:linked.db', 'import', 'b5.jsonl']);
+    expect(linked.stdout).toContain(`a branch of demo after #${turnEnd(demo, 5)}: linked to it, 1 own event written`);
+    for (const store of ['sqlite:alone.db', 'sqlite:linked.db']) {
+      const shown = JSON.parse((await workspace.run(['--store', store, '--json', 'show', 'b5', '--record'])).stdout);
+      expect(shown.events).toEqual((await record('b5')) as unknown);
+      expect(JSON.parse((await workspace.run(['--store', store, '--json', 'verify', 'b5'])).stdout)).toMatchObject({ ok: true });
+    }
+    const listed = JSON.parse((await workspace.run(['--store', 'sqlite:linked.db', '--json', 'sessions'])).stdout) as Array<{
+      id: string;
+      forkSeq?: number;
+    }>;
+    expect(listed.find((session) => session.id === 'b5')?.forkSeq).toBe(turnEnd(demo, 5));
+    const copied = await workspace.run(['copy', '--from', 'sqlite:.shadowlog/shadowlog.db', '--to', 'sqlite:copied.db', 'b5-b']);
+    expect(copied.code).toBe(0);
+    expect(copied.stdout).toMatch(/copied demo: 93 events\ncopied b5: 1 events\ncopied b5-b: 1 events/);
+    const tree = await workspace.run(['--store', 'sqlite:copied.db', 'sessions', '--tree']);
+    expect(tree.stdout).toMatch(/demo {2}93 events\n└─ b5 {2}branch after #\d+ of demo, 1 own event .*\n {3}└─ b5-b {2}branch after/);
+  });
+
   it('says that chat --session on a missing session starts a new one', async () => {
     server.enqueue({ type: 'sse', payloads: readFixtureChunks('openai-text') });
     const chat = await workspace.run(
