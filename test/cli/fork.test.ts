@@ -122,7 +122,22 @@ describe('shadowlog fork', () => {
     expect(shown.stdout).toContain(`#${turnEnd(demo, 5) + 1} ── branch of demo after its event #${turnEnd(demo, 5)}`);
     const stats = await workspace.run(['--json', 'stats', 'b5']);
     expect(stats.code).toBe(0);
-    expect(JSON.parse(stats.stdout)).toMatchObject({ events: turnEnd(demo, 5) + 2, turns: 5 });
+    const prefixCalls = demo.filter((event) => event.type === 'model/request' && event.seq < turnEnd(demo, 5)).length;
+    expect(JSON.parse(stats.stdout)).toMatchObject({
+      events: turnEnd(demo, 5) + 2,
+      turns: 5,
+      modelCalls: prefixCalls,
+      fork: { parentSessionId: 'demo', forkSeq: turnEnd(demo, 5), prefixEvents: turnEnd(demo, 5) + 1, prefixModelCalls: prefixCalls },
+    });
+    expect((await workspace.run(['stats', 'b5'])).stdout).toContain(
+      `a branch of demo after #${turnEnd(demo, 5)}: its events 0–${turnEnd(demo, 5)}, with ${prefixCalls} model calls, are its prefix, demo's, and counted there too`,
+    );
+    // Search finds a prefix event once, in the session it belongs to, not again in each branch.
+    const found = JSON.parse((await workspace.run(['--json', 'search', 'empty last field'])).stdout) as {
+      hits: Array<{ sessionId: string }>;
+    };
+    expect(found.hits.length).toBeGreaterThan(0);
+    expect(new Set(found.hits.map((hit) => hit.sessionId))).toEqual(new Set(['demo']));
     const page = await workspace.run(['view', 'b5', '--out', 'b5.html']);
     expect(page.stderr).toBe('');
     expect(page.code).toBe(0);
