@@ -17,6 +17,7 @@ import {
   type AppendOptions,
   type CheckpointEntry,
   type CheckpointStore,
+  type ForkLink,
   type LogHead,
   type LogStore,
   MemoryLogStore,
@@ -69,6 +70,11 @@ export class CreateOnWriteStore implements FullStore {
 
   async listSessions(): Promise<StoredSession[]> {
     return (await this.reader()).listSessions();
+  }
+
+  async readForkLink(sessionId: string): Promise<ForkLink | undefined> {
+    // Both stores it reads (the empty one, the file's) keep branches.
+    return (await this.reader()).readForkLink?.(sessionId);
   }
 
   /** A claim is a write (SQLite keeps owners in a table): it creates the file. */

@@ -120,6 +120,10 @@ export function renderLogOnlyEvent(event: LogEvent): string {
     }
     case 'session/end-seed':
       return `#${event.seq} ── new lifecycle: ${dataOf(event, 'session/end-seed').reason}`;
+    case 'session/fork': {
+      const fork = dataOf(event, 'session/fork');
+      return `#${event.seq} ── branch of ${fork.parentSessionId} after its event #${fork.forkSeq}: events 0–${fork.forkSeq} above are ${fork.parentSessionId}'s, the rest this branch's own`;
+    }
     case 'turn/start':
       return `#${event.seq} ── turn ${dataOf(event, 'turn/start').turn} starts`;
     case 'turn/end': {

@@ -21,7 +21,14 @@ export interface SessionOverview {
   readonly events: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** A sub-session's parent (the session and tool call that spawned it), or a branch's parent (SPEC §14; forkSeq then set). */
   readonly parent?: SessionParent;
+  /**
+   * For a branch: the seq of its parent's event it forks after. Its events 0 … forkSeq are the
+   * parent's, so its calls, compactions, tokens and cost count its own events only (the
+   * prefix is counted once, in the parent).
+   */
+  readonly forkSeq?: number;
   /** The session the proxy judged this one likely continues (a client's compaction sent without a conversation id), never merged. */
   readonly continues?: SessionContinuation;
   /** A what-if session: the recorded call it asks again (SPEC §15). */
@@ -70,9 +77,15 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
   let calls = 0;
   let compactions = 0;
   let clientCompactions = 0;
+  const forkSeq = session.parent?.forkSeq;
   for await (const page of store.read(session.id, { pageSize: 1_000 })) {
     for (const event of page) {
       if (!origin.complete) origin.apply(event);
+      // A branch's prefix is its parent's, counted there.
+      if (forkSeq !== undefined && event.seq <= forkSeq) {
+        if (event.type === 'session/start') ({ continues, whatif } = dataOf(event, 'session/start'));
+        continue;
+      }
       ledger.apply(event);
       switch (event.type) {
         case 'session/start':
@@ -106,7 +119,11 @@ export async function overviewOf(store: LogStore, session: StoredSession, prices
     events: session.events,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
-    ...(parent === undefined ? {} : { parent }),
+    ...(session.parent !== undefined
+      ? { parent: { sessionId: session.parent.sessionId }, forkSeq: session.parent.forkSeq }
+      : parent === undefined
+        ? {}
+        : { parent }),
     ...(continues === undefined ? {} : { continues }),
     ...(whatif === undefined ? {} : { whatif }),
     ...origin.origin(),

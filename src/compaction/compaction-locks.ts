@@ -1,5 +1,5 @@
 // The compaction locks a session's log holds open (SPEC §7): a compaction/start with no
-// compaction/end since the latest session/end-seed. What `unlock` reads before it ends them.
+// compaction/end since the latest session/end-seed or session/fork. What `unlock` reads before it ends them.
 
 import type { LogEvent } from '../log/event.js';
 import { CompactionSessionState } from './session-state.js';

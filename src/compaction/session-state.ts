@@ -59,7 +59,8 @@ export class CompactionSessionState {
     const data = event.data;
     switch (event.type) {
       case 'session/end-seed':
-        // A new lifecycle: a start left open before it is stale evidence, not a live lock; and
+      case 'session/fork':
+        // A new lifecycle (a branch starts one too, SPEC §14): a start left open before it is stale evidence, not a live lock; and
         // the policy is recorded again for it.
         this.openCompactions.clear();
         this.policy = undefined;

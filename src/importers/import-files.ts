@@ -174,9 +174,11 @@ async function importOneExport(
   });
   const staged = await stagedExport(store, input.input, result.sessionId);
   const stored = staged.events.length;
+  // A branch stored linked to its parent holds only its own events; its prefix is the parent's.
+  const own = result.fork?.stored === 'linked' ? stored - result.fork.forkSeq - 1 : stored;
   const outcome: Outcome = result.alreadyPresent
     ? { status: 'already-present', stored, written: 0 }
-    : { status: 'imported', stored, written: stored };
+    : { status: 'imported', stored, written: own };
   return { files: [fileReport(input, [staged], new Map([[staged, outcome]]), result)], skipped: [], failed: [] };
 }
 
@@ -277,6 +279,7 @@ function fileReport(
       return {
         sessionId: session.sessionId,
         ...session.report,
+        ...(exported?.fork === undefined || exported.sessionId !== session.sessionId ? {} : { fork: exported.fork }),
         status: outcome.status,
         events: outcome.stored,
         written: outcome.written,

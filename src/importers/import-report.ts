@@ -14,6 +14,17 @@ export interface SessionReport {
   readonly sessionId: string;
   readonly parent?: SessionParent;
   /**
+   * For a shadowlog export of a branch (SPEC §14): `linked` when the store held its parent and the
+   * branch was stored linked to it (its own events written); `standalone` when it did not, and the
+   * whole log was stored, the prefix carried (`reason` names what was missing).
+   */
+  readonly fork?: {
+    readonly parentSessionId: string;
+    readonly forkSeq: number;
+    readonly stored: 'linked' | 'standalone';
+    readonly reason?: string;
+  };
+  /**
    * 'imported': written now; 'already-present': the store held this exact session (or all of it
    * that is complete yet), nothing was written; 'grew': the store held the start of it (the file
    * grew since it was imported), and the new events were appended.

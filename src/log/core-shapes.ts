@@ -259,6 +259,7 @@ function shapes(version: FormatVersion): Record<string, Checker> {
       },
     ),
     'session/end-seed': objectWith({ reason: isString }),
+    'session/fork': objectWith({ parentSessionId: sessionId, forkSeq: isSeq, parentHash: digest }),
     'turn/start': objectWith({ turn: isPositiveInteger }),
     'turn/end': objectWith({ turn: isPositiveInteger, reason: turnEndReason }),
     'system/message': objectWith({ content }),

@@ -236,3 +236,32 @@ export class FoldStateError extends ShadowlogError {
     super('FOLD_STATE', message);
   }
 }
+
+/**
+ * A fork point that would leave the branch an unsendable surface (SPEC §14): a tool call whose
+ * result is not yet in the prefix, or a metering event whose replacement is not. Names the
+ * nearest seqs before and after it that a branch can fork at. Nothing was written.
+ */
+export class ForkPointError extends ShadowlogError {
+  readonly sessionId: string;
+  readonly seq: number;
+  /** The nearest valid fork seq before `seq`, if any. */
+  readonly before: number | undefined;
+  /** The nearest valid fork seq after `seq`, if any. */
+  readonly after: number | undefined;
+  constructor(sessionId: string, seq: number, reason: string, before: number | undefined, after: number | undefined) {
+    const nearest = [before === undefined ? undefined : `${before}`, after === undefined ? undefined : `${after}`].filter(
+      (value) => value !== undefined,
+    );
+    super(
+      'INVALID_FORK_POINT',
+      `session ${sessionId} cannot be forked at seq ${seq}: ${reason}; ${
+        nearest.length === 0 ? 'the session has no valid fork point' : `fork at ${nearest.join(' or ')} instead (the nearest valid seqs)`
+      }`,
+    );
+    this.sessionId = sessionId;
+    this.seq = seq;
+    this.before = before;
+    this.after = after;
+  }
+}

@@ -14,6 +14,7 @@ import type {
   ModelRequestData,
   ModelUnrecordedAnswerData,
   SessionEndSeedData,
+  SessionForkData,
   SessionStartData,
   ToolResultData,
   TurnEndData,
@@ -23,6 +24,7 @@ import type {
 export interface CoreEventData {
   'session/start': SessionStartData;
   'session/end-seed': SessionEndSeedData;
+  'session/fork': SessionForkData;
   'turn/start': TurnStartData;
   'turn/end': TurnEndData;
   'system/message': MessageData;

@@ -128,6 +128,16 @@ export interface SessionContinuation {
 export interface SessionEndSeedData {
   reason: string;
 }
+/**
+ * The first event of a branch's own (SPEC §14), at seq `forkSeq + 1`: the branch's events
+ * 0 … forkSeq are its parent's, read from the parent, and its chain continues from
+ * `parentHash`, the hash of the parent's event at `forkSeq`.
+ */
+export interface SessionForkData {
+  parentSessionId: string;
+  forkSeq: number;
+  parentHash: string;
+}
 export interface TurnStartData {
   turn: number;
 }
@@ -280,6 +290,7 @@ export type SurfaceType = (typeof SURFACE_TYPES)[number];
 export const CORE_LOG_ONLY_TYPES = [
   'session/start',
   'session/end-seed',
+  'session/fork',
   'turn/start',
   'turn/end',
   'model/request',

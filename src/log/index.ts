@@ -10,6 +10,7 @@ export {
   ConcurrencyError,
   ConfigError,
   CorruptLogError,
+  ForkPointError,
   FormatVersionError,
   HashChainError,
   InvalidEventError,
@@ -49,6 +50,7 @@ export type {
   ServerToolResultBlock,
   SessionContinuation,
   SessionEndSeedData,
+  SessionForkData,
   SessionParent,
   SessionStartData,
   StoredRequestBody,
@@ -84,6 +86,7 @@ export {
   foreignEventType,
   isForeignType,
 } from './foreign-event.js';
+export { checkForkEvent, type ForkPointFold, forkPointProblem } from './fork-point.js';
 export { computeEventHash, GENESIS_HASH, type Hasher, type Sha256, type Sha256State } from './hash.js';
 export { offSurfaceReason } from './off-surface.js';
 export { NotASurfaceEventError, origins, type ReadEvent } from './origins.js';

@@ -9,6 +9,7 @@ import { appliedDataOf } from './event-data.js';
 import { EventTypeRegistry } from './event-types.js';
 import type { FoldState } from './fold-state.js';
 import { checkForeignEvent, isForeignType } from './foreign-event.js';
+import { checkForkEvent } from './fork-point.js';
 import { GENESIS_HASH } from './hash.js';
 import { MeteringLedger } from './metering-ledger.js';
 import { checkReplacementRules } from './replacement-rules.js';
@@ -189,6 +190,7 @@ export class SurfaceFold {
     if (!known && version >= 2 && isForeignType(type)) checkForeignEvent(event, seq);
     if (!known && event.ignorable !== true) throw new UnknownEventTypeError(type, seq);
     this.registry.validateData(type, event.data, seq, version);
+    if (type === 'session/fork') checkForkEvent(event, this);
     const newType = !isSurfaceType(type) && !this.extensionTypes.has(type) && !isCoreType(type);
 
     let undo: () => void;

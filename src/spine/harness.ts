@@ -132,8 +132,20 @@ export class Harness {
    * Starts a new session (with the system prompt, if any) owned by this process; with `parent`,
    * a sub-session naming the session (and tool call) that spawned it.
    */
-  async createSession(sessionId: string = newSessionId(), options: { readonly parent?: SessionParent } = {}): Promise<AgentSession> {
+  async createSession(
+    sessionId: string = newSessionId(),
+    options: { readonly parent?: SessionParent; readonly fork?: ForkPoint } = {},
+  ): Promise<AgentSession> {
     assertSessionId(sessionId);
+    if (options.fork !== undefined) {
+      if (options.parent !== undefined) {
+        throw new ConfigError(
+          'fork',
+          'a session is either a branch (fork) or a sub-session (parent), not both: a branch continues its parent',
+        );
+      }
+      return this.forkSession(sessionId, options.fork);
+    }
     const ownership = await this.options.store.acquireOwnership(sessionId);
     try {
       const observer = this.observer(sessionId, () => false);
@@ -150,6 +162,32 @@ export class Harness {
       return this.session(log, ownership, 0, observer.callIds);
     } catch (error) {
       // A failed release (a full disk fails both) is attached to the first error, not thrown instead.
+      await runCleanupAfter(error, () => ownership.release());
+      throw error;
+    }
+  }
+
+  /**
+   * A branch of `fork.sessionId` after its event `fork.at` (SPEC §14), owned by this process: its
+   * prefix is the parent's, read from it; a turn the prefix leaves open is closed as interrupted.
+   * The parent is never written (and needs no ownership).
+   */
+  private async forkSession(sessionId: string, fork: ForkPoint): Promise<AgentSession> {
+    const ownership = await this.options.store.acquireOwnership(sessionId);
+    try {
+      let reading = true;
+      const observer = this.observer(sessionId, () => reading);
+      const log = await SessionLog.fork(this.options.store, fork.sessionId, {
+        ...this.logOptions(),
+        ...observer.forLog(),
+        at: fork.at,
+        id: sessionId,
+      });
+      reading = false;
+      const { openTurn, lastTurn } = observer;
+      if (openTurn !== undefined) await log.append([{ type: 'turn/end', data: { turn: openTurn, reason: 'interrupted' } }]);
+      return this.session(log, ownership, lastTurn, observer.callIds);
+    } catch (error) {
       await runCleanupAfter(error, () => ownership.release());
       throw error;
     }
@@ -223,6 +261,12 @@ export class Harness {
       callIds,
     );
   }
+}
+
+/** Where a branch forks (SPEC §14): the session it continues, and the seq of the last event of it that it keeps. */
+export interface ForkPoint {
+  readonly sessionId: string;
+  readonly at: number;
 }
 
 /** A harness over a store and a model, with the tools and capabilities given. */

@@ -3,7 +3,7 @@
 
 export { AgentSession, type AgentSessionSettings, type TurnOptions, type TurnResult } from './agent-session.js';
 export type { Capability, MountContext, ObservedCapabilityState, RequestErrorContext, SessionContext, StepContext } from './capability.js';
-export { createHarness, DEFAULT_MAX_OUTPUT_TOKENS, Harness, type HarnessOptions, newSessionId } from './harness.js';
+export { createHarness, DEFAULT_MAX_OUTPUT_TOKENS, type ForkPoint, Harness, type HarnessOptions, newSessionId } from './harness.js';
 export { renderSurface, SURFACE_RENDERER_VERSION } from './render-surface.js';
 export { type OffSurfaceCall, type RendererResolver, type ReplayOptions, type ReplayResult, type ReplayTarget, replay } from './replay.js';
 export {

@@ -9,6 +9,7 @@
 import { CorruptLogError, SessionNotFoundError, ShadowlogError } from '../log/errors.js';
 import type { LogEvent } from '../log/event.js';
 import { assertSessionId } from '../log/session-id.js';
+import type { ForkLink } from './branch-link.js';
 import { ChainCheck, type ChainCheckOptions } from './chain-check.js';
 import type { LogHead, LogStore } from './log-store.js';
 
@@ -86,7 +87,9 @@ interface Planned {
  */
 export async function copySessions(source: LogStore, target: LogStore, options: CopySessionsOptions = {}): Promise<CopyResult> {
   const ids = options.sessionIds ?? (await source.listSessions()).map((session) => session.id);
-  const plan = await planCopy(source, target, [...new Set(ids.map((id) => assertSessionId(id)))]);
+  // A branch goes with its ancestors, each before its branches, so that it is stored linked to them (SPEC §14).
+  const { ordered, links } = await withAncestors(source, [...new Set(ids.map((id) => assertSessionId(id)))]);
+  const plan = await planCopy(source, target, ordered);
   const totalEvents = plan.reduce((sum, planned) => sum + (planned.present ? 0 : planned.head.nextSeq), 0);
   const sessions: CopiedSession[] = [];
   let events = 0;
@@ -99,10 +102,12 @@ export async function copySessions(source: LogStore, target: LogStore, options: 
       progress(events);
     } else {
       const before = events;
+      // A branch keeps only its own events: its prefix is its parent's, copied (or found) before it.
+      const ownFrom = (links.get(planned.sessionId)?.forkSeq ?? -1) + 1;
       const written = await target.appendAll(
         planned.sessionId,
-        checkedPages(source, planned, options, (count) => progress(before + count)),
-        { expectedSeq: 0 },
+        checkedPages(source, planned, options, (count) => progress(before + count), ownFrom),
+        { expectedSeq: ownFrom },
       );
       events += written;
       copied = { sessionId: planned.sessionId, events: written, status: 'copied' };
@@ -112,6 +117,27 @@ export async function copySessions(source: LogStore, target: LogStore, options: 
   }
   const skipped = sessions.filter((session) => session.status === 'skipped').length;
   return { sessions, copied: sessions.length - skipped, skipped, events };
+}
+
+/** `ids` with the ancestors of each branch among them added, every session after its parent; and each branch's link. */
+async function withAncestors(source: LogStore, ids: readonly string[]): Promise<{ ordered: string[]; links: Map<string, ForkLink> }> {
+  const links = new Map<string, ForkLink>();
+  const ordered: string[] = [];
+  const placed = new Set<string>();
+  const place = async (id: string): Promise<void> => {
+    if (placed.has(id)) return;
+    placed.add(id);
+    const head = await source.head(id);
+    if (head === undefined) throw new SessionNotFoundError(id);
+    const link = await source.readForkLink?.(id);
+    if (link !== undefined) {
+      links.set(id, link);
+      await place(link.parentSessionId);
+    }
+    ordered.push(id);
+  };
+  for (const id of ids) await place(id);
+  return { ordered, links };
 }
 
 /** Each session's head in the source, and whether the target holds it already; refuses conflicts. */
@@ -138,6 +164,7 @@ async function* checkedPages(
   planned: Planned,
   options: CopySessionsOptions,
   progress: (count: number) => void,
+  ownFrom = 0,
 ): AsyncGenerator<readonly LogEvent[]> {
   const { sessionId, head } = planned;
   const checker = new ChainCheck(options);
@@ -157,7 +184,9 @@ async function* checkedPages(
         throw refuse(error.message, (error as { seq?: number }).seq ?? event.seq, error);
       }
     });
-    yield checked;
+    // The whole log is checked (its chain runs through the prefix); a branch's own events are written.
+    const kept = ownFrom === 0 ? checked : checked.filter((event) => event.seq >= ownFrom);
+    if (kept.length > 0) yield kept;
     progress(checker.nextSeq);
   }
   try {

@@ -115,13 +115,27 @@ export async function restoreFromCheckpoint(
   const ignored: CheckpointFinding[] = [];
   const limit = Math.min(options.toSeq ?? options.nextSeq, options.nextSeq);
   const entries = await store.listCheckpoints(sessionId);
-  if (entries.length === 0) return { fold: undefined, report: { restoredFrom: undefined, ignored } };
-  const key = lookupKey(options);
+  const link = await store.readForkLink?.(sessionId);
+  if (entries.length === 0 && link === undefined) return { fold: undefined, report: { restoredFrom: undefined, ignored } };
+  let key: CheckpointKeyLookup | undefined;
   for (const entry of entries) {
     if (entry.seq > limit && entry.seq <= options.nextSeq) continue;
+    key ??= lookupKey(options);
     const checked = await checkWithKey(store, sessionId, entry.seq, options, key);
     if (checked.fold !== undefined) return { fold: checked.fold, report: { restoredFrom: entry.seq, ignored } };
     if (checked.finding !== undefined) ignored.push(checked.finding);
+  }
+  // A branch (SPEC §14): a checkpoint of an ancestor taken within the prefix serves it, since its
+  // events up to there are the ancestor's. The ancestor's own findings are not this session's.
+  let bound = limit;
+  for (let fork = link; fork !== undefined; fork = await store.readForkLink?.(fork.parentSessionId)) {
+    bound = Math.min(bound, fork.forkSeq + 1);
+    for (const entry of await store.listCheckpoints(fork.parentSessionId)) {
+      if (entry.seq > bound) continue;
+      key ??= lookupKey(options);
+      const checked = await checkWithKey(store, fork.parentSessionId, entry.seq, { ...options, nextSeq: bound }, key);
+      if (checked.fold !== undefined) return { fold: checked.fold, report: { restoredFrom: entry.seq, ignored } };
+    }
   }
   return { fold: undefined, report: { restoredFrom: undefined, ignored } };
 }

@@ -3,6 +3,7 @@
 // stores, following a live session. The SQLite and PostgreSQL backends are their own subpaths.
 
 export { AmbiguousSessionError, type SessionCandidate } from './ambiguous-session-error.js';
+export { type ForkLink, ForkParentError } from './branch-link.js';
 export { CheckpointExistsError, CheckpointKeyError } from './checkpoint-errors.js';
 export {
   CHECKPOINT_KEY_FILE_VARIABLE,

@@ -28,6 +28,12 @@ export interface JsonlHeader {
   readonly format: typeof JSONL_FORMAT;
   readonly version: number;
   readonly sessionId: string;
+  /**
+   * For an export of a branch (SPEC §14): its link. The file still holds the whole log, the
+   * ancestors' prefix included; an import into a store that holds the parent stores the branch
+   * linked to it, its own events only. A reader that knows no branches ignores it.
+   */
+  readonly fork?: { readonly parentSessionId: string; readonly forkSeq: number; readonly parentHash: string };
 }
 
 /** The last line of a version-2 export. */
@@ -161,7 +167,27 @@ function parseHeader(value: unknown, line: number): JsonlHeader {
       line,
     });
   }
-  return { format: JSONL_FORMAT, version: value.version, sessionId: value.sessionId };
+  const fork = value.fork === undefined ? undefined : parseForkLink(value.fork, line);
+  return { format: JSONL_FORMAT, version: value.version, sessionId: value.sessionId, ...(fork === undefined ? {} : { fork }) };
+}
+
+function parseForkLink(value: unknown, line: number): NonNullable<JsonlHeader['fork']> {
+  const link = isPlainObject(value) ? value : undefined;
+  if (
+    link === undefined ||
+    !isSessionId(link.parentSessionId) ||
+    typeof link.forkSeq !== 'number' ||
+    !Number.isSafeInteger(link.forkSeq) ||
+    link.forkSeq < 0 ||
+    typeof link.parentHash !== 'string' ||
+    !HASH.test(link.parentHash)
+  ) {
+    throw new CorruptLogError(
+      `the header's fork must be {parentSessionId, forkSeq, parentHash} (a session id, a seq, a SHA-256 hex), found ${JSON.stringify(value)?.slice(0, 120)}`,
+      { line },
+    );
+  }
+  return { parentSessionId: link.parentSessionId, forkSeq: link.forkSeq, parentHash: link.parentHash };
 }
 
 const TRAILER_KEYS = ['end', 'events', 'format', 'headHash'];

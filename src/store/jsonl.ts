@@ -15,7 +15,15 @@ import { assertSessionId } from '../log/session-id.js';
 import { type VerifyOptions, type VerifyProblem, type VerifyReport, verifyLog } from '../log/verify.js';
 import { ChainCheck } from './chain-check.js';
 import { readInputFile } from './input-file.js';
-import { JSONL_FORMAT, JSONL_VERSION, type JsonlReader, type JsonlTrailer, readJsonl, trailerLine } from './jsonl-reader.js';
+import {
+  JSONL_FORMAT,
+  JSONL_VERSION,
+  type JsonlHeader,
+  type JsonlReader,
+  type JsonlTrailer,
+  readJsonl,
+  trailerLine,
+} from './jsonl-reader.js';
 import type { LogStore } from './log-store.js';
 import { nodeSha256Hex } from './node-sha256.js';
 
@@ -45,7 +53,9 @@ export async function writeExport(store: LogStore, sessionId: string, write: (ch
   let events = 0;
   let headHash = GENESIS_HASH;
   const pages = store.read(sessionId);
-  await write(`${canonicalJson({ format: JSONL_FORMAT, version: JSONL_VERSION, sessionId })}\n`);
+  // A branch's export carries its ancestors' prefix (the whole log), and names its link for an import to rebuild.
+  const fork = await store.readForkLink?.(sessionId);
+  await write(`${canonicalJson({ format: JSONL_FORMAT, version: JSONL_VERSION, sessionId, ...(fork === undefined ? {} : { fork }) })}\n`);
   for await (const page of pages) {
     let chunk = '';
     for (const event of page) chunk += `${canonicalEventJson(event)}\n`;
@@ -86,6 +96,17 @@ export interface ImportResult {
   /** True when the store already held this exact session (same events, same hashes): nothing was written. */
   readonly alreadyPresent: boolean;
   readonly trailer: TrailerStatus;
+  /**
+   * For an export of a branch: `linked` when the store held its parent (with the event it forks
+   * after) and the branch was stored linked to it, its own events only; `standalone` when it did
+   * not, and the whole log was stored, the prefix carried, naming the missing parent.
+   */
+  readonly fork?: {
+    readonly parentSessionId: string;
+    readonly forkSeq: number;
+    readonly stored: 'linked' | 'standalone';
+    readonly reason?: string;
+  };
 }
 
 export interface ImportOptions {
@@ -157,8 +178,59 @@ async function importRecords(store: LogStore, reader: JsonlReader, options: Impo
     }
     throw new SessionExistsError(sessionId, `with ${existing.nextSeq} different events; import it under another id with --as ID`);
   }
-  const events = await store.appendAll(sessionId, batches(), { expectedSeq: 0 });
-  return { sessionId, events, tornFinalLine: state.torn !== null, tornLine: state.torn, alreadyPresent: false, trailer: state.trailer };
+  const link = reader.header.fork;
+  const missing = link === undefined ? undefined : await missingParent(store, link);
+  if (link === undefined || missing !== undefined) {
+    const events = await store.appendAll(sessionId, batches(), { expectedSeq: 0 });
+    return {
+      sessionId,
+      alreadyPresent: false,
+      tornFinalLine: state.torn !== null,
+      events,
+      tornLine: state.torn,
+      trailer: state.trailer,
+      ...(link === undefined
+        ? {}
+        : {
+            fork: {
+              parentSessionId: link.parentSessionId,
+              forkSeq: link.forkSeq,
+              stored: 'standalone' as const,
+              reason: missing as string,
+            },
+          }),
+    };
+  }
+  // The parent is here: the file's prefix is checked as it is read (its chain leads to the
+  // parent's hash at the fork), and only the branch's own events are stored, linked.
+  const ownFrom = link.forkSeq + 1;
+  async function* own(): AsyncGenerator<LogEvent[]> {
+    for await (const batch of batches()) {
+      const kept = batch.filter((event) => event.seq >= ownFrom);
+      if (kept.length > 0) yield kept;
+    }
+  }
+  const written = await store.appendAll(sessionId, own(), { expectedSeq: ownFrom });
+  return {
+    sessionId,
+    alreadyPresent: false,
+    tornFinalLine: state.torn !== null,
+    events: ownFrom + written,
+    tornLine: state.torn,
+    trailer: state.trailer,
+    fork: { parentSessionId: link.parentSessionId, forkSeq: link.forkSeq, stored: 'linked' },
+  };
+}
+
+/** Why `store` cannot hold a branch linked by `link`: its parent, or the event it forks after, is not there; undefined when it can. */
+async function missingParent(store: LogStore, link: NonNullable<JsonlHeader['fork']>): Promise<string | undefined> {
+  if (store.readForkLink === undefined) return `${store.location} keeps no branches`;
+  const head = await store.head(link.parentSessionId);
+  if (head === undefined) return `${store.location} has no session ${link.parentSessionId}, the branch's parent`;
+  if (head.nextSeq <= link.forkSeq) return `session ${link.parentSessionId} here has no event ${link.forkSeq}`;
+  const event = await store.readEvent(link.parentSessionId, link.forkSeq);
+  if (event.hash !== link.parentHash) return `session ${link.parentSessionId} here holds another event ${link.forkSeq} (another history)`;
+  return undefined;
 }
 
 /** The file's events, checked, in batches; refuses (inside the store's transaction) what is wrong. */

@@ -2,6 +2,7 @@
 // suite (test/contract/log-store-contract.ts) runs against each backend.
 
 import type { LogEvent } from '../log/event.js';
+import type { ForkLink } from './branch-link.js';
 
 export interface LogHead {
   /** The seq the next event will have; equal to the number of events. */
@@ -17,6 +18,8 @@ export interface StoredSession {
   readonly createdAt: string;
   /** The time of the last event. */
   readonly updatedAt: string;
+  /** For a branch (SPEC §14): the session it forks and the seq it forks after; its events 0 … forkSeq are that session's. */
+  readonly parent?: { readonly sessionId: string; readonly forkSeq: number };
 }
 
 export interface ReadRange {
@@ -76,6 +79,13 @@ export interface LogStore {
   head(sessionId: string): Promise<LogHead | undefined>;
 
   listSessions(): Promise<StoredSession[]>;
+
+  /**
+   * A branch's link to its parent (SPEC §14), as its session/fork names it; undefined for a
+   * session that is not a branch. Throws SessionNotFoundError for an unknown session. Optional:
+   * a store without it keeps no branches.
+   */
+  readForkLink?(sessionId: string): Promise<ForkLink | undefined>;
 
   /**
    * Claims the session for this process. Throws SessionBusyError while another live owner

@@ -3,7 +3,16 @@
 // seq the fold expects, so a concurrent writer is caught by the store (ConcurrencyError).
 
 import { parseEnvelope } from '../log/envelope.js';
-import { ConfigError, CorruptLogError, messageOf, SessionExistsError, SessionNotFoundError, ShadowlogError } from '../log/errors.js';
+import {
+  ConfigError,
+  CorruptLogError,
+  ForkPointError,
+  messageOf,
+  SeqOutOfRangeError,
+  SessionExistsError,
+  SessionNotFoundError,
+  ShadowlogError,
+} from '../log/errors.js';
 import {
   type EventDraft,
   FORMAT_VERSION,
@@ -14,6 +23,7 @@ import {
 } from '../log/event.js';
 import { forgetCanonicalBody } from '../log/event-json.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
+import { forkPointProblem } from '../log/fork-point.js';
 import type { Sha256 } from '../log/hash.js';
 import type { JsonValue } from '../log/json-value.js';
 import { type PreparedAppend, prepareAppend } from '../log/seal.js';
@@ -194,6 +204,35 @@ export class SessionLog {
       },
     ]);
     return log;
+  }
+
+  /**
+   * Starts a branch of `parentId` (SPEC §14): a new session `id` whose events 0 … `at` are the
+   * parent's (read from it, never copied), continued by a session/fork at `at + 1`. Throws
+   * SessionNotFoundError for an unknown parent, SessionExistsError when `id` is taken,
+   * SeqOutOfRangeError for an `at` past the parent's head, and ForkPointError (naming the nearest
+   * valid seqs) for a fork point that would leave a tool call without its result. The parent is
+   * never written. Observers see the prefix as on an open.
+   */
+  static async fork(store: LogStore, parentId: string, options: SessionLogOptions & { at: number; id: string }): Promise<SessionLog> {
+    const { at, id, ...logOptions } = options;
+    assertSessionId(parentId);
+    assertSessionId(id);
+    const parentHead = await store.head(parentId);
+    if (parentHead === undefined) throw new SessionNotFoundError(parentId);
+    if (!Number.isSafeInteger(at) || at < 0 || at >= parentHead.nextSeq) throw new SeqOutOfRangeError(at, parentHead.nextSeq);
+    const taken = await store.head(id);
+    if (taken !== undefined) throw new SessionExistsError(id, `with ${taken.nextSeq} events; choose another id for the branch`);
+    const prefix = await SessionLog.open(store, parentId, { ...logOptions, toSeq: at + 1 });
+    const problem = forkPointProblem(prefix.fold);
+    if (problem !== undefined) {
+      const { before, after } = await nearestForkPoints(store, parentId, at, newFold(logOptions).registry);
+      throw new ForkPointError(parentId, at, problem, before, after);
+    }
+    const branch = new SessionLog(store, id, prefix.fold, logOptions);
+    branch.openReport = prefix.openReport;
+    await branch.append([{ type: 'session/fork', data: { parentSessionId: parentId, forkSeq: at, parentHash: prefix.fold.lastHash } }]);
+    return branch;
   }
 
   /**
@@ -456,6 +495,26 @@ export class SessionLog {
     }
     return this.store.readEvent(this.sessionId, seq);
   }
+}
+
+/** The valid fork points of `sessionId` nearest `at`, before and after it (a walk of the whole log). */
+async function nearestForkPoints(
+  store: LogStore,
+  sessionId: string,
+  at: number,
+  registry: EventTypeRegistry,
+): Promise<{ before: number | undefined; after: number | undefined }> {
+  const fold = new SurfaceFold({ registry });
+  let before: number | undefined;
+  for await (const page of store.read(sessionId)) {
+    for (const event of page) {
+      fold.apply(parseEnvelope(event));
+      if (forkPointProblem(fold) !== undefined) continue;
+      if (event.seq < at) before = event.seq;
+      else if (event.seq > at) return { before, after: event.seq };
+    }
+  }
+  return { before, after: undefined };
 }
 
 function checkEvery(value: number | undefined): number {

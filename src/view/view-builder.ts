@@ -286,11 +286,15 @@ export class ViewBuilder {
         break;
       }
       case 'session/end-seed':
-        // Locks left open before a new lifecycle (or an operator's unlock) block nothing now.
+      case 'session/fork':
+        // Locks left open before a new lifecycle (or an operator's unlock, or a branch's fork) block nothing now.
         for (const compaction of this.compactions.values()) {
           if (compaction.outcome !== 'open') continue;
           compaction.outcome = 'stale';
-          compaction.staleBy = { seq: event.seq, reason: String(data.reason) };
+          compaction.staleBy = {
+            seq: event.seq,
+            reason: event.type === 'session/fork' ? `a branch of ${String(data.parentSessionId)} starts here` : String(data.reason),
+          };
           this.changedCompactions.add(compaction);
         }
         break;

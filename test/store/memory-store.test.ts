@@ -2,6 +2,7 @@
 // the race and ownership cases race two handles on the same sessions.
 
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
+import { describeBranchContract } from '../contract/branch-contract.js';
 import { describeCheckpointContract } from '../contract/checkpoint-contract.js';
 import { describeLogStoreContract } from '../contract/log-store-contract.js';
 import { describeSearchContract } from '../contract/search-contract.js';
@@ -26,3 +27,8 @@ describeLogStoreContract('memory', async () => {
 describeCheckpointContract('memory', async () => ({ store: new MemoryLogStore(), cleanup: async () => {} }));
 
 describeSearchContract('memory', async () => ({ store: new MemoryLogStore(), cleanup: async () => {} }));
+
+describeBranchContract('memory', async () => {
+  const store = new MemoryLogStore();
+  return { store, openSecond: async () => store.openHandle(), cleanup: async () => store.close() };
+});

@@ -4,7 +4,14 @@
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/log/canonical-json.js';
-import { MIGRATIONS, migrate, openPostgresStore, type PostgresLogStore, readSchemaVersion } from '../../src/store/postgres/index.js';
+import {
+  MIGRATIONS,
+  migrate,
+  openPostgresStore,
+  type PostgresLogStore,
+  readSchemaVersion,
+  SCHEMA_VERSION,
+} from '../../src/store/postgres/index.js';
 import { compactedSession, describeSearchContract } from '../contract/search-contract.js';
 import { drafts, sealLog } from '../support/events.js';
 import { findPostgres } from '../support/postgres.js';
@@ -53,7 +60,7 @@ describe.skipIf(server === undefined)('PostgresLogStore search', () => {
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(6);
       const writer = await openPostgresStore(pg.url, { schema });
       opened.push(writer);
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(7);
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(SCHEMA_VERSION);
       const indexed = await writer.search({ text: 'src/csv.ts' });
       expect(indexed.method).toBe('index');
       expect(indexed.hits).toEqual(scanned.hits);

@@ -147,11 +147,11 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await pg.dropSchemas();
     });
 
-    it('creates its tables in the schema it is given, at schema version 7, and names it in its location', async () => {
+    it('creates its tables in the schema it is given, at schema version 8, and names it in its location', async () => {
       const store = await open();
       expect(store.location).toBe(`${pg.url.replace(/:[^/@:]*@/, '@')}?schema=${schema}`);
-      expect(SCHEMA_VERSION).toBe(7);
-      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '7' }]);
+      expect(SCHEMA_VERSION).toBe(8);
+      expect(await raw(`SELECT key, value FROM "${schema}".meta`)).toEqual([{ key: 'schema_version', value: '8' }]);
       const tables = await raw<{ table_name: string }>(
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
         [schema],
@@ -164,6 +164,7 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
         'owners',
         'search_rows',
         'search_shadowed',
+        'session_forks',
       ]);
       // Every index of events leads with session_id, so the table can be distributed by it.
       const indexes = await raw<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'events'", [
@@ -192,8 +193,8 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       await raw(`UPDATE "${schema}".meta SET value = '99' WHERE key = 'schema_version'`);
       const error = await openPostgresStore(pg.url, { schema }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PostgresSchemaVersionError);
-      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 7 });
-      expect((error as Error).message).toMatch(/schema version 99.*up to 7.*upgrade shadowlog/);
+      expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 8 });
+      expect((error as Error).message).toMatch(/schema version 99.*up to 8.*upgrade shadowlog/);
       expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(99);
     });
 
@@ -218,16 +219,16 @@ describe.skipIf(server === undefined)('PostgresLogStore', () => {
       const next = [...MIGRATIONS, later].map(recorded);
       const client = await pg.admin.connect();
       try {
-        expect(await migrate(client, schema, 'test', next)).toBe(8);
-        expect(applied).toEqual([7]);
-        expect(await migrate(client, schema, 'test', next)).toBe(8);
-        expect(applied).toEqual([7]);
+        expect(await migrate(client, schema, 'test', next)).toBe(9);
+        expect(applied).toEqual([8]);
+        expect(await migrate(client, schema, 'test', next)).toBe(9);
+        expect(applied).toEqual([8]);
       } finally {
         client.release();
       }
-      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(8);
-      // This library knows up to version 7, so the migrated schema is now too new for it.
-      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 8 });
+      expect(await readSchemaVersion(pg.admin, schema, 'test')).toBe(9);
+      // This library knows up to version 8, so the migrated schema is now too new for it.
+      await expect(openPostgresStore(pg.url, { schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 9 });
     });
 
     it('migrates a version 1 schema to the current version, keeping its events, and its followers are then woken by appends', async () => {

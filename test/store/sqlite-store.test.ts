@@ -149,15 +149,15 @@ describe('SqliteLogStore', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('creates the file and its directory (one level, like .shadowlog), in WAL mode, at schema version 4', async () => {
+  it('creates the file and its directory (one level, like .shadowlog), in WAL mode, at schema version 5', async () => {
     path = join(directory, 'nested', 'log.db');
     const store = await open();
     expect(store.location).toBe(`sqlite:${path}`);
     const db = raw({ readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(SCHEMA_VERSION).toBe(4);
-    expect(readSchemaVersion(db, path)).toBe(4);
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('4');
+    expect(SCHEMA_VERSION).toBe(5);
+    expect(readSchemaVersion(db, path)).toBe(5);
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('5');
   });
 
   it('refuses a file whose schema is newer than it knows, saying what to do, and leaves it alone', async () => {
@@ -165,8 +165,8 @@ describe('SqliteLogStore', () => {
     raw().prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
     const error = await openSqliteStore(path).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SchemaVersionError);
-    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 4 });
-    expect((error as Error).message).toMatch(/schema version 99.*up to 4.*upgrade shadowlog/);
+    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 99, expected: 5 });
+    expect((error as Error).message).toMatch(/schema version 99.*up to 5.*upgrade shadowlog/);
     expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(99);
   });
 
@@ -181,16 +181,16 @@ describe('SqliteLogStore', () => {
         migration.up(db);
       },
     });
-    const later: Migration = { from: 4, description: 'a later version', up: (db) => db.exec('CREATE TABLE later (x)') };
+    const later: Migration = { from: 5, description: 'a later version', up: (db) => db.exec('CREATE TABLE later (x)') };
     const next = [...MIGRATIONS, later].map(recorded);
     const db = raw();
-    expect(migrate(db, path, next)).toBe(5);
-    expect(applied).toEqual([4]);
-    expect(readSchemaVersion(db, path)).toBe(5);
-    expect(migrate(db, path, next)).toBe(5);
-    expect(applied).toEqual([4]);
-    // This library knows up to version 4, so the migrated file is now too new for it.
-    await expect(openSqliteStore(path)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 5 });
+    expect(migrate(db, path, next)).toBe(6);
+    expect(applied).toEqual([5]);
+    expect(readSchemaVersion(db, path)).toBe(6);
+    expect(migrate(db, path, next)).toBe(6);
+    expect(applied).toEqual([5]);
+    // This library knows up to version 5, so the migrated file is now too new for it.
+    await expect(openSqliteStore(path)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', found: 6 });
   });
 
   it('migrates a version 1 file to the current version, its events untouched, and reads a version 1 file read-only, finding no checkpoints', async () => {
@@ -247,7 +247,7 @@ describe('SqliteLogStore', () => {
     expect(scanned.method).toBe('scan');
     expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(3);
     const writer = await open();
-    expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(4);
+    expect(readSchemaVersion(raw({ readonly: true }), path)).toBe(SCHEMA_VERSION);
     const indexed = await writer.search({ text: 'src/csv.ts' });
     expect(indexed.method).toBe('index');
     expect(indexed.hits).toEqual(scanned.hits);

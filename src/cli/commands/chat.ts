@@ -128,7 +128,7 @@ export async function chatCommand(context: CommandContext, options: ChatOptions)
     onTextDelta: (text) => out.write(escapeTerminalText(text)),
     onEvent: (event) => describeToolActivity(context, event),
   });
-  const session = await openOrCreate(harness, store, options.sessionId);
+  const session = await openOrCreate(harness, store, options.sessionId, (notice) => context.print(notice));
   context.print(`chatting with ${model.provider}/${model.modelId} in session ${session.sessionId} (${store.location}); ${HELP}`);
   context.print(
     `model limits: context window ${model.limits.contextWindow}, output ${model.limits.defaultMaxOutputTokens} tokens, from ${describeModelLimits(options.model, chatModelLimits(options), options.modelLimits)}`,
@@ -165,6 +165,7 @@ async function openOrCreate(
   harness: ReturnType<typeof createHarness>,
   store: Awaited<ReturnType<CommandContext['store']>>,
   sessionId: string | undefined,
+  onNew: (notice: string) => void,
 ): Promise<AgentSession> {
   if (sessionId === undefined) return harness.createSession();
   // An existing session is named as any command names one (a prefix, a source's id); a new id starts a session.
@@ -172,7 +173,13 @@ async function openOrCreate(
     if (error instanceof SessionNotFoundError) return undefined;
     throw error;
   });
-  if (existing !== undefined) return harness.openSession(existing, 'continued by shadowlog chat');
+  if (existing !== undefined) {
+    const link = await store.readForkLink?.(existing);
+    if (link !== undefined)
+      onNew(`${existing} is a branch of ${link.parentSessionId} after its event #${link.forkSeq}: continuing it from its own last event`);
+    return harness.openSession(existing, 'continued by shadowlog chat');
+  }
+  onNew(`no session ${sessionId} in ${store.location}: starting a new session under that id`);
   return harness.createSession(sessionId);
 }
 

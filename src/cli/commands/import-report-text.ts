@@ -80,6 +80,7 @@ function printExport(context: CommandContext, file: FileReport, location: string
         ? `${session.sessionId} is already in ${location} with the same ${plural(session.events, 'event')}; nothing written`
         : `imported ${plural(session.events, 'event')} as ${session.sessionId} into ${location}; hash chain and surface verified${file.trailer === 'ok' ? ', trailer matched' : ''}`,
     );
+    if (session.fork !== undefined && session.status !== 'already-present') context.print(describeFork(session.fork, session.written));
   }
 }
 
@@ -109,15 +110,23 @@ function describePending(pending: NonNullable<SessionReport['pending']>): string
   return `${plural(pending.events, 'more event')} held back${from}: the file changed within the settle time and they may still change (an answer still being written); a later import takes them when the file has grown past them or has settled`;
 }
 
+/** What an import did with an export of a branch: linked it to its parent, or stored it whole. */
+function describeFork(fork: NonNullable<SessionReport['fork']>, written: number): string {
+  return fork.stored === 'linked'
+    ? `a branch of ${fork.parentSessionId} after #${fork.forkSeq}: linked to it, ${plural(written, 'own event')} written, events 0–${fork.forkSeq} read from ${fork.parentSessionId}`
+    : `exported as a branch of ${fork.parentSessionId} after #${fork.forkSeq}, stored whole (the prefix carried), not linked: ${fork.reason}; import ${fork.parentSessionId} first to link it`;
+}
+
 function describeSession(session: SessionReport, location: string): string {
   const parent =
     session.parent === undefined
       ? ''
       : ` (a sub-session of ${session.parent.sessionId}${session.parent.callId === undefined ? '' : `, spawned by its call ${session.parent.callId}`})`;
+  const fork = session.fork === undefined ? '' : ` (${describeFork(session.fork, session.written)})`;
   const figures = `${plural(session.events, 'event')}, ${plural(session.modelCalls, 'model call')}, ${plural(session.compactions, 'compaction')} mapped, ${plural(session.foreignLines, 'line')} kept as foreign events, ${plural(session.unmapped.length, 'part')} not mapped`;
   if (session.status === 'already-present')
     return `unchanged: ${session.sessionId}${parent} is already in ${location} with the same events (${figures}); nothing written`;
   if (session.status === 'grew')
     return `grew: appended ${plural(session.written, 'event')} to ${session.sessionId}${parent} in ${location}, which now has ${figures}; hash chain and surface verified`;
-  return `imported ${session.sessionId}${parent} into ${location}: ${figures}; hash chain and surface verified`;
+  return `imported ${session.sessionId}${parent}${fork} into ${location}: ${figures}; hash chain and surface verified`;
 }

@@ -8,6 +8,7 @@ import { registerCopyCommand } from './copy.js';
 import { registerDemoCommand } from './demo.js';
 import { registerDiffCommand } from './diff.js';
 import { registerExportCommand, registerImportCommand } from './export-import.js';
+import { registerForkCommand } from './fork.js';
 import { registerMeterCommand } from './meter.js';
 import { registerOriginsCommand } from './origins.js';
 import { registerOtelCommand } from './otel.js';
@@ -28,6 +29,7 @@ import { registerWhatifCommand } from './whatif.js';
 export const COMMANDS: readonly RegisterCommand[] = [
   registerDemoCommand,
   registerChatCommand,
+  registerForkCommand,
   registerReplayCommand,
   registerWhatifCommand,
   registerDiffCommand,

@@ -25,6 +25,8 @@ export interface SessionsOptions {
   readonly since?: string;
   readonly sort?: string;
   readonly prices?: string;
+  /** Only the tree of sessions: each branch and sub-session under its parent, with where it forks. */
+  readonly tree?: boolean;
 }
 
 export async function sessionsCommand(context: CommandContext, options: SessionsOptions = {}): Promise<number> {
@@ -53,6 +55,10 @@ export async function sessionsCommand(context: CommandContext, options: Sessions
     context.print(
       stored.length === 0 ? `no sessions in ${store.location}` : `none of the ${stored.length} sessions in ${store.location} match`,
     );
+    return 0;
+  }
+  if (options.tree === true) {
+    printBranchTree(context, sessions);
     return 0;
   }
   printTree(context, sessions);
@@ -109,12 +115,52 @@ function printTree(context: CommandContext, sessions: readonly SessionOverview[]
   context.print(SESSION_HEADER(width));
   for (const { session, depth } of rows) {
     const orphan =
-      session.parent !== undefined && !listed.has(session.parent.sessionId) ? `  (sub-session of ${session.parent.sessionId})` : '';
+      session.parent === undefined
+        ? ''
+        : session.forkSeq !== undefined
+          ? `  (branch of ${session.parent.sessionId} after #${session.forkSeq}; counts its own events only)`
+          : !listed.has(session.parent.sessionId)
+            ? `  (sub-session of ${session.parent.sessionId})`
+            : '';
     const continues = session.continues === undefined ? '' : `  (likely continues ${session.continues.sessionId})`;
     const whatif = session.whatif === undefined ? '' : `  (${describeWhatIfLink(session.whatif)})`;
     const whatifs = session.whatifs === undefined ? '' : `  (${plural(session.whatifs.length, 'what-if session')} below)`;
     context.print(`${formatSessionLine(session, depth, width)}${orphan}${continues}${whatif}${whatifs}`);
   }
+}
+
+/** `sessions --tree`: the sessions as a tree of ids, each branch saying where it forks and how many events are its own. */
+function printBranchTree(context: CommandContext, sessions: readonly SessionOverview[]): void {
+  const listed = new Set(sessions.map((session) => session.id));
+  const children = new Map<string, SessionOverview[]>();
+  for (const session of sessions) {
+    const parent = ownerOf(session);
+    if (parent !== undefined && listed.has(parent)) children.set(parent, [...(children.get(parent) ?? []), session]);
+  }
+  const seen = new Set<string>();
+  const describe = (session: SessionOverview): string => {
+    if (session.forkSeq !== undefined) {
+      const own = session.events - session.forkSeq - 1;
+      return `${session.id}  branch after #${session.forkSeq} of ${session.parent?.sessionId}, ${plural(own, 'own event')} (${session.events} with the prefix)`;
+    }
+    const kind =
+      session.parent !== undefined ? `sub-session of ${session.parent.sessionId}, ` : session.whatif !== undefined ? 'what-if, ' : '';
+    return `${session.id}  ${kind}${plural(session.events, 'event')}`;
+  };
+  const place = (session: SessionOverview, prefix: string, connector: string, childPrefix: string) => {
+    seen.add(session.id);
+    context.print(`${prefix}${connector}${describe(session)}`);
+    const below = (children.get(session.id) ?? []).filter((child) => !seen.has(child.id));
+    below.forEach((child, index) => {
+      const last = index === below.length - 1;
+      place(child, `${prefix}${childPrefix}`, last ? '└─ ' : '├─ ', last ? '   ' : '│  ');
+    });
+  };
+  for (const session of sessions) {
+    const parent = ownerOf(session);
+    if (parent === undefined || !listed.has(parent)) place(session, '', '', '');
+  }
+  for (const session of sessions) if (!seen.has(session.id)) place(session, '', '', '');
 }
 
 function compareBy(sort: SessionSort): (a: SessionOverview, b: SessionOverview) => number {
@@ -171,5 +217,6 @@ export function registerSessionsCommand(program: Command, run: RunCommand): void
     .option('--since <when>', 'only sessions active since a date (2026-02-01) or for a duration back from now (30m, 12h, 7d, 2w)')
     .option('--sort <key>', `order by ${SESSION_SORTS.join(', ')}, largest or latest first (default last-activity)`)
     .option('--prices <file>', 'a JSON price table laid over the built-in one (as tune takes)')
+    .option('--tree', 'only the tree of sessions: each branch and sub-session under its parent, with where it forks')
     .action((options: SessionsOptions) => run('read', (context) => sessionsCommand(context, options))());
 }

@@ -143,9 +143,13 @@ export async function statsCommand(context: CommandContext, given: string, optio
   const summarized = { shadowed: 0, summaries: 0, withoutUsage: 0, withoutDuration: 0 };
   /** The whole input of the calls that reported cache counts. */
   const cached = { input: 0 };
+  // A branch's prefix is its parent's: counted here as part of its log, and said so.
+  const link = await store.readForkLink?.(sessionId);
+  let prefixModelCalls = 0;
   for await (const page of store.read(sessionId)) {
     for (const event of page) {
       stats.events++;
+      if (link !== undefined && event.seq <= link.forkSeq && event.type === 'model/request') prefixModelCalls++;
       ledger.apply(event);
       estimator = estimatorOfPolicy(event, estimator);
       const data = event.data as Record<string, unknown>;
@@ -181,6 +185,7 @@ export async function statsCommand(context: CommandContext, given: string, optio
           break;
         }
         case 'session/end-seed':
+        case 'session/fork':
           open.clear();
           break;
         case COMPACTION_POLICY:
@@ -253,13 +258,22 @@ export async function statsCommand(context: CommandContext, given: string, optio
   const cost = ledger.summary();
   const surface = await surfaceNow(store, sessionId, estimator);
   if (context.json) {
-    context.printJson({ ...stats, cost, surface });
+    const fork =
+      link === undefined
+        ? {}
+        : { fork: { parentSessionId: link.parentSessionId, forkSeq: link.forkSeq, prefixEvents: link.forkSeq + 1, prefixModelCalls } };
+    context.printJson({ ...stats, cost, surface, ...fork });
     return 0;
   }
   const saved = stats.tokensBefore - stats.tokensAfter;
   context.print(
     `${sessionId}: ${plural(stats.events, 'event', grouped)}, ${plural(stats.turns, 'turn', grouped)}, ${plural(stats.modelCalls, 'model call', grouped)} (${n(stats.modelErrors)} failed)`,
   );
+  if (link !== undefined) {
+    context.print(
+      `a branch of ${link.parentSessionId} after #${link.forkSeq}: its events 0–${link.forkSeq}, with ${plural(prefixModelCalls, 'model call', grouped)}, are its prefix, ${link.parentSessionId}'s, and counted there too (\`sessions\` counts a branch's own only)`,
+    );
+  }
   const window = (await readSessionWindow(store, sessionId)).primary;
   if (window !== undefined) context.print(`window ${describeWindow(window)}`);
   if (stats.importedModelCalls + stats.proxiedModelCalls + stats.foreignEvents > 0) {

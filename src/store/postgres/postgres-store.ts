@@ -23,6 +23,15 @@ import { ConcurrencyError, SeqOutOfRangeError, SessionNotFoundError, ShadowlogEr
 import type { LogEvent } from '../../log/event.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
+import {
+  checkForkParent,
+  expectNewSession,
+  type ForkLink,
+  ForkParentError,
+  firstOwnSeq,
+  forkLinkOfBatch,
+  readStitched,
+} from '../branch-link.js';
 import { CheckpointExistsError } from '../checkpoint-errors.js';
 import type {
   AppendOptions,
@@ -56,6 +65,7 @@ import {
   storeFailure,
 } from './connection.js';
 import { PostgresStoreClosedError, PostgresStoreError, StoreReadOnlyError } from './errors.js';
+import { FORK_LINK_STATE, FORKS_SCHEMA_VERSION } from './fork-schema.js';
 import { NOTIFY_SCHEMA_VERSION } from './notify-schema.js';
 import { prepareSchema } from './open-schema.js';
 import type { AppendAttempt, OwnerConnection } from './owner-connection.js';
@@ -124,6 +134,8 @@ export class PostgresLogStore implements LogStore, CheckpointStore, SearchableSt
     const expectedSeq = options.expectedSeq;
     checkAppendBatch(sessionId, events, expectedSeq);
     this.assertWritable('appending events');
+    const link = expectedSeq === 0 ? undefined : forkLinkOfBatch(events, expectedSeq);
+    if (link !== undefined) return this.appendBranch(sessionId, expectedSeq, link, events);
     const owner = this.owners.connectionFor(sessionId);
     const last = events.at(-1);
     if (last === undefined && owner === undefined) {
@@ -148,10 +160,75 @@ export class PostgresLogStore implements LogStore, CheckpointStore, SearchableSt
     }
   }
 
+  /** Creates a branch: its link and first events in one transaction, once its parent is found to hold the event it forks after. */
+  private async appendBranch(sessionId: string, expectedSeq: number, link: ForkLink, events: readonly LogEvent[]): Promise<void> {
+    const head = await this.head(sessionId);
+    if (head !== undefined) throw new ConcurrencyError(sessionId, expectedSeq, head.nextSeq);
+    expectNewSession(sessionId, events, expectedSeq);
+    await checkForkParent(sessionId, link, async (parent, seq) => {
+      const parentHead = await this.head(parent);
+      if (parentHead === undefined) throw new SessionNotFoundError(parent);
+      return seq < parentHead.nextSeq ? this.readEvent(parent, seq) : undefined;
+    });
+    const owner = this.owners.connectionFor(sessionId);
+    try {
+      await this.onWriter(owner, async (client, discard) => {
+        await client.query('BEGIN');
+        try {
+          await client.query({ ...this.sql.insertForkLink, values: [sessionId, link.parentSessionId, link.forkSeq, link.parentHash] });
+          await client.query(insertQuery(this.sql, sessionId, events));
+          await client.query('COMMIT');
+        } catch (error) {
+          if (!isConnectionFailure(error)) await client.query('ROLLBACK').catch(discard);
+          throw error;
+        }
+      });
+    } catch (error) {
+      const refused =
+        error instanceof DatabaseError &&
+        (error.code === FORK_LINK_STATE || (error.code === '23505' && error.constraint === 'session_forks_pkey'));
+      if (!refused) {
+        const attempt = { firstSeq: expectedSeq, count: events.length, last: events.at(-1), committing: true };
+        throw await this.appendError(sessionId, expectedSeq, error, attempt, owner);
+      }
+      // Another writer created the branch first, or the parent no longer holds what it forks after.
+      const now = await this.head(sessionId);
+      if (now !== undefined) throw new ConcurrencyError(sessionId, expectedSeq, now.nextSeq);
+      throw new ForkParentError(sessionId, link, 'the database refused the link (the parent does not hold that event with that hash)');
+    }
+  }
+
+  /** A branch's link to its parent (SPEC §14), or undefined for a session that is not a branch. */
+  async readForkLink(sessionId: string): Promise<ForkLink | undefined> {
+    const head = await this.head(sessionId);
+    if (head === undefined) throw new SessionNotFoundError(sessionId);
+    return this.forkLinkOf(sessionId);
+  }
+
+  private async forkLinkOf(sessionId: string): Promise<ForkLink | undefined> {
+    if (this.schemaVersion < FORKS_SCHEMA_VERSION) return undefined;
+    const rows = await this.query<{ parent_id: string; fork_seq: string; parent_hash: string }>('reading a branch link', {
+      ...this.sql.forkLink,
+      values: [sessionId],
+    });
+    const row = rows[0];
+    return row === undefined ? undefined : { parentSessionId: row.parent_id, forkSeq: Number(row.fork_seq), parentHash: row.parent_hash };
+  }
+
   async appendAll(sessionId: string, batches: AsyncIterable<readonly LogEvent[]>, options: AppendOptions): Promise<number> {
     const expectedSeq = options.expectedSeq;
     checkAppendBatch(sessionId, [], expectedSeq);
     this.assertWritable('appending events');
+    if (expectedSeq !== 0 && (await this.head(sessionId)) === undefined) {
+      // A new branch: its first batch opens with its session/fork, and is written with its link.
+      const events: LogEvent[] = [];
+      for await (const batch of batches) {
+        checkAppendBatch(sessionId, batch, expectedSeq + events.length);
+        events.push(...batch);
+      }
+      await this.append(sessionId, events, { expectedSeq });
+      return events.length;
+    }
     const owner = this.owners.connectionFor(sessionId);
     let nextSeq = expectedSeq;
     /** The first seq of the batch whose insert is being awaited: the seq a conflict is reported at. */
@@ -209,19 +286,31 @@ export class PostgresLogStore implements LogStore, CheckpointStore, SearchableSt
     if (head === undefined) throw new SessionNotFoundError(sessionId);
     // Events below the head are committed and never change: later pages need no snapshot.
     const { fromSeq, endSeq, pageSize } = resolveReadRange(range, head.nextSeq);
-    for (let from = fromSeq; from < endSeq; ) {
-      const rows = await this.query<{ body: string }>('reading events', { ...this.sql.page, values: [sessionId, from, endSeq, pageSize] });
-      if (rows.length !== Math.min(pageSize, endSeq - from)) {
-        throw missingEventsError(
-          sessionId,
-          from,
-          rows.map((row) => row.body),
-          'the table',
-        );
+    const link = await this.forkLinkOf(sessionId);
+    const readOwn = async function* (this: PostgresLogStore, start: number, end: number): AsyncIterable<readonly LogEvent[]> {
+      for (let from = start; from < end; ) {
+        const rows = await this.query<{ body: string }>('reading events', { ...this.sql.page, values: [sessionId, from, end, pageSize] });
+        if (rows.length !== Math.min(pageSize, end - from)) {
+          throw missingEventsError(
+            sessionId,
+            from,
+            rows.map((row) => row.body),
+            'the table',
+          );
+        }
+        yield rows.map((row, index) => parseStoredEvent(sessionId, from + index, row.body, 'the table'));
+        from += rows.length;
       }
-      yield rows.map((row, index) => parseStoredEvent(sessionId, from + index, row.body, 'the table'));
-      from += rows.length;
-    }
+    }.bind(this);
+    if (link === undefined) yield* readOwn(fromSeq, endSeq);
+    else
+      yield* readStitched(
+        fromSeq,
+        endSeq,
+        firstOwnSeq(link),
+        (from, to) => this.read(link.parentSessionId, { fromSeq: from, toSeq: to, pageSize }),
+        readOwn,
+      );
   }
 
   async readEvent(sessionId: string, seq: number): Promise<LogEvent> {
@@ -234,6 +323,8 @@ export class PostgresLogStore implements LogStore, CheckpointStore, SearchableSt
     }
     const head = await this.head(sessionId);
     if (head === undefined) throw new SessionNotFoundError(sessionId);
+    const link = isSessionSeq(seq) ? await this.forkLinkOf(sessionId) : undefined;
+    if (link !== undefined && seq <= link.forkSeq) return this.readEvent(link.parentSessionId, seq);
     throw new SeqOutOfRangeError(seq, head.nextSeq);
   }
 
@@ -247,11 +338,21 @@ export class PostgresLogStore implements LogStore, CheckpointStore, SearchableSt
 
   async listSessions(): Promise<StoredSession[]> {
     this.assertOpen();
-    const rows = await this.query<{ id: string; created_at: string; last_seq: string; updated_at: string }>(
-      'listing sessions',
-      this.sql.sessions,
-    );
-    return rows.map((row) => ({ id: row.id, events: Number(row.last_seq) + 1, createdAt: row.created_at, updatedAt: row.updated_at }));
+    const rows = await this.query<{
+      id: string;
+      created_at: string;
+      last_seq: string;
+      updated_at: string;
+      parent_id?: string | null;
+      fork_seq?: string | null;
+    }>('listing sessions', this.schemaVersion < FORKS_SCHEMA_VERSION ? this.sql.sessions : this.sql.sessionsWithForks);
+    return rows.map((row) => ({
+      id: row.id,
+      events: Number(row.last_seq) + 1,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      ...(row.parent_id == null || row.fork_seq == null ? {} : { parent: { sessionId: row.parent_id, forkSeq: Number(row.fork_seq) } }),
+    }));
   }
 
   /** Claims the session on a connection of its own, outside the pool, held until release() or close(). */
@@ -349,6 +450,13 @@ export class PostgresLogStore implements LogStore, CheckpointStore, SearchableSt
   async readEventsAt(sessionId: string, seqs: readonly number[]): Promise<LogEvent[]> {
     assertSessionId(sessionId);
     this.assertOpen();
+    const link = await this.forkLinkOf(sessionId);
+    if (link !== undefined && seqs.some((seq) => seq <= link.forkSeq)) {
+      // A branch's prefix is its parent's: those events are read from it (they never change).
+      const events: LogEvent[] = [];
+      for (const seq of seqs) events.push(await this.readEvent(sessionId, seq));
+      return events;
+    }
     const wanted = seqs.filter((seq) => isSessionSeq(seq));
     const rows = await this.query<{ seq: string; body: string }>('reading events', { ...this.sql.eventsAt, values: [sessionId, wanted] });
     const bodies = new Map(rows.map((row) => [Number(row.seq), row.body]));

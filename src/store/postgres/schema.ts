@@ -31,6 +31,7 @@ import { ConfigError, CorruptLogError } from '../../log/errors.js';
 import { advisoryLockKey } from './advisory-lock.js';
 import { version4, version6 } from './checkpoint-schema.js';
 import { PostgresSchemaVersionError } from './errors.js';
+import { version8 } from './fork-schema.js';
 import { version2 } from './notify-schema.js';
 import { migrateToSearch } from './search-schema.js';
 import { NOT_NEXT_SEQ_STATE, version3 } from './seq-check-schema.js';
@@ -199,6 +200,14 @@ export const MIGRATIONS: readonly Migration[] = [
     description:
       "search: every event's text in search_rows under a trigram index (pg_trgm, when it can be installed), written with each append, and the seqs each replacement shadowed; filled from the events stored",
     up: migrateToSearch,
+  },
+  {
+    from: 7,
+    description:
+      "branches: the session_forks table links a branch to its parent's prefix, and a branch's first event takes the seq after its fork point",
+    up: async (client, schema) => {
+      await client.query(version8(schema));
+    },
   },
 ];
 

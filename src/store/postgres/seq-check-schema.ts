@@ -28,7 +28,21 @@ export function version3(s: string): string {
   DROP TRIGGER events_next_seq ON ${s}.events;
   DROP FUNCTION ${s}.events_next_seq();
 
-  CREATE FUNCTION ${s}.events_check_seqs() RETURNS trigger LANGUAGE plpgsql AS $body$
+  ${checkSeqsFunction(s, 'CREATE', '0')}
+
+  -- Once per statement, after its rows are in (so its own rows are visible to the lookups).
+  CREATE TRIGGER events_check_seqs AFTER INSERT ON ${s}.events REFERENCING NEW TABLE AS inserted
+    FOR EACH STATEMENT EXECUTE FUNCTION ${s}.events_check_seqs();
+`;
+}
+
+/**
+ * The function of the statement trigger: `create` is CREATE or CREATE OR REPLACE, and
+ * `firstSeq` the SQL of the seq a session with no events stored before the statement starts at
+ * (0; from version 8, a branch's fork seq + 1).
+ */
+export function checkSeqsFunction(s: string, create: string, firstSeq: string): string {
+  return `${create} FUNCTION ${s}.events_check_seqs() RETURNS trigger LANGUAGE plpgsql AS $body$
   DECLARE
     batch record;
     before_first bigint;
@@ -48,7 +62,7 @@ export function version3(s: string): string {
         EXECUTE format('SELECT seq FROM %I.%I WHERE session_id = $1 ORDER BY seq DESC LIMIT 1', TG_TABLE_SCHEMA, TG_TABLE_NAME)
           INTO last_stored USING batch.session_id;
       END IF;
-      expected := coalesce(before_first + 1, 0);
+      expected := coalesce(before_first + 1, ${firstSeq});
       IF batch.first_seq <> expected OR batch.rows <> batch.last_seq - batch.first_seq + 1 OR last_stored <> batch.last_seq THEN
         IF batch.first_seq <> expected THEN
           found := batch.first_seq;
@@ -71,10 +85,5 @@ export function version3(s: string): string {
     END LOOP;
     RETURN NULL;
   END
-  $body$;
-
-  -- Once per statement, after its rows are in (so its own rows are visible to the lookups).
-  CREATE TRIGGER events_check_seqs AFTER INSERT ON ${s}.events REFERENCING NEW TABLE AS inserted
-    FOR EACH STATEMENT EXECUTE FUNCTION ${s}.events_check_seqs();
-`;
+  $body$;`;
 }

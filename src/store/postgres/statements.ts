@@ -65,6 +65,32 @@ export function statements(schema: string) {
     // The time is the second-last key of a canonical body, so it is read from the body's end
     // (no JSON parse, which PostgreSQL also refuses for text holding \u0000); a body written
     // otherwise by raw SQL falls back to the parse.
+    forkLink: named('fork-link', `SELECT parent_id, fork_seq, parent_hash FROM ${s}.session_forks WHERE session_id = $1`),
+    insertForkLink: named(
+      'insert-fork-link',
+      `INSERT INTO ${s}.session_forks (session_id, parent_id, fork_seq, parent_hash) VALUES ($1, $2, $3, $4)`,
+    ),
+    // Sessions (seq 0) and branches (their first own event, at fork seq + 1), with each branch's link.
+    sessionsWithForks: named(
+      'sessions-with-forks',
+      `SELECT * FROM (
+       SELECT first.session_id AS id, ${timeOf('first.body')} AS created_at, last.seq AS last_seq, ${timeOf('last.body')} AS updated_at,
+         NULL::text AS parent_id, NULL::bigint AS fork_seq
+       FROM ${s}.events first
+       CROSS JOIN LATERAL (
+         SELECT seq, body FROM ${s}.events WHERE session_id = first.session_id ORDER BY seq DESC LIMIT 1
+       ) last
+       WHERE first.seq = 0
+       UNION ALL
+       SELECT fork.session_id, ${timeOf('first.body')}, last.seq, ${timeOf('last.body')}, fork.parent_id, fork.fork_seq
+       FROM ${s}.session_forks fork
+       JOIN ${s}.events first ON first.session_id = fork.session_id AND first.seq = fork.fork_seq + 1
+       CROSS JOIN LATERAL (
+         SELECT seq, body FROM ${s}.events WHERE session_id = fork.session_id ORDER BY seq DESC LIMIT 1
+       ) last
+       ) listed
+       ORDER BY id COLLATE "C"`,
+    ),
     sessions: named(
       'sessions',
       `SELECT first.session_id AS id, ${timeOf('first.body')} AS created_at, last.seq AS last_seq, ${timeOf('last.body')} AS updated_at

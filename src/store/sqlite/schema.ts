@@ -109,6 +109,52 @@ const VERSION_3 = `
   BEGIN SELECT RAISE(ABORT, '${CHECKPOINTS_APPEND_ONLY_MESSAGE}; only pruning deletes one, while a newer checkpoint of its session is kept'); END;
 `;
 
+/** The message of the triggers that keep branch links append-only. */
+export const FORKS_APPEND_ONLY_MESSAGE = 'shadowlog: branch links are append-only';
+
+// Branches (SPEC §14): a branch keeps only its own events, from its session/fork at
+// fork_seq + 1; its seqs 0 … fork_seq are its parent's. The link is written in the transaction
+// that writes the branch's first events, before them; the next-seq trigger then lets a branch's
+// first event take fork_seq + 1, and the sessions row is written by that first event. A link is
+// refused unless the parent holds the event it forks after, with that hash.
+const VERSION_5 = `
+  CREATE TABLE session_forks (
+    session_id TEXT PRIMARY KEY,
+    parent_id TEXT NOT NULL,
+    fork_seq INTEGER NOT NULL CHECK (fork_seq >= 0),
+    parent_hash TEXT NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE INDEX session_forks_parent ON session_forks (parent_id, fork_seq);
+
+  CREATE TRIGGER session_forks_no_update BEFORE UPDATE ON session_forks
+  BEGIN SELECT RAISE(ABORT, '${FORKS_APPEND_ONLY_MESSAGE}; a link cannot be updated'); END;
+
+  CREATE TRIGGER session_forks_no_delete BEFORE DELETE ON session_forks
+  BEGIN SELECT RAISE(ABORT, '${FORKS_APPEND_ONLY_MESSAGE}; a link cannot be deleted'); END;
+
+  CREATE TRIGGER session_forks_parent BEFORE INSERT ON session_forks
+  WHEN NOT EXISTS (SELECT 1 FROM events WHERE session_id = NEW.parent_id AND seq = NEW.fork_seq AND hash = NEW.parent_hash)
+    OR EXISTS (SELECT 1 FROM events WHERE session_id = NEW.session_id)
+  BEGIN SELECT RAISE(ABORT, 'shadowlog: a branch links to an event its parent holds, before its own first event'); END;
+
+  DROP TRIGGER events_next_seq;
+  CREATE TRIGGER events_next_seq BEFORE INSERT ON events
+  WHEN NEW.seq IS NOT coalesce(
+    (SELECT seq FROM events WHERE session_id = NEW.session_id ORDER BY seq DESC LIMIT 1) + 1,
+    (SELECT fork_seq + 1 FROM session_forks WHERE session_id = NEW.session_id),
+    0)
+  BEGIN SELECT RAISE(ABORT, '${NOT_NEXT_SEQ_MESSAGE}'); END;
+
+  DROP TRIGGER events_first;
+  CREATE TRIGGER events_first AFTER INSERT ON events
+  WHEN NEW.seq = coalesce((SELECT fork_seq + 1 FROM session_forks WHERE session_id = NEW.session_id), 0)
+  BEGIN INSERT INTO sessions (id, created_at) VALUES (NEW.session_id, json_extract(NEW.body, '$.time')); END;
+`;
+
+/** The first schema version with branch links; a reader of an older file finds no branches. */
+export const FORKS_SCHEMA_VERSION = 5;
+
 /** Every migration, in order: `MIGRATIONS[n]` takes a file from version n to n + 1. */
 export const MIGRATIONS: readonly Migration[] = [
   { from: 0, description: 'create the meta, events, sessions and owners tables', up: (db) => db.exec(VERSION_1) },
@@ -126,6 +172,12 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(SEARCH_TABLES_SQL);
       new SqliteSearchIndex(db).backfill();
     },
+  },
+  {
+    from: 4,
+    description:
+      "branches: the session_forks table links a branch to its parent's prefix, and a branch's first event takes the seq after its fork point",
+    up: (db) => db.exec(VERSION_5),
   },
 ];
 

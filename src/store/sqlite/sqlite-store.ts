@@ -9,6 +9,7 @@ import type { LogEvent } from '../../log/event.js';
 import { canonicalEventJson } from '../../log/event-json.js';
 import { isSessionSeq } from '../../log/seq.js';
 import { assertSessionId } from '../../log/session-id.js';
+import { checkForkParent, expectNewSession, type ForkLink, firstOwnSeq, forkLinkOfBatch, readStitched } from '../branch-link.js';
 import type {
   AppendOptions,
   CheckpointEntry,
@@ -67,7 +68,8 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
 }
 
 type HeadRow = [seq: number, hash: string];
-type SessionRow = [id: string, createdAt: string, lastSeq: number, updatedAt: string];
+type SessionRow = [id: string, createdAt: string, lastSeq: number, updatedAt: string, parentId: string | null, forkSeq: number | null];
+type LinkRow = [parentId: string, forkSeq: number, parentHash: string];
 
 function sumLengths(texts: readonly string[]): number {
   let sum = 0;
@@ -91,6 +93,11 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
   private readonly pageStatement: Database.Statement<[string, number, number, number], string>;
   private readonly eventStatement: Database.Statement<[string, number], string>;
   private readonly sessionsStatement: Database.Statement<[], SessionRow>;
+  /** A branch's link; undefined on a read-only file older than schema version 5, which holds no branches. */
+  private readonly linkStatement: Database.Statement<[string], LinkRow> | undefined;
+  private readonly branchTransaction: Database.Transaction<
+    (sessionId: string, expectedSeq: number, link: ForkLink, events: readonly LogEvent[], bodies: readonly string[]) => void
+  >;
   private readonly owners: OwnerTable;
   private readonly checkpointTable: CheckpointTable;
   private readonly writeCheckpointTransaction: Database.Transaction<(sessionId: string, checkpoint: StoredCheckpoint) => void>;
@@ -121,14 +128,34 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
       )
       .pluck();
     this.eventStatement = db.prepare<[string, number], string>('SELECT body FROM events WHERE session_id = ? AND seq = ?').pluck();
+    const hasForks = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_forks'").get() !== undefined;
     this.sessionsStatement = db
       .prepare<[], SessionRow>(
-        `SELECT s.id, s.created_at, e.seq, json_extract(e.body, '$.time')
+        `SELECT s.id, s.created_at, e.seq, json_extract(e.body, '$.time'), ${hasForks ? 'f.parent_id, f.fork_seq' : 'NULL, NULL'}
          FROM sessions s JOIN events e ON e.session_id = s.id
            AND e.seq = (SELECT seq FROM events WHERE session_id = s.id ORDER BY seq DESC LIMIT 1)
+         ${hasForks ? 'LEFT JOIN session_forks f ON f.session_id = s.id' : ''}
          ORDER BY s.id`,
       )
       .raw();
+    this.linkStatement = hasForks
+      ? db.prepare<[string], LinkRow>('SELECT parent_id, fork_seq, parent_hash FROM session_forks WHERE session_id = ?').raw()
+      : undefined;
+    const insertLink = hasForks
+      ? db.prepare('INSERT INTO session_forks (session_id, parent_id, fork_seq, parent_hash) VALUES (?, ?, ?, ?)')
+      : undefined;
+    // A branch's link and its first events, in one transaction: the link first, so that the
+    // next-seq trigger lets the first event take the seq after the fork point.
+    this.branchTransaction = db.transaction(
+      (sessionId: string, expectedSeq: number, link: ForkLink, events: readonly LogEvent[], bodies: readonly string[]) => {
+        const head = this.headNow(sessionId);
+        if (head !== undefined) throw new ConcurrencyError(sessionId, expectedSeq, head.nextSeq);
+        if (insertLink === undefined) throw new StoreReadOnlyError(this.location, 'creating a branch');
+        insertLink.run(sessionId, link.parentSessionId, link.forkSeq, link.parentHash);
+        this.insertAll(sessionId, events, bodies);
+        searchIndex?.add(sessionId, events);
+      },
+    );
     const searchIndex = SqliteSearchIndex.existsIn(db) ? new SqliteSearchIndex(db) : undefined;
     this.searchIndex = searchIndex;
     this.appendTransaction = db.transaction(
@@ -203,6 +230,8 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
     this.assertWritable('appending events');
     checkAppendBatch(sessionId, events, expectedSeq);
     const first = events[0];
+    const link = expectedSeq === 0 ? undefined : forkLinkOfBatch(events, expectedSeq);
+    if (link !== undefined) return this.appendBranch(sessionId, expectedSeq, link, events);
     try {
       await this.write(() => {
         if (first === undefined) this.expectNextSeq(sessionId, expectedSeq);
@@ -218,6 +247,45 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
     }
   }
 
+  /** Creates a branch with its first events, once its parent is found to hold the event it forks after. */
+  private async appendBranch(sessionId: string, expectedSeq: number, link: ForkLink, events: readonly LogEvent[]): Promise<void> {
+    const head = await this.head(sessionId);
+    if (head !== undefined) throw new ConcurrencyError(sessionId, expectedSeq, head.nextSeq);
+    expectNewSession(sessionId, events, expectedSeq);
+    await checkForkParent(sessionId, link, (parent, seq) => this.readEventIfAny(parent, seq));
+    const bodies = events.map(canonicalEventJson);
+    try {
+      await this.write(() =>
+        this.commit(sumLengths(bodies), () => this.branchTransaction.immediate(sessionId, expectedSeq, link, events, bodies)),
+      );
+    } catch (error) {
+      if (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' && !this.closed) {
+        throw new ConcurrencyError(sessionId, expectedSeq, this.guard('reading the head', () => this.headNow(sessionId))?.nextSeq ?? 0);
+      }
+      throw this.appendError(sessionId, expectedSeq, error);
+    }
+  }
+
+  /** The event at `seq`, or undefined past the head; SessionNotFoundError for an unknown session. */
+  private async readEventIfAny(sessionId: string, seq: number): Promise<LogEvent | undefined> {
+    const head = await this.head(sessionId);
+    if (head === undefined) throw new SessionNotFoundError(sessionId);
+    return seq < head.nextSeq ? this.readEvent(sessionId, seq) : undefined;
+  }
+
+  /** A branch's link to its parent (SPEC §14), or undefined for a session that is not a branch. */
+  async readForkLink(sessionId: string): Promise<ForkLink | undefined> {
+    assertSessionId(sessionId);
+    const head = await this.head(sessionId);
+    if (head === undefined) throw new SessionNotFoundError(sessionId);
+    return this.attempt('reading a branch link', () => this.linkNow(sessionId));
+  }
+
+  private linkNow(sessionId: string): ForkLink | undefined {
+    const row = this.linkStatement?.get(sessionId);
+    return row === undefined ? undefined : { parentSessionId: row[0], forkSeq: row[1], parentHash: row[2] };
+  }
+
   /**
    * Reads and checks the whole stream first, into a staging table that locks nothing (see
    * staging.ts), then writes it in one short transaction: a slow stream never holds the write
@@ -227,6 +295,16 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
     const expectedSeq = options.expectedSeq;
     this.assertWritable('appending events');
     checkAppendBatch(sessionId, [], expectedSeq);
+    if (expectedSeq !== 0 && (await this.head(sessionId)) === undefined) {
+      // A new branch: its first batch opens with its session/fork, and is written with its link.
+      const events: LogEvent[] = [];
+      for await (const batch of batches) {
+        checkAppendBatch(sessionId, batch, expectedSeq + events.length);
+        events.push(...batch);
+      }
+      await this.append(sessionId, events, { expectedSeq });
+      return events.length;
+    }
     // Refused before the stream is read when it is stale already; checked again when it is written.
     await this.attempt('reading the head', () => this.expectNextSeq(sessionId, expectedSeq));
     const staging = this.guard('preparing the staging table', () => {
@@ -263,14 +341,26 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
     // Fixed at the start: events below it are committed and never change, so each page is a
     // read of its own and a writer that commits meanwhile changes nothing that is read.
     const { fromSeq, endSeq, pageSize } = resolveReadRange(range, head.nextSeq);
-    for (let from = fromSeq; from < endSeq; ) {
-      const bodies = await this.attempt('reading events', () => this.pageStatement.all(sessionId, from, endSeq, pageSize));
-      if (bodies.length !== Math.min(pageSize, endSeq - from)) {
-        throw missingEventsError(sessionId, from, bodies, 'the file');
+    const link = await this.attempt('reading a branch link', () => this.linkNow(sessionId));
+    const readOwn = async function* (this: SqliteLogStore, start: number, end: number): AsyncIterable<readonly LogEvent[]> {
+      for (let from = start; from < end; ) {
+        const bodies = await this.attempt('reading events', () => this.pageStatement.all(sessionId, from, end, pageSize));
+        if (bodies.length !== Math.min(pageSize, end - from)) {
+          throw missingEventsError(sessionId, from, bodies, 'the file');
+        }
+        yield bodies.map((body, index) => parseStoredEvent(sessionId, from + index, body, 'the file'));
+        from += bodies.length;
       }
-      yield bodies.map((body, index) => parseStoredEvent(sessionId, from + index, body, 'the file'));
-      from += bodies.length;
-    }
+    }.bind(this);
+    if (link === undefined) yield* readOwn(fromSeq, endSeq);
+    else
+      yield* readStitched(
+        fromSeq,
+        endSeq,
+        firstOwnSeq(link),
+        (from, to) => this.read(link.parentSessionId, { fromSeq: from, toSeq: to, pageSize }),
+        readOwn,
+      );
   }
 
   async readEvent(sessionId: string, seq: number): Promise<LogEvent> {
@@ -279,6 +369,8 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
     if (body !== undefined) return parseStoredEvent(sessionId, seq, body, 'the file');
     const head = await this.head(sessionId);
     if (head === undefined) throw new SessionNotFoundError(sessionId);
+    const link = isSessionSeq(seq) ? await this.attempt('reading a branch link', () => this.linkNow(sessionId)) : undefined;
+    if (link !== undefined && seq <= link.forkSeq) return this.readEvent(link.parentSessionId, seq);
     throw new SeqOutOfRangeError(seq, head.nextSeq);
   }
 
@@ -289,7 +381,13 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
 
   async listSessions(): Promise<StoredSession[]> {
     const rows = await this.attempt('listing sessions', () => this.sessionsStatement.all());
-    return rows.map(([id, createdAt, lastSeq, updatedAt]) => ({ id, events: lastSeq + 1, createdAt, updatedAt }));
+    return rows.map(([id, createdAt, lastSeq, updatedAt, parentId, forkSeq]) => ({
+      id,
+      events: lastSeq + 1,
+      createdAt,
+      updatedAt,
+      ...(parentId === null || forkSeq === null ? {} : { parent: { sessionId: parentId, forkSeq } }),
+    }));
   }
 
   async acquireOwnership(sessionId: string): Promise<Ownership> {
@@ -333,6 +431,13 @@ export class SqliteLogStore implements LogStore, CheckpointStore, SearchableStor
 
   async readEventsAt(sessionId: string, seqs: readonly number[]): Promise<LogEvent[]> {
     assertSessionId(sessionId);
+    const link = await this.attempt('reading a branch link', () => this.linkNow(sessionId));
+    if (link !== undefined && seqs.some((seq) => seq <= link.forkSeq)) {
+      // A branch's prefix is its parent's: those events are read from it (they never change).
+      const events: LogEvent[] = [];
+      for (const seq of seqs) events.push(await this.readEvent(sessionId, seq));
+      return events;
+    }
     return this.attempt('reading events', () => this.eventsAtTransaction.deferred(sessionId, seqs));
   }
 
