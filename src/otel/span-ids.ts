@@ -3,12 +3,11 @@
 // session lifecycle (named by the seq of the event that began it), a span per event that began
 // the operation.
 
-import { createHash } from 'node:crypto';
+import { nodeSha256Hex } from '../store/node-sha256.js';
 
 function hexDigest(parts: readonly (string | number)[], length: number): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(`${String(part)}\u0000`);
-  const hex = hash.digest('hex').slice(0, length);
+  // Each part followed by a NUL, hashed by the library's one hashing module.
+  const hex = nodeSha256Hex(parts.map((part) => `${String(part)}\u0000`).join('')).slice(0, length);
   // An all-zero id is invalid in OTLP; a digest that begins with that many zeros is not met in practice, but is never sent.
   return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
 }
