@@ -45,6 +45,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   view: async () => (await import('./view.bench.js')).benchmark,
   'pi-session': async () => (await import('./pi-session.bench.js')).benchmark,
   search: async () => (await import('./search.bench.js')).benchmark,
+  'ai-sdk': async () => (await import('./ai-sdk.bench.js')).benchmark,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;
