@@ -85,6 +85,7 @@ export {
   isForeignType,
 } from './foreign-event.js';
 export { computeEventHash, GENESIS_HASH, type Hasher, type Sha256, type Sha256State } from './hash.js';
+export { type InProcessRecording, inProcessRecording } from './in-process-recording.js';
 export { offSurfaceReason } from './off-surface.js';
 export { NotASurfaceEventError, origins, type ReadEvent } from './origins.js';
 export { RequestSurfaceDecoder, requestSurfaceLength, requestSurfaceOf, requestSurfacesOf } from './request-surface.js';
