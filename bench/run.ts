@@ -46,6 +46,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'pi-session': async () => (await import('./pi-session.bench.js')).benchmark,
   search: async () => (await import('./search.bench.js')).benchmark,
   otel: async () => (await import('./otel.bench.js')).benchmark,
+  'ai-sdk': async () => (await import('./ai-sdk.bench.js')).benchmark,
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [${Object.keys(BENCHMARKS).join('|')} ...]`;

@@ -35,6 +35,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   whatif: ['whatif', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   proxy: ['proxy', 'importers', 'log', 'store', 'meter', 'providers'],
   otel: ['otel', 'log', 'store'],
+  // The AI SDK recorder reads an app's prompt by the proxy's rule, and mounts the harness's compaction.
+  'ai-sdk': ['ai-sdk', 'proxy', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   cli: ['cli', 'otel', 'tune', 'proxy', 'view', 'whatif', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
   '.': ['.', 'importers', 'compaction', 'spine', 'log', 'store', 'meter', 'providers'],
 };

@@ -3,6 +3,7 @@
 import {
   type ContentBlock,
   dataOf,
+  inProcessRecording,
   isForeignType,
   isReplaceOp,
   isSurfaceType,
@@ -207,12 +208,15 @@ function describeRequest(request: ModelRequestData): string {
       ? ''
       : ` (${change.splices.reduce((sum, splice) => sum + splice.length - 2, 0)} new since #${change.base}, ${change.splices.reduce((sum, splice) => sum + splice[1], 0)} gone)`;
   const estimate = request.estimatedTokens === undefined ? '' : `, ~${request.estimatedTokens} tokens`;
+  const inProcess = inProcessRecording(request);
   const origin =
-    request.provenance === 'imported'
-      ? ', imported (not sent by shadowlog)'
-      : request.provenance === 'proxied'
-        ? ', received by the proxy'
-        : '';
+    inProcess !== undefined
+      ? `, recorded in process by ${inProcess.by}${inProcess.bytes === 'captured' ? '' : ' (bytes not captured)'}`
+      : request.provenance === 'imported'
+        ? ', imported (not sent by shadowlog)'
+        : request.provenance === 'proxied'
+          ? ', received by the proxy'
+          : '';
   const offSurface = offSurfaceReason(request);
   if (offSurface !== undefined) {
     // The surface it records is the session's, not what it sent: say so instead of counting it.

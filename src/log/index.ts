@@ -88,6 +88,7 @@ export {
 } from './foreign-event.js';
 export { checkForkEvent, type ForkPointFold, forkPointProblem } from './fork-point.js';
 export { computeEventHash, GENESIS_HASH, type Hasher, type Sha256, type Sha256State } from './hash.js';
+export { type InProcessRecording, inProcessRecording } from './in-process-recording.js';
 export { offSurfaceReason } from './off-surface.js';
 export { NotASurfaceEventError, origins, type ReadEvent } from './origins.js';
 export { RequestSurfaceDecoder, requestSurfaceLength, requestSurfaceOf, requestSurfacesOf } from './request-surface.js';

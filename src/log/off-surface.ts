@@ -10,6 +10,9 @@ import type { ModelRequestData } from './event.js';
 /** Why the call did not send the session's surface, for a proxied request off it; undefined for a call on its surface. */
 export function offSurfaceReason(data: ModelRequestData): string | undefined {
   if (data.provenance !== 'proxied') return undefined;
+  // A call recorded in process (shadowlog/ai-sdk) says so in its `recorder` note.
+  const recorded = (data as { recorder?: { unmatched?: unknown } }).recorder?.unmatched;
+  if (typeof recorded === 'string') return recorded;
   const proxy = (data as { proxy?: unknown }).proxy;
   if (typeof proxy !== 'object' || proxy === null) return undefined;
   const { unparsed, unmatched } = proxy as { unparsed?: unknown; unmatched?: unknown };

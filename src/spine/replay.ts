@@ -25,6 +25,7 @@ import type {
 import { dataOf } from '../log/event-data.js';
 import type { EventTypeRegistry } from '../log/event-types.js';
 import type { Hasher } from '../log/hash.js';
+import { type InProcessRecording, inProcessRecording } from '../log/in-process-recording.js';
 import { offSurfaceReason } from '../log/off-surface.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
 import type { LanguageModel, ModelMessage, ModelParams } from '../providers/language-model.js';
@@ -72,6 +73,8 @@ export interface ReplayResult {
   readonly offSurface?: OffSurfaceCall;
   /** The surface the request was rendered from, as provider-neutral messages; empty for a call off the surface. */
   readonly messages: readonly ModelMessage[];
+  /** Set for a call an integration recorded in the app's process (shadowlog/ai-sdk): by whom, and whether its bytes were captured. */
+  readonly recordedInProcess?: InProcessRecording;
 }
 
 export interface OffSurfaceCall {
@@ -223,6 +226,7 @@ function reconstructImported(at: RequestPosition): ReplayResult {
     provenance: 'imported',
     request: { provider: data.provider, model: data.model, messages: messages as unknown as JsonObject[] },
     messages,
+    ...inProcess(data),
   };
 }
 
@@ -266,7 +270,13 @@ function replayProxied(at: RequestPosition, data: ProxiedModelRequestData): Repl
     wireBody: new Uint8Array(bytes),
     ...(offSurface === undefined ? {} : { offSurface }),
     messages: offSurface === undefined ? renderSurface(nodes) : [],
+    ...inProcess(data),
   };
+}
+
+function inProcess(data: ModelRequestData): { recordedInProcess?: InProcessRecording } {
+  const recording = inProcessRecording(data);
+  return recording === undefined ? {} : { recordedInProcess: recording };
 }
 
 function parsedBody(text: string): JsonObject | null {

@@ -67,6 +67,11 @@ export async function replayCommand(context: CommandContext, given: string, opti
  * this is for piping. An imported call has no bytes.
  */
 function writeWire(context: CommandContext, result: ReplayResult | SummaryReplayResult): void {
+  if ('recordedInProcess' in result && result.recordedInProcess?.bytes === 'not-captured') {
+    throw new UsageError(
+      `--wire prints the bytes a call sent, and turn ${result.turn} step ${result.step} was recorded by ${result.recordedInProcess.by} with its bytes not captured (${result.recordedInProcess.reason ?? 'no reason recorded'}). Leave out --wire to see the surface it was recorded with`,
+    );
+  }
   if ('provenance' in result && result.provenance === 'imported') {
     throw new UsageError(
       `--wire prints the bytes a call sent, and turn ${result.turn} step ${result.step} was imported from another harness's files: no bytes of it went through shadowlog. Leave out --wire to see the reconstructed request`,
@@ -88,13 +93,18 @@ export function describeReplay(result: ReplayResult | SummaryReplayResult, maxCh
   const renderer = result.rendererVersion === null ? '' : `, renderer ${result.rendererVersion}`;
   const chain = `the hash chain from seq 0 to #${result.seq} is intact`;
   const lines = [`${call} (event #${result.seq}): ${result.provider}/${result.model}${renderer}`];
-  if (provenance === 'imported') {
+  const inProcess = 'recordedInProcess' in result ? result.recordedInProcess : undefined;
+  if (provenance === 'imported' && inProcess !== undefined) {
+    lines.push(
+      `not byte-verified: ${inProcess.by} recorded this call in the app's process without capturing the bytes it sent (${inProcess.reason ?? 'no reason recorded'}), so no digest exists; the surface below is the one recorded for the call, and ${chain}`,
+    );
+  } else if (provenance === 'imported') {
     lines.push(
       `reconstructed from an import, not byte-verified: another harness made this call, and shadowlog read it from that harness's files, so no digest of what was sent exists; the surface below is the one recorded for the call, and ${chain}`,
     );
   } else if (provenance === 'proxied') {
     lines.push(
-      `verified: the request body the proxy received (${'wireBody' in result ? (result.wireBody?.length ?? 0) : 0} bytes, stored in the log) hashes to ${result.requestDigest}, the digest recorded when it was received; ${chain}`,
+      `verified: the request body ${inProcess === undefined ? 'the proxy received' : `the provider sent (captured in process by ${inProcess.by})`} (${'wireBody' in result ? (result.wireBody?.length ?? 0) : 0} bytes, stored in the log) hashes to ${result.requestDigest}, the digest recorded when it was received; ${chain}`,
     );
     if ('offSurface' in result && result.offSurface !== undefined) return describeOffSurface(result, lines, maxChars);
   } else {
@@ -112,7 +122,11 @@ export function describeReplay(result: ReplayResult | SummaryReplayResult, maxCh
   }
   for (const message of result.messages) lines.push(`  ${describeMessage(message, maxChars)}`);
   if (provenance === 'imported') {
-    lines.push('tool definitions and parameters are not in the import; --wire has no bytes to print');
+    lines.push(
+      inProcess === undefined
+        ? 'tool definitions and parameters are not in the import; --wire has no bytes to print'
+        : 'tool definitions and parameters were in the bytes, which were not captured; --wire has no bytes to print',
+    );
   } else {
     const tools = (result.request?.tools as Array<unknown> | undefined)?.length ?? 0;
     lines.push(`and ${tools} tool definition${tools === 1 ? '' : 's'}; --wire prints the exact request body`);
