@@ -54,7 +54,11 @@ describe('bad input at createAiSdkRecorder', () => {
   it.each([
     ['a ratio out of range', { contextWindow: 6_000, compaction: { config: { thresholdRatio: 2 } } }, 'thresholdRatio'],
     ['an unknown key', { contextWindow: 6_000, compaction: { config: { treshold: 0.5 } } }, 'treshold'],
-    ['no room under the headroom', { contextWindow: 6_000, maxOutputTokens: 500, compaction: {} }, 'headroomTokens'],
+    [
+      'no room under the headroom',
+      { contextWindow: 6_000, maxOutputTokens: 500, compaction: { config: { headroomTokens: 65_536 } } },
+      'headroomTokens',
+    ],
     ['compaction without a window', { compaction: {} }, 'contextWindow'],
     ['a summarizer that is not a model', { contextWindow: 6_000, compaction: { summarizer: 'abstractive' } }, 'summarizer'],
     ['a pruner without compaction', { pruner: { thresholdChars: 100 } }, 'pruner'],

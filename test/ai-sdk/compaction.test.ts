@@ -51,7 +51,8 @@ describe('compaction at the log layer', () => {
       sessionId: 'long-1',
       contextWindow: 6_000,
       maxOutputTokens: 500,
-      compaction: { config: { headroomTokens: 1_000 } },
+      // A tail of 0.16 holds the newest question (about 600 tokens) verbatim; the default 0.05 of this small window does not.
+      compaction: { config: { headroomTokens: 1_000, retainRatio: 0.16 } },
       onRecordError: (error) => harness.recordErrors.push(error),
     });
     const openai = createOpenAI({ baseURL: `${harness.upstream.baseUrl}/v1`, apiKey: 'sk-test', fetch: recorder.fetch });
