@@ -221,6 +221,12 @@ export interface ViewMeter {
   readonly calibrated: true;
 }
 
+/** A branch's parent and the point it forks after, and the branches of this session (SPEC §14). */
+export interface ViewBranches {
+  readonly parent: { readonly sessionId: string; readonly forkSeq: number } | null;
+  readonly children: ReadonlyArray<{ readonly sessionId: string; readonly forkSeq: number }>;
+}
+
 export interface ViewDocument {
   readonly kind: 'shadowlog-view';
   readonly version: 2;
@@ -236,6 +242,8 @@ export interface ViewDocument {
   readonly prices?: { readonly date: string; readonly source: string } | null;
   /** A tune report, validated, when one was given. */
   readonly tune: unknown;
+  /** The session's parent when it is a branch, and its own branches. */
+  readonly branches?: ViewBranches;
 }
 
 /** A delta as the page receives it: each call as a compact row (client/page-blocks.ts); its details are loaded by block. */

@@ -140,6 +140,11 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
     contextWindow: run.models.get(call.model)?.window ?? call.contextWindow,
   }));
   const session = { ...taken, calls };
+  const link = await store.readForkLink?.(sessionId);
+  const children = (await store.listSessions())
+    .filter((stored) => stored.parent?.sessionId === sessionId)
+    .map((stored) => ({ sessionId: stored.id, forkSeq: (stored.parent as { forkSeq: number }).forkSeq }))
+    .sort((a, b) => a.forkSeq - b.forkSeq || a.sessionId.localeCompare(b.sessionId));
   return {
     kind: 'shadowlog-view',
     version: 2,
@@ -150,6 +155,7 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
     prices: options.prices ?? null,
     window: sessionWindowOf(session.calls, session.policies, run),
     tune: options.tune ?? null,
+    branches: { parent: link === undefined ? null : { sessionId: link.parentSessionId, forkSeq: link.forkSeq }, children },
     meterSettings,
     ...(packer === undefined ? {} : { content: packer.finish() }),
   };

@@ -36,6 +36,7 @@ function start(): void {
   model.meter = viewDocument.meter ?? null;
   model.prices = viewDocument.prices ?? null;
   model.window = viewDocument.window ?? null;
+  model.branches = viewDocument.branches ?? null;
   document.title = `shadowlog view · ${model.sessionId}`;
 
   const header = el('header', 'summary');
@@ -264,9 +265,36 @@ function drawSummary(header: HTMLElement, model: SessionModel, status: HTMLEleme
         ? el('span', 'badge verified', '✓ hash chain intact')
         : el('span', 'badge failed', `✗ hash chain broken at #${model.chain.firstBrokenSeq}`);
   chain.id = 'chain-badge';
-  const parts: HTMLElement[] = [title, chain, facts, windowLine(model), status];
+  const parts: HTMLElement[] = [title, chain, facts, windowLine(model), ...branchLines(model), status];
   for (const problem of model.problems) parts.push(el('p', 'error', `event #${problem.seq} refused (${problem.code}): ${problem.message}`));
   header.replaceChildren(...parts);
+}
+
+/** Where a branch forks from its parent, and the branches of this session, each with the command that shows it. */
+function branchLines(model: SessionModel): HTMLElement[] {
+  const branches = model.branches;
+  if (branches === null) return [];
+  const lines: HTMLElement[] = [];
+  const parent = branches.parent;
+  if (parent !== null) {
+    const line = el(
+      'p',
+      'facts-line',
+      `branch of ${parent.sessionId} after its event #${parent.forkSeq}: events 0–${parent.forkSeq} are ${parent.sessionId}'s, the rest this branch's own (shadowlog view ${parent.sessionId})`,
+    );
+    line.id = 'branch-parent';
+    lines.push(line);
+  }
+  if (branches.children.length > 0) {
+    const line = el(
+      'p',
+      'facts-line',
+      `${counted(branches.children.length, 'branch', 'branches')}: ${branches.children.map((child) => `${child.sessionId} after #${child.forkSeq}`).join(', ')} (${branches.children.length === 1 ? `shadowlog view ${branches.children[0]?.sessionId}` : 'shadowlog view ID'})`,
+    );
+    line.id = 'branch-children';
+    lines.push(line);
+  }
+  return lines;
 }
 
 function windowLine(model: SessionModel): HTMLElement {

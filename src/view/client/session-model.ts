@@ -5,7 +5,17 @@
 // shows them (page-source.ts), and surfaces decoded per call on demand.
 
 import type { SessionWindow } from '../session-window.js';
-import type { CallView, ChainView, CompactionView, PageDelta, PolicyView, PruneView, ViewMeter, ViewProblem } from '../view-data.js';
+import type {
+  CallView,
+  ChainView,
+  CompactionView,
+  PageDelta,
+  PolicyView,
+  PruneView,
+  ViewBranches,
+  ViewMeter,
+  ViewProblem,
+} from '../view-data.js';
 import { type ClientRewrite, clientRewriteOf } from './client-rewrites.js';
 import { CALL_BLOCK, type CallSummary, decodeCallRow, EVENT_BLOCK } from './page-blocks.js';
 import type { DataSource } from './page-source.js';
@@ -59,6 +69,8 @@ export class SessionModel {
   meter: ViewMeter | null = null;
   prices: { readonly date: string; readonly source: string } | null = null;
   window: SessionWindow | null = null;
+  /** The session's parent when it is a branch, and its branches. */
+  branches: ViewBranches | null = null;
   /** The event types that are the source's noise (foreign events, as show --record leaves them out): the server names them. */
   readonly noiseTypes = new Set<string>();
   /** The client rewrites, by the seq of the replacement. */
