@@ -86,11 +86,15 @@ async function clientModule(name: string, path: string): Promise<string> {
     throw new ViewAssetError(
       `the page's script module ${name} is missing from ${new URL('./client/', import.meta.url).pathname}; reinstall shadowlog`,
     );
+  return transpileClientModule(readFileSync(source, 'utf8'));
+}
+
+/** A client module's TypeScript as the page's script joins it: what tsc writes to dist/, by TypeScript's transpiler. */
+export async function transpileClientModule(source: string): Promise<string> {
   // A CommonJS package: its API is the default export when imported from an ES module.
   const imported = (await import('typescript')) as typeof import('typescript') & { default?: typeof import('typescript') };
   const typescript = imported.default ?? imported;
-  const output = typescript.transpileModule(readFileSync(source, 'utf8'), {
+  return typescript.transpileModule(source, {
     compilerOptions: { target: typescript.ScriptTarget.ES2022, module: typescript.ModuleKind.ESNext },
-  });
-  return output.outputText;
+  }).outputText;
 }

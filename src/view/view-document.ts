@@ -142,8 +142,7 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
   const session = { ...taken, calls };
   const link = await store.readForkLink?.(sessionId);
   const children = (await store.listSessions())
-    .filter((stored) => stored.parent?.sessionId === sessionId)
-    .map((stored) => ({ sessionId: stored.id, forkSeq: (stored.parent as { forkSeq: number }).forkSeq }))
+    .flatMap((stored) => (stored.parent?.sessionId === sessionId ? [{ sessionId: stored.id, forkSeq: stored.parent.forkSeq }] : []))
     .sort((a, b) => a.forkSeq - b.forkSeq || a.sessionId.localeCompare(b.sessionId));
   return {
     kind: 'shadowlog-view',

@@ -12,8 +12,7 @@ import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, syml
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
-import typescript from 'typescript';
-import { SHARED_MODULES } from '../../src/view/page-script.js';
+import { SHARED_MODULES, transpileClientModule } from '../../src/view/page-script.js';
 
 export const COMPILED_TREE_VARIABLE = 'SHADOWLOG_TEST_COMPILED_TREE';
 
@@ -66,12 +65,8 @@ export default async function setup(): Promise<() => void> {
       .map((name) => join(clientDirectory, name)),
     ...Object.values(SHARED_MODULES).map((path) => `${resolve(clientDirectory, path)}.ts`),
   ];
-  for (const source of joined) {
-    const output = typescript.transpileModule(readFileSync(source, 'utf8'), {
-      compilerOptions: { target: typescript.ScriptTarget.ES2022, module: typescript.ModuleKind.ESNext },
-    });
-    writeFileSync(join(tree, relative(ROOT, source)).replace(/\.ts$/, '.js'), output.outputText);
-  }
+  for (const source of joined)
+    writeFileSync(join(tree, relative(ROOT, source)).replace(/\.ts$/, '.js'), await transpileClientModule(readFileSync(source, 'utf8')));
   // Plain JavaScript the source loads by path (the checkpoint thread) sits where the source expects it.
   for (const file of otherFiles(join(ROOT, 'src'))) cpSync(file, join(tree, relative(ROOT, file)));
   cpSync(join(ROOT, 'package.json'), join(tree, 'package.json'));
