@@ -84,6 +84,8 @@ export interface TuneReport {
   readonly sessions: readonly SessionResult[];
   /** Sessions no policy fits in its window (left out of the policies' figures). */
   readonly unfitSessions: readonly string[];
+  /** Branches of the run with no model call of their own: all their calls are a prefix another session of the run counts. */
+  readonly prefixOnlyBranches?: readonly string[];
   readonly recommendation: Recommendation | null;
   /** The recommendation as the setting of each harness whose sessions were replayed. */
   readonly harnessSettings: readonly HarnessSettingReport[];
