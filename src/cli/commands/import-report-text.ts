@@ -89,6 +89,14 @@ function printForeign(context: CommandContext, file: FileReport, location: strin
   context.print(`${file.path}: ${file.format} (${how}), ${plural(file.lines, 'line')}, ${plural(file.sourceBytes, 'byte')}`);
   for (const session of file.sessions) {
     context.print(`  ${describeSession(session, location)}`);
+    const carried = session.fork?.carried;
+    if (carried !== undefined) {
+      const lines = carried.fromLine === carried.toLine ? `line ${carried.fromLine}` : `lines ${carried.fromLine}–${carried.toLine}`;
+      context.print(
+        `    forks before line ${carried.fromLine}, not where it leaves (line ${session.fork?.leavesAtLine}): ${carried.reason}; ${lines}, shared with its parent, are mapped again in its own events`,
+      );
+    }
+    if (session.treePath?.note !== undefined) context.print(`    ${session.treePath.note}`);
     if (session.pending !== undefined) context.print(`    ${describePending(session.pending)}`);
     const unmapped = sameLinesOnce(session.unmapped.map((part) => `line ${part.line}: ${part.reason}`));
     for (const line of unmapped.slice(0, UNMAPPED_SHOWN)) context.print(`    ${line}`);
@@ -123,10 +131,17 @@ function describeSession(session: SessionReport, location: string): string {
       ? ''
       : ` (a sub-session of ${session.parent.sessionId}${session.parent.callId === undefined ? '' : `, spawned by its call ${session.parent.callId}`})`;
   const fork = session.fork === undefined ? '' : ` (${describeFork(session.fork, session.written)})`;
-  const figures = `${plural(session.events, 'event')}, ${plural(session.modelCalls, 'model call')}, ${plural(session.compactions, 'compaction')} mapped, ${plural(session.foreignLines, 'line')} kept as foreign events, ${plural(session.unmapped.length, 'part')} not mapped`;
+  // A branch of a session tree already stored, or grown: its link, without what this import wrote.
+  const branch = session.fork === undefined ? '' : ` (a branch of ${session.fork.parentSessionId} after #${session.fork.forkSeq})`;
+  const own = session.fork?.stored === 'linked' && session.events > 0 ? session.events - session.fork.forkSeq - 1 : undefined;
+  const events =
+    own === undefined
+      ? plural(session.events, 'event')
+      : `${plural(session.events, 'event')} (${own.toLocaleString('en-US')} its own; the figures after are of those)`;
+  const figures = `${events}, ${plural(session.modelCalls, 'model call')}, ${plural(session.compactions, 'compaction')} mapped, ${plural(session.foreignLines, 'line')} kept as foreign events, ${plural(session.unmapped.length, 'part')} not mapped`;
   if (session.status === 'already-present')
-    return `unchanged: ${session.sessionId}${parent} is already in ${location} with the same events (${figures}); nothing written`;
+    return `unchanged: ${session.sessionId}${parent}${branch} is already in ${location} with the same events (${figures}); nothing written`;
   if (session.status === 'grew')
-    return `grew: appended ${plural(session.written, 'event')} to ${session.sessionId}${parent} in ${location}, which now has ${figures}; hash chain and surface verified`;
+    return `grew: appended ${plural(session.written, 'event')} to ${session.sessionId}${parent}${branch} in ${location}, which now has ${figures}; hash chain and surface verified`;
   return `imported ${session.sessionId}${parent}${fork} into ${location}: ${figures}; hash chain and surface verified`;
 }
