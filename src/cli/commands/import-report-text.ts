@@ -91,9 +91,12 @@ function printForeign(context: CommandContext, file: FileReport, location: strin
     context.print(`  ${describeSession(session, location)}`);
     const carried = session.fork?.carried;
     if (carried !== undefined) {
-      const lines = carried.fromLine === carried.toLine ? `line ${carried.fromLine}` : `lines ${carried.fromLine}–${carried.toLine}`;
+      const lines =
+        carried.fromLine === carried.toLine
+          ? `line ${carried.fromLine}, shared with its parent, is`
+          : `lines ${carried.fromLine}–${carried.toLine}, shared with its parent, are`;
       context.print(
-        `    forks before line ${carried.fromLine}, not where it leaves (line ${session.fork?.leavesAtLine}): ${carried.reason}; ${lines}, shared with its parent, are mapped again in its own events`,
+        `    forks before line ${carried.fromLine}, not where it leaves (line ${session.fork?.leavesAtLine}): ${carried.reason}; ${lines} mapped again in its own events`,
       );
     }
     if (session.treePath?.note !== undefined) context.print(`    ${session.treePath.note}`);
