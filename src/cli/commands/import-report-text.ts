@@ -99,7 +99,7 @@ function printForeign(context: CommandContext, file: FileReport, location: strin
         `    forks before line ${carried.fromLine}, not where it leaves (line ${session.fork?.leavesAtLine}): ${carried.reason}; ${lines} mapped again in its own events`,
       );
     }
-    if (session.treePath?.note !== undefined) context.print(`    ${session.treePath.note}`);
+    if (session.treePath !== undefined) context.print(`    ${describeTreePath(session)}`);
     if (session.pending !== undefined) context.print(`    ${describePending(session.pending)}`);
     const unmapped = sameLinesOnce(session.unmapped.map((part) => `line ${part.line}: ${part.reason}`));
     for (const line of unmapped.slice(0, UNMAPPED_SHOWN)) context.print(`    ${line}`);
@@ -107,6 +107,14 @@ function printForeign(context: CommandContext, file: FileReport, location: strin
       context.print(`    … and ${unmapped.length - UNMAPPED_SHOWN} more not mapped (--json lists all)`);
     }
   }
+}
+
+/** Which path of a pi session tree the session is: pi's latest, or one it left (and where). */
+function describeTreePath(session: SessionReport): string {
+  const path = session.treePath as NonNullable<SessionReport['treePath']>;
+  if (path.note !== undefined) return path.note;
+  if (session.fork?.leavesAtLine === undefined) return `pi's latest path, to line ${path.leafLine}`;
+  return `a path pi left: it leaves its parent's at line ${session.fork.leavesAtLine} and ends at line ${path.leafLine}`;
 }
 
 /** Identical lines printed once, in order, with how many times they occur: "line 1788: … (4 times)". */

@@ -17,7 +17,10 @@ const WINDOW = 32;
 export async function storedPiLeaves(store: LogStore, files: readonly SourceFile[], options: ImportOptions): Promise<Map<string, string>> {
   const leaves = new Map<string, string>();
   for (const file of files) {
-    for (const sessionId of piSessionIds(file, options)) {
+    const ids = piSessionIds(file, options);
+    // A file with no entry that has a sibling is one path: there is nothing to choose.
+    if (ids.length === 1) continue;
+    for (const sessionId of ids) {
       const leaf = await lastEntryId(store, sessionId);
       if (leaf !== undefined) leaves.set(sessionId, leaf);
     }
@@ -32,15 +35,19 @@ async function lastEntryId(store: LogStore, sessionId: string): Promise<string |
     const events: LogEvent[] = [];
     for await (const page of store.read(sessionId, { fromSeq: Math.max(0, end - WINDOW), toSeq: end })) events.push(...page);
     for (let index = events.length - 1; index >= 0; index--) {
-      const id = entryIdOf(events[index] as LogEvent);
-      if (id !== undefined) return id;
+      const entry = entryOf(events[index] as LogEvent);
+      if (entry !== undefined) return entry.id;
     }
   }
   return undefined;
 }
 
-/** The pi entry id in the source text an imported event keeps (`sourceLines` of a mapped one, `text` of a foreign one). */
-function entryIdOf(event: LogEvent): string | undefined {
+/**
+ * The pi entry in the source text an imported event keeps (`sourceLines` of a mapped one, `text`
+ * of a foreign one), with its id: undefined for an event that keeps none; an entry without an id
+ * (version 1) has none to give.
+ */
+function entryOf(event: LogEvent): { id: string | undefined } | undefined {
   // Any type of event may carry them (an import's own field), so they are read as unknown data.
   const data: unknown = event.data;
   if (!isPlainObject(data)) return undefined;
@@ -51,7 +58,7 @@ function entryIdOf(event: LogEvent): string | undefined {
     if (typeof text !== 'string') continue;
     try {
       const entry: unknown = JSON.parse(text);
-      if (isPlainObject(entry) && entry.type !== 'session' && typeof entry.id === 'string') return entry.id;
+      if (isPlainObject(entry) && entry.type !== 'session') return { id: typeof entry.id === 'string' ? entry.id : undefined };
     } catch {
       // Not a whole record: a line of another form names no entry.
     }
