@@ -8,16 +8,17 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCliRegistry } from '../../src/cli/registry.js';
+import { openStore, parseStoreSpec } from '../../src/cli/store-option.js';
 import { type FileReport, importFiles, readImportInputs, type SessionReport } from '../../src/importers/index.js';
 import { verifyLog } from '../../src/log/verify.js';
 import type { LogStore } from '../../src/store/log-store.js';
 import { MemoryLogStore } from '../../src/store/memory/memory-store.js';
 import { nodeSha256Hex } from '../../src/store/node-sha256.js';
 import { SessionLog } from '../../src/store/session-log.js';
-import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { createCliWorkspace } from '../support/cli.js';
+import { findPostgres } from '../support/postgres.js';
 import { piContextAt, piSession } from './support/pi-trees.js';
 
 type Workspace = ReturnType<typeof createCliWorkspace>;
@@ -38,17 +39,42 @@ function lastEntryId(path: string): string {
   return (JSON.parse(lines[lines.length - 1] as string) as { id: string }).id;
 }
 
-describe('pi session trees as branches', () => {
+const server = await findPostgres({ announce: false });
+
+/** Each store the CLI walks run on: a SQLite file, and a fresh PostgreSQL schema when a test server is set. */
+const backends: Array<{ name: string; store: (cwd: string) => string }> = [
+  { name: 'SQLite', store: (cwd) => `sqlite:${join(cwd, 'pi.db')}` },
+  ...(server === undefined
+    ? []
+    : [
+        {
+          name: 'PostgreSQL',
+          store: () => {
+            const url = new URL(server.url);
+            url.searchParams.set('schema', server.freshSchema());
+            return url.toString();
+          },
+        },
+      ]),
+];
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe.each(backends)('pi session trees as branches, on $name', ({ store: storeOf }) => {
   let workspace: Workspace;
   let sessions: string;
+  let store = '';
   beforeEach(() => {
     workspace = createCliWorkspace();
     sessions = join(workspace.cwd, 'sessions');
     mkdirSync(sessions);
+    store = storeOf(workspace.cwd);
   });
   afterEach(() => workspace.cleanup());
 
-  const cli = (...args: string[]) => workspace.run(['--store', 'sqlite:pi.db', ...args]);
+  const cli = (...args: string[]) => workspace.run(['--store', store, ...args]);
 
   async function importJson(path: string): Promise<FileReport> {
     const result = await cli('--json', 'import', path);
@@ -57,11 +83,11 @@ describe('pi session trees as branches', () => {
   }
 
   async function withStore<T>(use: (store: LogStore) => Promise<T>): Promise<T> {
-    const store = await openSqliteStore(join(workspace.cwd, 'pi.db'), { readOnly: true });
+    const opened = await openStore(parseStoreSpec(store, workspace.cwd), 'read');
     try {
-      return await use(store);
+      return await use(opened);
     } finally {
-      await store.close();
+      await opened.close();
     }
   }
 
@@ -250,57 +276,108 @@ describe('pi session trees as branches', () => {
   });
 });
 
-describe('any pi session tree', () => {
-  it('imports as sessions that each show what pi shows for one leaf, one per leaf, that verify, and that a second import leaves as they are', async () => {
-    const workspace = createCliWorkspace();
-    try {
-      // Each step: a prompt and an answer (maybe through a tool call), or a move back to an earlier entry.
-      const step = fc.oneof(
-        fc.record({ kind: fc.constant('turn' as const), tool: fc.boolean() }),
-        fc.record({ kind: fc.constant('back' as const), to: fc.nat(), summary: fc.boolean() }),
-      );
-      let run = 0;
-      await fc.assert(
-        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
-          const directory = join(workspace.cwd, `run-${run++}`);
-          mkdirSync(directory);
-          const pi = piSession('/home/user/project', directory);
-          const entries: string[] = [];
-          let calls = 0;
-          for (const each of [{ kind: 'turn' as const, tool: false }, ...steps]) {
-            if (each.kind === 'back') {
-              const to = entries[each.to % entries.length] as string;
-              if (each.summary) entries.push(pi.manager.branchWithSummary(to, `left a path at ${to}`));
-              else pi.manager.branch(to);
-              continue;
-            }
-            entries.push(pi.user(`prompt ${entries.length}`));
-            if (each.tool) {
-              const id = `call_${++calls}`;
-              entries.push(pi.assistant(`calling ${id}`, [{ id, name: 'read', arguments: { n: calls } }]));
-              entries.push(pi.toolResult(id, 'read', `result of ${id}`));
-            }
-            entries.push(pi.assistant(`answer ${entries.length}`));
-          }
-          const store = new MemoryLogStore();
-          const options = { format: 'auto' as const, registry: createCliRegistry() };
-          const summary = await importFiles(store, await readImportInputs([pi.file], workspace.cwd), options);
-          const report = summary.files[0] as FileReport;
-          const leaves = pi.manager.getEntries().filter((entry) => pi.manager.getChildren(entry.id).length === 0);
-          const leafOf = (session: SessionReport) => session.treePath?.leafEntryId ?? lastEntryId(pi.file);
-          expect(report.sessions.map(leafOf).sort()).toEqual(leaves.map((entry) => entry.id).sort());
-          for (const session of report.sessions) {
-            expect(await surfaceOf(store, session.sessionId)).toEqual(piContextAt(pi.file, leafOf(session)));
-            const verified = await verifyLog(store.read(session.sessionId), { registry: createCliRegistry(), hasher: nodeSha256Hex });
-            expect(verified.ok).toBe(true);
-          }
-          const again = await importFiles(store, await readImportInputs([pi.file], workspace.cwd), options);
-          expect(again.files[0]?.sessions.map((session) => session.status).every((status) => status === 'already-present')).toBe(true);
-        }),
-        { numRuns: 40 },
-      );
-    } finally {
-      workspace.cleanup();
+/** One step of a random tree: a prompt and an answer (maybe through a tool call), or a move back to an earlier entry. */
+type TreeStep = { kind: 'turn'; tool: boolean } | { kind: 'back'; to: number; summary: boolean };
+
+const treeStep: fc.Arbitrary<TreeStep> = fc.oneof(
+  fc.record({ kind: fc.constant('turn' as const), tool: fc.boolean() }),
+  fc.record({ kind: fc.constant('back' as const), to: fc.nat(), summary: fc.boolean() }),
+);
+
+/** Writes a tree with pi's SessionManager, a first turn and then `steps`; `after(index)` runs after each step. */
+async function writeTree(
+  directory: string,
+  steps: readonly TreeStep[],
+  after: (index: number, file: string) => Promise<void> = async () => {},
+) {
+  const pi = piSession('/home/user/project', directory);
+  const entries: string[] = [];
+  let calls = 0;
+  for (const [index, each] of [{ kind: 'turn' as const, tool: false }, ...steps].entries()) {
+    if (each.kind === 'back') {
+      const to = entries[each.to % entries.length] as string;
+      if (each.summary) entries.push(pi.manager.branchWithSummary(to, `left a path at ${to}`));
+      else pi.manager.branch(to);
+    } else {
+      entries.push(pi.user(`prompt ${entries.length}`));
+      if (each.tool) {
+        const id = `call_${++calls}`;
+        entries.push(pi.assistant(`calling ${id}`, [{ id, name: 'read', arguments: { n: calls } }]));
+        entries.push(pi.toolResult(id, 'read', `result of ${id}`));
+      }
+      entries.push(pi.assistant(`answer ${entries.length}`));
     }
+    await after(index, pi.file);
+  }
+  return pi;
+}
+
+describe('any pi session tree', () => {
+  let workspace: Workspace;
+  let run = 0;
+  beforeEach(() => {
+    workspace = createCliWorkspace();
+  });
+  afterEach(() => workspace.cleanup());
+  const options = { format: 'auto' as const, registry: createCliRegistry() };
+  const importInto = async (store: LogStore, file: string) =>
+    (await importFiles(store, await readImportInputs([file], workspace.cwd), options)).files[0] as FileReport;
+  const leafOf = (file: string) => (session: SessionReport) => session.treePath?.leafEntryId ?? lastEntryId(file);
+
+  /** Every session shows what pi shows for its leaf, one session per leaf of the tree, and verifies. */
+  async function expectEveryLeafAsPi(store: LogStore, report: FileReport, pi: Awaited<ReturnType<typeof writeTree>>): Promise<void> {
+    const leaves = pi.manager.getEntries().filter((entry) => pi.manager.getChildren(entry.id).length === 0);
+    expect(report.sessions.map(leafOf(pi.file)).sort()).toEqual(leaves.map((entry) => entry.id).sort());
+    for (const session of report.sessions) {
+      expect(await surfaceOf(store, session.sessionId)).toEqual(piContextAt(pi.file, leafOf(pi.file)(session)));
+      const verified = await verifyLog(store.read(session.sessionId), { registry: createCliRegistry(), hasher: nodeSha256Hex });
+      expect(verified.ok).toBe(true);
+    }
+  }
+
+  it('imports as sessions that each show what pi shows for one leaf, one per leaf, that verify, and that a second import leaves as they are', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(treeStep, { minLength: 1, maxLength: 14 }), async (steps) => {
+        const directory = join(workspace.cwd, `run-${run++}`);
+        mkdirSync(directory);
+        const pi = await writeTree(directory, steps);
+        const store = new MemoryLogStore();
+        await expectEveryLeafAsPi(store, await importInto(store, pi.file), pi);
+        const again = await importInto(store, pi.file);
+        expect(again.sessions.every((session) => session.status === 'already-present')).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('imported while pi writes it and again at the end, keeps every session stored (unchanged or grown, never rewritten), each as pi shows its leaf', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(treeStep, { minLength: 1, maxLength: 14 }), fc.array(fc.nat(), { maxLength: 3 }), async (steps, cuts) => {
+        const directory = join(workspace.cwd, `run-${run++}`);
+        mkdirSync(directory);
+        const store = new MemoryLogStore();
+        const stored = new Map<string, string>();
+        const importsAt = new Set(cuts.map((cut) => cut % (steps.length + 1)));
+        const keptAsStored = async (report: FileReport) => {
+          // What an earlier import stored is still there, a start of what the store holds now.
+          for (const [sessionId, hash] of stored) {
+            const events = [];
+            for await (const page of store.read(sessionId)) events.push(...page);
+            expect(events.some((event) => event.hash === hash)).toBe(true);
+          }
+          for (const session of report.sessions) {
+            const head = await store.head(session.sessionId);
+            if (head !== undefined) stored.set(session.sessionId, head.lastHash);
+          }
+        };
+        const pi = await writeTree(directory, steps, async (index, file) => {
+          if (importsAt.has(index)) await keptAsStored(await importInto(store, file));
+        });
+        const report = await importInto(store, pi.file);
+        await keptAsStored(report);
+        await expectEveryLeafAsPi(store, report, pi);
+      }),
+      { numRuns: 40 },
+    );
   });
 });
