@@ -5,7 +5,7 @@
 // result forks before the call and carries it; a re-import after pi went back keeps the stored
 // main session and imports the new latest path as a branch.
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -273,6 +273,53 @@ describe.each(backends)('pi session trees as branches, on $name', ({ store: stor
     const fresh = await workspace.run(['--store', 'sqlite:fresh.db', '--json', 'import', pi.file]);
     const freshReport = (JSON.parse(fresh.stdout) as { files: FileReport[] }).files[0] as FileReport;
     expect(freshReport.sessions[0]?.treePath).toMatchObject({ leafEntryId: lastEntryId(pi.file), latest: true });
+  });
+});
+
+describe('pi trees pi would not write', () => {
+  it('takes an entry whose parent is not before it as a root, and a repeated id as a new entry, and reports both', async () => {
+    const workspace = createCliWorkspace();
+    try {
+      const line = (value: Record<string, unknown>) => JSON.stringify({ timestamp: '2026-11-01T10:00:00.000Z', ...value });
+      const user = (text: string) => ({ role: 'user', content: text, timestamp: 0 });
+      const answer = (text: string) => ({
+        role: 'assistant',
+        content: [{ type: 'text', text }],
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        stopReason: 'stop',
+        timestamp: 0,
+      });
+      const file = join(workspace.cwd, 'session.jsonl');
+      writeFileSync(
+        file,
+        `${[
+          line({ type: 'session', version: 3, id: 'odd', cwd: '/home/user/project' }),
+          line({ type: 'message', id: 'a', parentId: null, message: user('first') }),
+          line({ type: 'message', id: 'b', parentId: 'a', message: answer('first answer') }),
+          line({ type: 'message', id: 'c', parentId: 'later', message: user('an orphan') }),
+          line({ type: 'message', id: 'b', parentId: 'a', message: user('a repeated id') }),
+        ].join('\n')}\n`,
+      );
+      const store = new MemoryLogStore();
+      const summary = await importFiles(store, await readImportInputs([file], workspace.cwd), {
+        format: 'auto',
+        registry: createCliRegistry(),
+      });
+      const sessions = summary.files[0]?.sessions ?? [];
+      expect(sessions.map((session) => session.sessionId)).toEqual(['pi-odd', 'pi-odd.branch-c', 'pi-odd.branch-b']);
+      expect(sessions[0]?.unmapped).toEqual([
+        { line: 4, reason: 'its parent entry "later" is not before it in the file; it is taken as a root, as pi takes an orphan' },
+        { line: 5, reason: 'entry id "b" was used by an earlier entry; this one is taken as line-5' },
+      ]);
+      // The main session is the path to the last entry: a, then the repeated-id entry.
+      expect((await surfaceOf(store, 'pi-odd')).map((node) => node.text)).toEqual(['first', 'a repeated id']);
+      expect((await surfaceOf(store, 'pi-odd.branch-c')).map((node) => node.text)).toEqual(['an orphan']);
+      expect(sessions[1]?.fork).toMatchObject({ parentSessionId: 'pi-odd', forkSeq: 1 });
+      expect((await surfaceOf(store, 'pi-odd.branch-b')).map((node) => node.text)).toEqual(['first', 'first answer']);
+    } finally {
+      workspace.cleanup();
+    }
   });
 });
 
