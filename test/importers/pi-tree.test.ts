@@ -324,11 +324,12 @@ describe('pi trees pi would not write', () => {
 });
 
 /** One step of a random tree: a prompt and an answer (maybe through a tool call), or a move back to an earlier entry. */
-type TreeStep = { kind: 'turn'; tool: boolean } | { kind: 'back'; to: number; summary: boolean };
+type TreeStep = { kind: 'turn'; tool: boolean } | { kind: 'back'; to: number; summary: boolean } | { kind: 'compact'; keep: number };
 
 const treeStep: fc.Arbitrary<TreeStep> = fc.oneof(
   fc.record({ kind: fc.constant('turn' as const), tool: fc.boolean() }),
   fc.record({ kind: fc.constant('back' as const), to: fc.nat(), summary: fc.boolean() }),
+  fc.record({ kind: fc.constant('compact' as const), keep: fc.nat() }),
 );
 
 /** Writes a tree with pi's SessionManager, a first turn and then `steps`; `after(index)` runs after each step. */
@@ -341,7 +342,18 @@ async function writeTree(
   const entries: string[] = [];
   let calls = 0;
   for (const [index, each] of [{ kind: 'turn' as const, tool: false }, ...steps].entries()) {
-    if (each.kind === 'back') {
+    if (each.kind === 'compact') {
+      // pi's compaction keeps the path from a recent prompt on: not the first (that would keep
+      // everything), and after the path's last compaction (a later compaction that keeps what an
+      // earlier one summarized is pi showing shadowed messages again, which a log cannot).
+      const path = pi.manager.getBranch();
+      const lastCompaction = path.findLastIndex((entry) => entry.type === 'compaction');
+      const prompts = path
+        .filter((entry, index) => index > lastCompaction && entry.type === 'message' && entry.message.role === 'user')
+        .filter((entry) => entry !== path.find((first) => first.type === 'message' && first.message.role === 'user'));
+      const kept = prompts[each.keep % Math.max(1, prompts.length)];
+      if (kept !== undefined) entries.push(pi.manager.appendCompaction(`summary before ${kept.id}`, kept.id, 1000));
+    } else if (each.kind === 'back') {
       const to = entries[each.to % entries.length] as string;
       if (each.summary) entries.push(pi.manager.branchWithSummary(to, `left a path at ${to}`));
       else pi.manager.branch(to);
