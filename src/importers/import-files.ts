@@ -40,6 +40,8 @@ import {
 } from './import-errors.js';
 import type { ImportInput } from './import-inputs.js';
 import type { FailedFile, FileReport, ImportSummary, SessionReport, SkippedFile } from './import-report.js';
+import { storedPiLeaves } from './pi/pi-stored-paths.js';
+import type { SessionBuilder } from './session-builder.js';
 import type { SourceFile } from './source-file.js';
 import { firstLineFrom, reconcileWithStore } from './store-reconcile.js';
 
@@ -69,8 +71,10 @@ interface StagedSession {
   readonly events: readonly LogEvent[];
   /** Events [0, writable) may be written now; the rest wait for the file to settle. */
   readonly writable: number;
+  /** For a branch of a session tree, the link it is stored with: its events up to forkSeq are its parent's, not written again. */
+  readonly branchOf?: { readonly parentSessionId: string; readonly forkSeq: number };
   readonly file?: SourceFile;
-  readonly report: Pick<SessionReport, 'parent' | 'unmapped'>;
+  readonly report: Pick<SessionReport, 'parent' | 'unmapped' | 'fork' | 'treePath'>;
 }
 
 interface Outcome {
@@ -120,13 +124,18 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
   const onFailure = (group: readonly ForeignInput[], error: unknown) => {
     for (const each of group) fail(each.input, error);
   };
-  const staged: StagedSession[] = buildForeignSessions(foreign, mappingOptions, onFailure).map(({ input, builder }) => ({
+  // A pi session tree keeps each session the store holds on the path it was imported with.
+  const piFiles = foreign.filter((input) => input.format === 'pi').map((input) => input.file);
+  const storedLeaves = piFiles.length === 0 ? undefined : await storedPiLeaves(store, piFiles, mappingOptions);
+  const built = buildForeignSessions(foreign, { ...mappingOptions, ...(storedLeaves === undefined ? {} : { storedLeaves }) }, onFailure);
+  const staged: StagedSession[] = built.map(({ input, builder }) => ({
     input: input.input,
     sessionId: builder.sessionId,
     events: builder.events,
     writable: live(input.input) ? builder.settledEvents : builder.events.length,
+    ...(builder.forkLink === undefined ? {} : { branchOf: builder.forkLink }),
     file: input.file,
-    report: { ...(builder.parent === undefined ? {} : { parent: builder.parent }), unmapped: builder.unmapped },
+    report: builtReport(builder),
   }));
   const exports = new Map<ImportInput, Awaited<ReturnType<typeof importSession>>>();
   const staging = new MemoryLogStore();
@@ -150,12 +159,23 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
     const outcome = outcomes.get(session);
     if (outcome === undefined || outcome.written === 0) continue;
     const from = outcome.stored - outcome.written;
+    // A new branch's first batch opens with its session/fork: the store links it to its parent.
     await store.appendAll(session.sessionId, asAsync(batchesOf(session.events.slice(from, outcome.stored))), { expectedSeq: from });
   }
   const files = classified
     .filter((input) => !failedPaths.has(input.input.path))
     .map((input) => fileReport(input, unique, outcomes, exports.get(input.input)));
   return { files, skipped, failed };
+}
+
+function builtReport(builder: SessionBuilder): StagedSession['report'] {
+  const link = builder.forkLink;
+  return {
+    ...(builder.parent === undefined ? {} : { parent: builder.parent }),
+    ...(link === undefined ? {} : { fork: { ...link, stored: 'linked' as const } }),
+    ...(builder.treePath === undefined ? {} : { treePath: builder.treePath }),
+    unmapped: builder.unmapped,
+  };
 }
 
 /**
@@ -192,11 +212,27 @@ async function reconcileAll(
   fail: (input: ImportInput, error: unknown) => void,
 ): Promise<Map<StagedSession, Outcome>> {
   const outcomes = new Map<StagedSession, Outcome>();
+  const byId = new Map<string, StagedSession>();
   const conflicts: ImportConflict[] = [];
   for (const session of staged) {
+    byId.set(session.sessionId, session);
+    const link = session.branchOf;
+    if (link !== undefined) {
+      // A branch is written after its parent, and only once the parent holds its fork point.
+      const parent = byId.get(link.parentSessionId);
+      const parentStored = parent === undefined ? undefined : outcomes.get(parent)?.stored;
+      if (parent !== undefined && parentStored === undefined) continue;
+      if (parentStored !== undefined && parentStored <= link.forkSeq) {
+        outcomes.set(session, { status: 'imported', stored: 0, written: 0 });
+        continue;
+      }
+    }
+    const ownFrom = link === undefined ? 0 : link.forkSeq + 1;
     const found = await reconcileWithStore(store, { ...session, path: session.input.path });
-    if (found.kind === 'new') outcomes.set(session, { status: 'imported', stored: session.writable, written: session.writable });
-    else if (found.kind === 'held') {
+    if (found.kind === 'new') {
+      const stored = session.writable > ownFrom ? session.writable : 0;
+      outcomes.set(session, { status: 'imported', stored, written: stored === 0 ? 0 : stored - ownFrom });
+    } else if (found.kind === 'held') {
       const stored = Math.max(found.stored, session.writable);
       const written = stored - found.stored;
       outcomes.set(session, { status: written === 0 ? 'already-present' : 'grew', stored, written });
@@ -274,8 +310,10 @@ function fileReport(
     .filter((session) => session.input === input.input && outcomes.has(session))
     .map((session): SessionReport => {
       const outcome = outcomes.get(session) as Outcome;
-      const held = session.events.slice(0, outcome.stored);
-      const pending = session.events.length - outcome.stored;
+      // A branch's figures are its own events': its prefix is its parent's, counted there.
+      const ownFrom = session.branchOf === undefined ? 0 : session.branchOf.forkSeq + 1;
+      const held = session.events.slice(ownFrom, Math.max(ownFrom, outcome.stored));
+      const pending = session.events.length - Math.max(ownFrom, outcome.stored);
       return {
         sessionId: session.sessionId,
         ...session.report,
@@ -284,7 +322,9 @@ function fileReport(
         events: outcome.stored,
         written: outcome.written,
         ...countsOf(held),
-        ...(pending <= 0 ? {} : { pending: { events: pending, fromLine: firstLineFrom(session.events, outcome.stored) } }),
+        ...(pending <= 0
+          ? {}
+          : { pending: { events: pending, fromLine: firstLineFrom(session.events, Math.max(ownFrom, outcome.stored)) } }),
         logBytes: held.reduce((sum, event) => sum + Buffer.byteLength(canonicalEventJson(event)) + 1, 0),
       };
     });

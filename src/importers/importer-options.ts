@@ -9,4 +9,9 @@ export interface ImportOptions {
   readonly parent?: SessionParent;
   /** The context window to record on calls whose source states none (--window). */
   readonly window?: number;
+  /**
+   * The sessions of this source a store holds already, each with the id of the last source entry
+   * it holds: a pi session tree keeps each stored session on the path it was imported with.
+   */
+  readonly storedLeaves?: ReadonlyMap<string, string>;
 }

@@ -16,6 +16,7 @@ import type { EventDraft, LogEvent, SessionParent, TurnEndReason, Usage } from '
 import { FORMAT_VERSION } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
 import { type ForeignSource, foreignEventDraft } from '../log/foreign-event.js';
+import { forkPointProblem } from '../log/fork-point.js';
 import { isIsoUtc } from '../log/iso-time.js';
 import { prepareAppend } from '../log/seal.js';
 import { encodeGrownSurface, encodeRequestSurface, type SurfaceChange } from '../log/surface-change.js';
@@ -24,7 +25,7 @@ import { knownModelLimits } from '../providers/model-limits.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
 import { ImportMappingError } from './import-errors.js';
-import type { UnmappedPart } from './import-report.js';
+import type { TreePath, UnmappedPart } from './import-report.js';
 import type { ImportedAnswer, ImportedFailure, SourceLineRef } from './imported-call.js';
 import type { SourceRecord } from './source-file.js';
 import { ToolCallIds } from './tool-call-ids.js';
@@ -54,6 +55,10 @@ export class SessionBuilder {
   readonly unmapped: UnmappedPart[] = [];
   readonly counts = { modelCalls: 0, compactions: 0, foreignLines: 0 };
   readonly callIds = new ToolCallIds();
+  /** For a branch (SPEC §14): the session it forks and the seq it forks after; its events up to that seq are the parent's. */
+  forkLink: BranchOf | undefined;
+  /** For a session made of one path of a session tree (pi): where the path ends, for the report. */
+  treePath: TreePath | undefined;
   private time: string;
   private readonly window: number | undefined;
   private turn = 0;
@@ -136,6 +141,30 @@ export class SessionBuilder {
     const prepared = prepareAppend(this.fold, drafts, () => time, nodeSha256Hex);
     for (const event of prepared.events) this.events.push(event);
     return prepared.events;
+  }
+
+  /**
+   * Why the session could not fork after its events so far (a tool call without its result on
+   * the surface); undefined when it can.
+   */
+  forkProblem(): string | undefined {
+    return forkPointProblem(this.fold);
+  }
+
+  /**
+   * Makes the session a branch of `parentSessionId` (SPEC §14) after its events so far, which
+   * must be the parent's own, event for event: a session/fork follows them. What was counted
+   * and reported of them is the parent's, so it is cleared here.
+   */
+  fork(parentSessionId: string, details: Omit<BranchOf, 'parentSessionId' | 'forkSeq'> = {}): void {
+    const forkSeq = this.fold.nextSeq - 1;
+    this.append([{ type: 'session/fork', data: { parentSessionId, forkSeq, parentHash: this.fold.lastHash } }]);
+    this.forkLink = { parentSessionId, forkSeq, ...details };
+    this.unmapped.length = 0;
+    this.counts.modelCalls = 0;
+    this.counts.compactions = 0;
+    this.counts.foreignLines = 0;
+    this.settle();
   }
 
   /** Keeps a record whole as a foreign event of kind `kind` (pi `thinking_level_change` → pi/thinking-level-change). */
@@ -314,6 +343,16 @@ export class SessionBuilder {
     }
     this.inTurn = false;
   }
+}
+
+/** A branch's link, as the builder made it, with what its report says of where it leaves its parent. */
+export interface BranchOf {
+  readonly parentSessionId: string;
+  readonly forkSeq: number;
+  /** The line of its first record not on its parent's path. */
+  readonly leavesAtLine?: number;
+  /** Records it shares with its parent but carries in its own events, and why. */
+  readonly carried?: { readonly fromLine: number; readonly toLine: number; readonly reason: string };
 }
 
 /** A source's time as an event time: ISO-8601 UTC as given, or normalised when it is another form Date reads. */
