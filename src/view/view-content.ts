@@ -25,6 +25,12 @@ export function pageEvent(event: LogEvent): Omit<LogEvent, 'hash'> {
 
 const deflateRawAsync = promisify(deflateRaw);
 
+/**
+ * Blocks deflated at once, at most (libuv's pool has 4 threads): each holds its JSON and its
+ * zlib state until done, so a reader faster than the pool waits instead of piling them up.
+ */
+const IN_FLIGHT = 8;
+
 function deflated(value: unknown): Promise<Uint8Array> {
   const block = deflateRawAsync(JSON.stringify(value), { level: 6 });
   // Awaited in finish(); a read that fails first must not leave it as an unhandled rejection.
@@ -35,6 +41,8 @@ function deflated(value: unknown): Promise<Uint8Array> {
 export class ContentPacker {
   private readonly eventBlocks: Promise<Uint8Array>[] = [];
   private readonly searchBlocks: Promise<Uint8Array>[] = [];
+  /** How many blocks of each list are known to be deflated. */
+  private settled = 0;
   private events: Array<Omit<LogEvent, 'hash'>> = [];
   private texts: string[] = [];
 
@@ -42,6 +50,14 @@ export class ContentPacker {
     this.events.push(pageEvent(event));
     this.texts.push(searchEventText(event));
     if (this.events.length === EVENT_BLOCK) this.flush();
+  }
+
+  /** Resolves once at most IN_FLIGHT blocks are being deflated: the reader awaits it between pages. */
+  async ready(): Promise<void> {
+    while ((this.eventBlocks.length - this.settled) * 2 > IN_FLIGHT) {
+      await Promise.all([this.eventBlocks[this.settled], this.searchBlocks[this.settled]]);
+      this.settled++;
+    }
   }
 
   async finish(): Promise<ViewContent> {
@@ -57,9 +73,12 @@ export class ContentPacker {
   }
 }
 
-/** The calls' details in blocks of CALL_BLOCK, deflated. */
-export function callBlocks(calls: readonly CallView[]): Promise<Uint8Array[]> {
+/** The calls' details in blocks of CALL_BLOCK, deflated, at most IN_FLIGHT at a time. */
+export async function callBlocks(calls: readonly CallView[]): Promise<Uint8Array[]> {
   const blocks: Promise<Uint8Array>[] = [];
-  for (let at = 0; at < calls.length; at += CALL_BLOCK) blocks.push(deflated(calls.slice(at, at + CALL_BLOCK)));
+  for (let at = 0; at < calls.length; at += CALL_BLOCK) {
+    if (blocks.length >= IN_FLIGHT) await blocks[blocks.length - IN_FLIGHT];
+    blocks.push(deflated(calls.slice(at, at + CALL_BLOCK)));
+  }
   return Promise.all(blocks);
 }

@@ -124,6 +124,7 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
       builder.apply(event);
       packer?.add(event);
     }
+    await packer?.ready();
   }
   const meterSettings = sessionMeterSettings(facts.policies);
   if (remeter) {
