@@ -104,6 +104,38 @@ function marksOf(model: SessionModel): Mark[] {
   return marks;
 }
 
+const MARK_NAMES: Record<string, string> = {
+  'm-compaction': 'compactions',
+  'm-prune': 'prunes',
+  'm-rewrite': 'client rewrites',
+  'm-switch': 'model switches',
+};
+
+/**
+ * Marks of one kind that fall within the same few pixels drawn as one, its title naming how many
+ * and the first and last (a million-event session has ten thousand compactions on a chart a
+ * thousand pixels wide).
+ */
+function mergedMarks(marks: readonly Mark[], xOf: (mark: Mark) => number): Array<Mark & { readonly x: number }> {
+  const groups = new Map<string, { first: Mark; last: Mark; count: number; x: number }>();
+  for (const mark of marks) {
+    const at = xOf(mark);
+    const key = `${mark.className} ${Math.round(at / 3)}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { first: mark, last: mark, count: 1, x: at });
+    else {
+      group.last = mark;
+      group.count++;
+    }
+  }
+  return [...groups.values()].map(({ first, last, count: marksHere, x }) => ({
+    ...first,
+    x,
+    title:
+      marksHere === 1 ? first.title : `${count(marksHere)} ${MARK_NAMES[first.className] ?? 'marks'} here: ${first.title} … ${last.title}`,
+  }));
+}
+
 function tooltipLines(model: SessionModel, index: number): string[] {
   const call = model.calls[index];
   if (call === undefined) return [];
@@ -175,15 +207,19 @@ export function drawPressureChart(container: HTMLElement, model: SessionModel, s
   yTitle.textContent = 'tokens';
   root.append(xTitle, yTitle);
 
-  const marks = marksOf(model);
+  const marks = mergedMarks(marksOf(model), (mark) =>
+    calls.length <= 1 ? x(0) : MARGIN.left + (mark.at / (calls.length - 1)) * plotWidth,
+  );
+  // Marks closer than a few pixels on average would hide the lines: then each is a tick along the top.
+  const markBottom = marks.length > plotWidth / 6 ? MARGIN.top + 10 : MARGIN.top + plotHeight;
   // Glyphs of marks that fall on one spot stand side by side, not on top of each other.
   const atSpot = new Map<number, number>();
   for (const mark of marks) {
-    const at = calls.length <= 1 ? x(0) : MARGIN.left + (mark.at / (calls.length - 1)) * plotWidth;
+    const at = mark.x;
     const spot = Math.round(at / 4);
     const stacked = atSpot.get(spot) ?? 0;
     atSpot.set(spot, stacked + 1);
-    const line = svg('line', { x1: at, x2: at, y1: MARGIN.top, y2: MARGIN.top + plotHeight, class: `mark ${mark.className}` });
+    const line = svg('line', { x1: at, x2: at, y1: MARGIN.top, y2: markBottom, class: `mark ${mark.className}` });
     const glyph = svg('text', {
       x: Math.min(Math.max(at, MARGIN.left + 6), MARGIN.left + plotWidth - 6),
       y: MARGIN.top - 6,
