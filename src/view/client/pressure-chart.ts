@@ -62,7 +62,7 @@ function peakOf(line: Series | undefined): number {
   return peak;
 }
 
-interface Mark {
+export interface Mark {
   readonly at: number;
   readonly className: string;
   readonly glyph: string;
@@ -116,19 +116,24 @@ const MARK_NAMES: Record<string, string> = {
  * and the first and last (a million-event session has ten thousand compactions on a chart a
  * thousand pixels wide).
  */
-function mergedMarks(marks: readonly Mark[], xOf: (mark: Mark) => number): Array<Mark & { readonly x: number }> {
-  const groups = new Map<string, { first: Mark; last: Mark; count: number; x: number }>();
+export function mergedMarks(marks: readonly Mark[], xOf: (mark: Mark) => number): Array<Mark & { readonly x: number }> {
+  type Group = { first: Mark; last: Mark; count: number; x: number };
+  const groups: Group[] = [];
+  // Each kind's marks come in log order: a mark joins the last group of its kind when it stands within 3 px of it.
+  const lastOfKind = new Map<string, Group>();
   for (const mark of marks) {
     const at = xOf(mark);
-    const key = `${mark.className} ${Math.round(at / 3)}`;
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, { first: mark, last: mark, count: 1, x: at });
-    else {
+    const group = lastOfKind.get(mark.className);
+    if (group !== undefined && Math.abs(at - group.x) < 3) {
       group.last = mark;
       group.count++;
+      continue;
     }
+    const started = { first: mark, last: mark, count: 1, x: at };
+    groups.push(started);
+    lastOfKind.set(mark.className, started);
   }
-  return [...groups.values()].map(({ first, last, count: marksHere, x }) => ({
+  return groups.map(({ first, last, count: marksHere, x }) => ({
     ...first,
     x,
     title:
