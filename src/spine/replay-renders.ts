@@ -1,11 +1,12 @@
 // What replay keeps from one call to the next when it walks a whole session in order (the audit
 // page checks every call): the same caches the spine keeps while it records (each surface node's
 // message, one renderer per provider and model with its adapters' memos, the request writer's
-// JSON of each message and hash states). A call then renders, writes and hashes only what
-// changed since the call before, instead of its whole request: a session's check goes from
-// O(calls × request size) to about its size. The digest is still exactly the SHA-256 of the
-// canonical JSON of the body rendered again (spine/request-writer.ts holds every adapter to a
-// full recomputation), so a call whose bytes differ from its recorded digest is still refused.
+// JSON of each message and hash states). A call then costs a lookup per message on its surface,
+// and renders, writes and hashes only what changed since the call before, instead of its whole
+// request (a session's checks were O(calls × request size) in bytes rendered and hashed). The
+// digest is still exactly the SHA-256 of the canonical JSON of the body rendered again
+// (spine/request-writer.ts holds every adapter to a full recomputation), so a call whose bytes
+// differ from its recorded digest is still refused.
 
 import { canonicalJson } from '../log/canonical-json.js';
 import type { JsonObject } from '../log/event.js';

@@ -123,9 +123,8 @@ export async function replay(store: LogStore, sessionId: string, target: ReplayT
  * fold as it stands there, as replay() does at that call. `broken` is the first broken link
  * from seq 0 to it, itself included. For a reader that walks a whole session once (the audit
  * page) instead of reading the prefix again per call; such a reader passes one ReplayRenders
- * (replay-renders.ts)
- * for all the calls, so that each renders and hashes only what changed since the one before
- * (the `hasher` is then the ReplayRenders' own).
+ * (replay-renders.ts) for all the calls, so that each renders and hashes only what changed
+ * since the one before (the `hasher` is then the ReplayRenders' own).
  */
 export function replayNextRequest(
   chain: ChainCheck,
