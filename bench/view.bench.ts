@@ -272,7 +272,7 @@ async function run(context: BenchContext): Promise<BenchReport> {
         (result) =>
           `${formatCount(result.events)} events: ${formatCount(result.calls)} model calls (their digests are placeholders, so their checks fail, as the page shows), written in ${formatMs(result.buildMs)}.`,
       ),
-      `Times are medians${results.some((result) => result.events >= 1_000_000) ? ' (one run at 1,000,000 events)' : ''}, each after a warm-up; show runs in-process through the CLI, output counted and dropped; the served page is served in-process, as \`view <id>\` serves it, and timed from the request for the page, which builds its first document then (one read of the log); the browser is Debian’s chromium (headless) through playwright-core.`,
+      `Times are medians of the runs after a warm-up${results.some((result) => result.events >= 1_000_000) ? ' (at 1,000,000 events one run, without a warm-up)' : ''}; show runs in-process through the CLI, output counted and dropped; the served page is served in-process, as \`view <id>\` serves it, and timed from the request for the page, which builds its first document then (one read of the log); the browser is Debian’s chromium (headless) through playwright-core.`,
       `The page's own code: ${formatBytes(Buffer.byteLength(script))} of script and ${formatBytes(Buffer.byteLength(PAGE_STYLE))} of style. A served page holds the session's structure and every call's figures; a written page the same, then its content in deflated blocks, inflated when a list shows them.`,
     ],
     figures,
