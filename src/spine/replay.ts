@@ -12,7 +12,6 @@
 // proves only its bytes: the surface recorded with it is the session's, not what it sent, so
 // replay gives no messages for it and says why; its body is what the model received.
 
-import { canonicalJson } from '../log/canonical-json.js';
 import { ShadowlogError } from '../log/errors.js';
 import type {
   JsonObject,
@@ -28,11 +27,12 @@ import type { Hasher } from '../log/hash.js';
 import { type InProcessRecording, inProcessRecording } from '../log/in-process-recording.js';
 import { offSurfaceReason } from '../log/off-surface.js';
 import type { SurfaceNode } from '../log/surface-fold.js';
-import type { LanguageModel, ModelMessage, ModelParams } from '../providers/language-model.js';
+import type { ModelMessage, ModelParams } from '../providers/language-model.js';
 import { brokenLink, ChainCheck, type ChainLink } from '../store/chain-check.js';
 import type { LogStore } from '../store/log-store.js';
 import { nodeSha256Hex, nodeSha256HexOfBytes } from '../store/node-sha256.js';
 import { renderSurface } from './render-surface.js';
+import { oneShotRenders, type RendererResolver, type RequestRenders } from './replay-renders.js';
 import { ReplayError } from './spine-errors.js';
 
 export interface ReplayTarget {
@@ -83,8 +83,7 @@ export interface OffSurfaceCall {
   readonly protocol: string | null;
 }
 
-/** Gives a model that can render for a recorded provider and model (no network needed). */
-export type RendererResolver = (provider: string, modelId: string) => LanguageModel;
+export type { RendererResolver } from './replay-renders.js';
 
 export interface ReplayOptions {
   readonly resolveRenderer: RendererResolver;
@@ -123,21 +122,23 @@ export async function replay(store: LogStore, sessionId: string, target: ReplayT
  * Replays the model/request `event`, read by `chain.link()` and not yet applied, against the
  * fold as it stands there, as replay() does at that call. `broken` is the first broken link
  * from seq 0 to it, itself included. For a reader that walks a whole session once (the audit
- * page) instead of reading the prefix again per call.
+ * page) instead of reading the prefix again per call; such a reader passes one ReplayRenders
+ * (replay-renders.ts) for all the calls, so that each renders and hashes only what changed
+ * since the one before (the `hasher` is then the ReplayRenders' own).
  */
 export function replayNextRequest(
   chain: ChainCheck,
   event: LogEvent,
   sessionId: string,
   broken: ChainLink | undefined,
-  resolveRenderer: RendererResolver,
+  renderer: RendererResolver | RequestRenders,
   hasher: Hasher = nodeSha256Hex,
 ): ReplayResult {
   // A model/request changes nothing on the surface: the fold stands where the request was rendered.
   const data = dataOf(event, 'model/request');
   const position = { sessionId, seq: event.seq, data, nodes: chain.fold.toArray(), broken };
   checkRecordedSurface(position, recordedSurface(chain, position));
-  return rebuild(position, resolveRenderer, hasher);
+  return rebuild(position, typeof renderer === 'function' ? oneShotRenders(renderer, hasher) : renderer);
 }
 
 /**
@@ -201,11 +202,11 @@ function checkRecordedSurface(at: RequestPosition, recorded: readonly number[]):
   throw new ReplayError('surface-differs', `${callName(at)}: ${detail}; the hash chain from seq 0 to ${at.seq} is intact`);
 }
 
-function rebuild(at: RequestPosition, resolveRenderer: RendererResolver, hasher: Hasher): ReplayResult {
+function rebuild(at: RequestPosition, renders: RequestRenders): ReplayResult {
   const { data } = at;
   if (data.provenance === 'imported') return reconstructImported(at);
   if (data.provenance === 'proxied') return replayProxied(at, data);
-  return rebuildSent(at, data, resolveRenderer, hasher);
+  return rebuildSent(at, data, renders);
 }
 
 /** An imported call: the recorded surface, reconstructed; nothing to verify it against. */
@@ -288,14 +289,14 @@ function parsedBody(text: string): JsonObject | null {
   }
 }
 
-function rebuildSent(at: RequestPosition, data: SentModelRequestData, resolveRenderer: RendererResolver, hasher: Hasher): ReplayResult {
+function rebuildSent(at: RequestPosition, data: SentModelRequestData, renders: RequestRenders): ReplayResult {
   const { seq, nodes, broken } = at;
   const call = callName(at);
   const [surfaceVersion = '', modelVersion = ''] = data.rendererVersion.split(' ');
-  const messages = renderSurface(nodes, surfaceVersion);
-  const model = resolveRenderer(data.provider, data.model);
+  const messages = renders.messages(nodes, surfaceVersion);
+  const model = renders.model(data.provider, data.model);
   const rendered = model.render({ messages, params: data.params as unknown as ModelParams }, modelVersion);
-  const digest = hasher(canonicalJson(rendered.body));
+  const digest = renders.digest(rendered.body);
   const recorded = `the digest recorded at event #${seq} (${data.requestDigest.slice(0, 16)}…)`;
   if (broken !== undefined) {
     const detail =

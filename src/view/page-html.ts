@@ -72,10 +72,10 @@ export async function viewPageParts(source: PageSource): Promise<{ parts: Iterab
 <div id="app"><p>Loading the session…</p></div>
 <script type="application/json" id="shadowlog-data">${scriptSafeJson(pageDocumentOf(viewDocument))}</script>
 `;
+  const content = source.content;
+  const calls = content === undefined ? [] : await callBlocks(source.session.calls);
   function* parts(): Generator<string> {
     yield head;
-    const content = source.content;
-    const calls = content === undefined ? [] : [...callBlocks(source.session.calls)];
     // The first block of calls and of events stand before the script as plain JSON, read at once:
     // the first call's panel is drawn as the script runs, before the browser has read the rest.
     if (content !== undefined) {

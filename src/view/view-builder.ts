@@ -22,6 +22,7 @@ import { encodeRequestSurface, type RequestSurfaceList } from '../log/surface-ch
 import { isReplaceOp } from '../log/surface-op.js';
 import type { CallMeter } from '../meter/call-meter.js';
 import { acceptChecked, type RendererResolver, replayNextRequest } from '../spine/replay.js';
+import { ReplayRenders } from '../spine/replay-renders.js';
 import { ChainCheck, type ChainLink } from '../store/chain-check.js';
 import { CALL_BLOCK } from './client/page-blocks.js';
 import { compactionOf, pruneOf } from './compaction-views.js';
@@ -54,6 +55,8 @@ export interface ViewBuilderOptions {
 export class ViewBuilder {
   private readonly sessionId: string;
   private readonly resolveRenderer: RendererResolver;
+  /** What each call's check keeps for the next: it renders and hashes only what changed since the call before. */
+  private readonly renders: ReplayRenders;
   private readonly checkCalls: boolean;
   private readonly checkChain: boolean;
   private readonly callMeter: CallMeter | undefined;
@@ -86,7 +89,9 @@ export class ViewBuilder {
 
   constructor(options: ViewBuilderOptions) {
     this.sessionId = options.sessionId;
-    this.resolveRenderer = options.resolveRenderer;
+    this.renders = new ReplayRenders(options.resolveRenderer);
+    // The summaries' checks render with the same renderers (one per provider and model).
+    this.resolveRenderer = this.renders.model;
     this.checkChain = options.checkChain !== false;
     // A call is checked against the chain it stands on: without the chain, no call is.
     this.checkCalls = options.checkCalls !== false && this.checkChain;
@@ -353,7 +358,7 @@ export class ViewBuilder {
 
   private replayCall(event: LogEvent): CallCheck {
     try {
-      const result = replayNextRequest(this.chain, event, this.sessionId, this.broken, this.resolveRenderer);
+      const result = replayNextRequest(this.chain, event, this.sessionId, this.broken, this.renders);
       if (!result.verified || result.requestDigest === null) return { status: 'reconstructed', digest: null };
       // The bytes are proven, and no surface is: never a "verified" beside a surface it did not send.
       if (result.offSurface !== undefined) return { status: 'off-surface', digest: result.requestDigest, reason: result.offSurface.reason };

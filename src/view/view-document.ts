@@ -124,6 +124,7 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
       builder.apply(event);
       packer?.add(event);
     }
+    await packer?.ready();
   }
   const meterSettings = sessionMeterSettings(facts.policies);
   if (remeter) {
@@ -156,6 +157,6 @@ export async function buildViewDocument(store: LogStore, sessionId: string, opti
     tune: options.tune ?? null,
     branches: { parent: link === undefined ? null : { sessionId: link.parentSessionId, forkSeq: link.forkSeq }, children },
     meterSettings,
-    ...(packer === undefined ? {} : { content: packer.finish() }),
+    ...(packer === undefined ? {} : { content: await packer.finish() }),
   };
 }

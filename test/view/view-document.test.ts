@@ -180,6 +180,45 @@ describe("the view of the demo's session", () => {
     expect(failed[0]?.check).toMatchObject({ code: 'REPLAY_MISMATCH' });
     expect(failed[0]?.check.status === 'failed' && failed[0].check.message).toContain('does not match the rebuilt request');
   });
+  // Each call's check goes on from what the call before it rendered and hashed (spine/replay-renders.ts):
+  // these hold it to the bytes of each call, wherever the change stands.
+  it('fails a call whose rendered bytes changed though its messages are those of the call before, and verifies the next', async () => {
+    const call = delta.calls[6] as CallView;
+    const changed = resealedWith(events, call.seq, (event) => {
+      const data = event.data as { params: Record<string, unknown> };
+      return { ...event, data: { ...event.data, params: { ...data.params, temperature: 0.125 } } } as LogEvent;
+    });
+    const view = await viewOf(changed);
+    expect(view.chain.intact).toBe(true);
+    expect(view.calls.map((candidate) => (candidate.seq === call.seq ? 'failed' : 'verified'))).toEqual(
+      view.calls.map((candidate) => candidate.check.status),
+    );
+    const failed = view.calls.find((candidate) => candidate.seq === call.seq);
+    expect(failed?.check).toMatchObject({ status: 'failed', code: 'REPLAY_MISMATCH' });
+  });
+
+  it('fails every call that sent a message changed after it was sent (the chain sealed again), and verifies the others', async () => {
+    const onSurface = (candidate: CallView, seq: number) =>
+      decodedSurfaces(delta.calls)[delta.calls.indexOf(candidate)]?.includes(seq) === true;
+    // A user message that some calls sent and a compaction later took off the surface.
+    const target = events.find(
+      (event) =>
+        event.type === 'user/message' &&
+        delta.calls.some((candidate) => onSurface(candidate, event.seq)) &&
+        delta.calls.some((candidate) => candidate.seq > event.seq && !onSurface(candidate, event.seq)),
+    ) as LogEvent;
+    expect(target).toBeDefined();
+    const changed = resealedWith(
+      events,
+      target.seq,
+      (event) => ({ ...event, data: { ...event.data, content: [{ type: 'text', text: 'changed' }] } }) as LogEvent,
+    );
+    const view = await viewOf(changed);
+    expect(view.chain.intact).toBe(true);
+    const expected = delta.calls.map((candidate) => (onSurface(candidate, target.seq) ? 'failed' : 'verified'));
+    expect(expected).toContain('failed');
+    expect(view.calls.map((candidate) => candidate.check.status)).toEqual(expected);
+  });
 });
 
 describe('locks in the view', () => {

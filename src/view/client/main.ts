@@ -148,6 +148,26 @@ function follow(model: SessionModel, status: HTMLElement, refresh: (changed: Pag
       ? ''
       : ` · checking: ${count(model.calls.length - pending)} of ${count(model.calls.length)} calls`;
   };
+  // The deltas merged since the page was last drawn. A long session's page takes a while to draw
+  // (its chart spans every call): it is drawn again no sooner than three times that after the
+  // last drawing, so that following never keeps the page from answering the reader.
+  let unshown: PageDelta[] = [];
+  let scheduled = false;
+  let drawnAt = 0;
+  let drawMs = 0;
+  let stopped = false;
+  const show = () => {
+    scheduled = false;
+    const deltas = unshown;
+    unshown = [];
+    const last = deltas.at(-1);
+    if (last === undefined) return;
+    const started = performance.now();
+    if (!stopped) status.textContent = `following: live · ${count(model.eventCount)} events${checking()}`;
+    refresh(deltas.length === 1 ? last : { ...last, calls: deltas.flatMap((delta) => delta.calls) });
+    drawnAt = performance.now();
+    drawMs = drawnAt - started;
+  };
   status.textContent = 'following: connecting…';
   source.addEventListener('open', () => {
     status.textContent = `following: live · ${count(model.eventCount)} events${checking()}`;
@@ -155,14 +175,19 @@ function follow(model: SessionModel, status: HTMLElement, refresh: (changed: Pag
   source.addEventListener('delta', (message) => {
     const delta = JSON.parse((message as MessageEvent<string>).data) as PageDelta;
     if (!model.merge(delta)) {
+      stopped = true;
       status.textContent = `following stopped: the stream went on from #${delta.fromSeq}, the page holds ${model.eventCount} events; reload the page`;
       source.close();
       return;
     }
-    status.textContent = `following: live · ${count(model.eventCount)} events${checking()}`;
-    refresh(delta);
+    unshown.push(delta);
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(show, Math.max(0, drawnAt + drawMs * 3 - performance.now()));
+    }
   });
   source.addEventListener('failure', (message) => {
+    stopped = true;
     status.textContent = `following stopped: ${(message as MessageEvent<string>).data}`;
     source.close();
   });

@@ -62,7 +62,7 @@ function peakOf(line: Series | undefined): number {
   return peak;
 }
 
-interface Mark {
+export interface Mark {
   readonly at: number;
   readonly className: string;
   readonly glyph: string;
@@ -102,6 +102,43 @@ function marksOf(model: SessionModel): Mark[] {
   for (const change of model.switches)
     add(change.seq - 1, 'm-switch', '⇆', `model switch at #${change.seq}: ${change.from} → ${change.to}`);
   return marks;
+}
+
+const MARK_NAMES: Record<string, string> = {
+  'm-compaction': 'compactions',
+  'm-prune': 'prunes',
+  'm-rewrite': 'client rewrites',
+  'm-switch': 'model switches',
+};
+
+/**
+ * Marks of one kind that fall within the same few pixels drawn as one, its title naming how many
+ * and the first and last (a million-event session has ten thousand compactions on a chart a
+ * thousand pixels wide).
+ */
+export function mergedMarks(marks: readonly Mark[], xOf: (mark: Mark) => number): Array<Mark & { readonly x: number }> {
+  type Group = { first: Mark; last: Mark; count: number; x: number };
+  const groups: Group[] = [];
+  // Each kind's marks come in log order: a mark joins the last group of its kind when it stands within 3 px of it.
+  const lastOfKind = new Map<string, Group>();
+  for (const mark of marks) {
+    const at = xOf(mark);
+    const group = lastOfKind.get(mark.className);
+    if (group !== undefined && Math.abs(at - group.x) < 3) {
+      group.last = mark;
+      group.count++;
+      continue;
+    }
+    const started = { first: mark, last: mark, count: 1, x: at };
+    groups.push(started);
+    lastOfKind.set(mark.className, started);
+  }
+  return groups.map(({ first, last, count: marksHere, x }) => ({
+    ...first,
+    x,
+    title:
+      marksHere === 1 ? first.title : `${count(marksHere)} ${MARK_NAMES[first.className] ?? 'marks'} here: ${first.title} … ${last.title}`,
+  }));
 }
 
 function tooltipLines(model: SessionModel, index: number): string[] {
@@ -175,15 +212,19 @@ export function drawPressureChart(container: HTMLElement, model: SessionModel, s
   yTitle.textContent = 'tokens';
   root.append(xTitle, yTitle);
 
-  const marks = marksOf(model);
+  const marks = mergedMarks(marksOf(model), (mark) =>
+    calls.length <= 1 ? x(0) : MARGIN.left + (mark.at / (calls.length - 1)) * plotWidth,
+  );
+  // Marks closer than a few pixels on average would hide the lines: then each is a tick along the top.
+  const markBottom = marks.length > plotWidth / 6 ? MARGIN.top + 10 : MARGIN.top + plotHeight;
   // Glyphs of marks that fall on one spot stand side by side, not on top of each other.
   const atSpot = new Map<number, number>();
   for (const mark of marks) {
-    const at = calls.length <= 1 ? x(0) : MARGIN.left + (mark.at / (calls.length - 1)) * plotWidth;
+    const at = mark.x;
     const spot = Math.round(at / 4);
     const stacked = atSpot.get(spot) ?? 0;
     atSpot.set(spot, stacked + 1);
-    const line = svg('line', { x1: at, x2: at, y1: MARGIN.top, y2: MARGIN.top + plotHeight, class: `mark ${mark.className}` });
+    const line = svg('line', { x1: at, x2: at, y1: MARGIN.top, y2: markBottom, class: `mark ${mark.className}` });
     const glyph = svg('text', {
       x: Math.min(Math.max(at, MARGIN.left + 6), MARGIN.left + plotWidth - 6),
       y: MARGIN.top - 6,
