@@ -40,6 +40,7 @@ import {
 } from './import-errors.js';
 import type { ImportInput } from './import-inputs.js';
 import type { FailedFile, FileReport, ImportSummary, SessionReport, SkippedFile } from './import-report.js';
+import type { ImportedFork } from './session-builder.js';
 import type { SourceFile } from './source-file.js';
 import { firstLineFrom, reconcileWithStore } from './store-reconcile.js';
 
@@ -70,13 +71,16 @@ interface StagedSession {
   /** Events [0, writable) may be written now; the rest wait for the file to settle. */
   readonly writable: number;
   readonly file?: SourceFile;
-  readonly report: Pick<SessionReport, 'parent' | 'unmapped'>;
+  readonly report: Pick<SessionReport, 'parent' | 'unmapped' | 'unlinkedFork'>;
+  /** A source's branch (SPEC §14): its events 0 … forkSeq are its parent's, and are written linked to it when the store holds it. */
+  readonly fork?: ImportedFork;
 }
 
 interface Outcome {
   readonly status: SessionReport['status'];
   readonly stored: number;
   readonly written: number;
+  readonly fork?: SessionReport['fork'];
 }
 
 export async function importFiles(store: LogStore, inputs: readonly ImportInput[], options: ImportFilesOptions): Promise<ImportSummary> {
@@ -126,7 +130,12 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
     events: builder.events,
     writable: live(input.input) ? builder.settledEvents : builder.events.length,
     file: input.file,
-    report: { ...(builder.parent === undefined ? {} : { parent: builder.parent }), unmapped: builder.unmapped },
+    report: {
+      ...(builder.parent === undefined ? {} : { parent: builder.parent }),
+      unmapped: builder.unmapped,
+      ...(builder.unlinkedFork === undefined ? {} : { unlinkedFork: builder.unlinkedFork }),
+    },
+    ...(builder.forked === undefined ? {} : { fork: builder.forked }),
   }));
   const exports = new Map<ImportInput, Awaited<ReturnType<typeof importSession>>>();
   const staging = new MemoryLogStore();
@@ -195,7 +204,7 @@ async function reconcileAll(
   const conflicts: ImportConflict[] = [];
   for (const session of staged) {
     const found = await reconcileWithStore(store, { ...session, path: session.input.path });
-    if (found.kind === 'new') outcomes.set(session, { status: 'imported', stored: session.writable, written: session.writable });
+    if (found.kind === 'new') outcomes.set(session, await newSessionOutcome(store, session, staged, outcomes));
     else if (found.kind === 'held') {
       const stored = Math.max(found.stored, session.writable);
       const written = stored - found.stored;
@@ -205,6 +214,51 @@ async function reconcileAll(
   }
   if (conflicts.length > 0) throw new ImportConflictError(store.location, conflicts);
   return outcomes;
+}
+
+/**
+ * What a new session needs written: all of it, or for a branch whose parent the store holds (or
+ * this import writes before it) with the event it forks after, its own events only, linked.
+ */
+async function newSessionOutcome(
+  store: LogStore,
+  session: StagedSession,
+  staged: readonly StagedSession[],
+  outcomes: ReadonlyMap<StagedSession, Outcome>,
+): Promise<Outcome> {
+  const whole: Outcome = { status: 'imported', stored: session.writable, written: session.writable };
+  const fork = session.fork;
+  if (fork === undefined) return whole;
+  const own = session.writable - fork.forkSeq - 1;
+  const link = { parentSessionId: fork.parentSessionId, forkSeq: fork.forkSeq };
+  const reason = own <= 0 ? 'none of its own events is settled yet' : await parentMissing(store, session, fork, staged, outcomes);
+  if (reason === undefined) return { ...whole, written: own, fork: { ...link, stored: 'linked' } };
+  return { ...whole, fork: { ...link, stored: 'standalone', reason } };
+}
+
+/** Why a branch cannot be stored linked to its parent; undefined when it can. */
+async function parentMissing(
+  store: LogStore,
+  session: StagedSession,
+  fork: ImportedFork,
+  staged: readonly StagedSession[],
+  outcomes: ReadonlyMap<StagedSession, Outcome>,
+): Promise<string | undefined> {
+  if (store.readForkLink === undefined) return `${store.location} keeps no branches`;
+  const forkEvent = session.events[fork.forkSeq];
+  const parent = staged.find((each) => each.sessionId === fork.parentSessionId);
+  const outcome = parent === undefined ? undefined : outcomes.get(parent);
+  if (parent !== undefined && outcome !== undefined) {
+    return outcome.stored > fork.forkSeq && parent.events[fork.forkSeq]?.hash === forkEvent?.hash
+      ? undefined
+      : `its parent ${fork.parentSessionId} is not stored with the event it forks after`;
+  }
+  if (parent !== undefined) return `its parent ${fork.parentSessionId} was not imported (it failed)`;
+  const head = await store.head(fork.parentSessionId);
+  if (head === undefined || head.nextSeq <= fork.forkSeq)
+    return `${store.location} has no session ${fork.parentSessionId} with event ${fork.forkSeq}`;
+  const event = await store.readEvent(fork.parentSessionId, fork.forkSeq);
+  return event.hash === forkEvent?.hash ? undefined : `session ${fork.parentSessionId} here holds another event ${fork.forkSeq}`;
 }
 
 /** Two files that give one session: the second is refused (under a directory, it fails and the first imports). */
@@ -280,6 +334,7 @@ function fileReport(
         sessionId: session.sessionId,
         ...session.report,
         ...(exported?.fork === undefined || exported.sessionId !== session.sessionId ? {} : { fork: exported.fork }),
+        ...(outcome.fork === undefined ? {} : { fork: outcome.fork }),
         status: outcome.status,
         events: outcome.stored,
         written: outcome.written,

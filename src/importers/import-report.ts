@@ -14,9 +14,10 @@ export interface SessionReport {
   readonly sessionId: string;
   readonly parent?: SessionParent;
   /**
-   * For a shadowlog export of a branch (SPEC §14): `linked` when the store held its parent and the
-   * branch was stored linked to it (its own events written); `standalone` when it did not, and the
-   * whole log was stored, the prefix carried (`reason` names what was missing).
+   * For a branch (SPEC §14), a shadowlog export of one or a source's (a Claude Code rewind or
+   * fork, a Codex fork): `linked` when the store held its parent (or the import wrote it first)
+   * and the branch was stored linked to it (its own events written); `standalone` when it did
+   * not, and the whole log was stored, the prefix carried (`reason` names what was missing).
    */
   readonly fork?: {
     readonly parentSessionId: string;
@@ -24,6 +25,12 @@ export interface SessionReport {
     readonly stored: 'linked' | 'standalone';
     readonly reason?: string;
   };
+  /**
+   * A session the source says is a fork of another (a Claude Code `--fork-session` file, a
+   * Codex rollout with `forked_from_id`) imported whole, not as a branch: the parent it names
+   * (as a shadowlog session id) and why it is not linked to it.
+   */
+  readonly unlinkedFork?: { readonly parentSessionId: string; readonly reason: string };
   /**
    * 'imported': written now; 'already-present': the store held this exact session (or all of it
    * that is complete yet), nothing was written; 'grew': the store held the start of it (the file

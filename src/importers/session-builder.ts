@@ -16,6 +16,7 @@ import type { EventDraft, LogEvent, SessionParent, TurnEndReason, Usage } from '
 import { FORMAT_VERSION } from '../log/event.js';
 import { EventTypeRegistry } from '../log/event-types.js';
 import { type ForeignSource, foreignEventDraft } from '../log/foreign-event.js';
+import { forkPointProblem } from '../log/fork-point.js';
 import { isIsoUtc } from '../log/iso-time.js';
 import { prepareAppend } from '../log/seal.js';
 import { encodeGrownSurface, encodeRequestSurface, type SurfaceChange } from '../log/surface-change.js';
@@ -39,6 +40,18 @@ export interface SessionBuilderOptions {
   readonly parent?: SessionParent;
   /** The context window to record on calls whose source states none (--window), before the model table's. */
   readonly window?: number;
+  /**
+   * For a branch (SPEC §14): its parent's events up to the fork point. The mapper replays the
+   * records those came from, and the builder takes these events in place of what it would seal
+   * (the same event of each type, so the prefix is the parent's, hash for hash); see branch-prefix.ts.
+   */
+  readonly prefix?: readonly LogEvent[];
+}
+
+/** Where an imported branch leaves its parent: its session/fork names the same. */
+export interface ImportedFork {
+  readonly parentSessionId: string;
+  readonly forkSeq: number;
 }
 
 /** Where a content mapper reports a part it could not map (a session builder, or the proxy's request reader). */
@@ -62,8 +75,14 @@ export class SessionBuilder {
   private outcome: TurnEndReason = 'completed';
   private lines: readonly number[] = [];
   private settled = 0;
+  private readonly prefix: readonly LogEvent[];
+  /** Set by fork(): the parent this session is a branch of, and where it leaves it. */
+  forked: ImportedFork | undefined;
+  /** A source's branch imported whole, not linked: its parent, and why not. */
+  unlinkedFork: { readonly parentSessionId: string; readonly reason: string } | undefined;
 
   constructor(options: SessionBuilderOptions) {
+    this.prefix = options.prefix ?? [];
     this.sessionId = options.sessionId;
     this.sourcePath = options.sourcePath;
     this.source = options.source;
@@ -132,10 +151,49 @@ export class SessionBuilder {
 
   /** Seals and applies `drafts` as one batch; throws the fold's typed error, adding nothing, when one is refused. */
   append(drafts: readonly EventDraft[]): readonly LogEvent[] {
+    if (this.events.length < this.prefix.length) return this.replayPrefix(drafts);
     const time = this.time;
     const prepared = prepareAppend(this.fold, drafts, () => time, nodeSha256Hex);
     for (const event of prepared.events) this.events.push(event);
     return prepared.events;
+  }
+
+  /**
+   * While the builder replays a branch's prefix: the parent's events, one for each draft, in
+   * place of sealing them (a draft past the prefix is sealed as usual).
+   */
+  private replayPrefix(drafts: readonly EventDraft[]): readonly LogEvent[] {
+    const taken: LogEvent[] = [];
+    for (const [index, draft] of drafts.entries()) {
+      const event = this.prefix[this.events.length];
+      if (event === undefined) return [...taken, ...this.append(drafts.slice(index))];
+      if (event.type !== draft.type) throw new BranchPrefixError(this.sessionId, event, draft.type);
+      this.fold.apply(event);
+      this.events.push(event);
+      taken.push(event);
+    }
+    return taken;
+  }
+
+  /**
+   * Makes this session a branch of `parentSessionId` here: a session/fork after the events so
+   * far, which must be the parent's first events (the prefix given, replayed in full). Within
+   * the prefix, the session/fork of an ancestor's branch is replayed as it is.
+   */
+  fork(parentSessionId: string): void {
+    const replayed = this.events.length < this.prefix.length;
+    if (!replayed && this.events.length !== this.prefix.length) {
+      throw new BranchPrefixError(this.sessionId, this.prefix[this.prefix.length - 1], `a fork after event ${this.events.length - 1}`);
+    }
+    const forkSeq = this.events.length - 1;
+    this.append([{ type: 'session/fork', data: { parentSessionId, forkSeq, parentHash: this.fold.lastHash } }]);
+    if (!replayed) this.forked = { parentSessionId, forkSeq };
+    this.settle();
+  }
+
+  /** Why a branch cannot fork after the events so far (a tool call without its result, …); undefined when it can. */
+  forkProblem(): string | undefined {
+    return forkPointProblem(this.fold);
   }
 
   /** Keeps a record whole as a foreign event of kind `kind` (pi `thinking_level_change` → pi/thinking-level-change). */
@@ -313,6 +371,18 @@ export class SessionBuilder {
       this.time = next;
     }
     this.inTurn = false;
+  }
+}
+
+/** A branch's replayed records did not give its parent's prefix: a gap in an importer's branch mapping. */
+export class BranchPrefixError extends ShadowlogError {
+  readonly sessionId: string;
+  constructor(sessionId: string, parentEvent: LogEvent | undefined, found: string) {
+    super(
+      'IMPORT_BRANCH_PREFIX',
+      `branch ${sessionId}: replaying its parent's records gave ${found} where the parent holds ${parentEvent === undefined ? 'nothing' : `${parentEvent.type} (seq ${parentEvent.seq})`}; nothing was imported. Please report the file`,
+    );
+    this.sessionId = sessionId;
   }
 }
 

@@ -111,10 +111,18 @@ function describePending(pending: NonNullable<SessionReport['pending']>): string
 }
 
 /** What an import did with an export of a branch: linked it to its parent, or stored it whole. */
-function describeFork(fork: NonNullable<SessionReport['fork']>, written: number): string {
-  return fork.stored === 'linked'
-    ? `a branch of ${fork.parentSessionId} after #${fork.forkSeq}: linked to it, ${plural(written, 'own event')} written, events 0–${fork.forkSeq} read from ${fork.parentSessionId}`
-    : `exported as a branch of ${fork.parentSessionId} after #${fork.forkSeq}, stored whole (the prefix carried), not linked: ${fork.reason}; import ${fork.parentSessionId} first to link it`;
+function describeFork(fork: NonNullable<SessionReport['fork']>, written: number, exported = true): string {
+  if (fork.stored === 'linked') {
+    return `a branch of ${fork.parentSessionId} after #${fork.forkSeq}: linked to it, ${plural(written, 'own event')} written, events 0–${fork.forkSeq} read from ${fork.parentSessionId}`;
+  }
+  return exported
+    ? `exported as a branch of ${fork.parentSessionId} after #${fork.forkSeq}, stored whole (the prefix carried), not linked: ${fork.reason}; import ${fork.parentSessionId} first to link it`
+    : `a branch of ${fork.parentSessionId} after #${fork.forkSeq}, stored whole (the prefix carried), not linked: ${fork.reason}`;
+}
+
+/** A source's fork imported whole: the parent it names and why it is not a branch of it. */
+function describeUnlinkedFork(fork: NonNullable<SessionReport['unlinkedFork']>): string {
+  return `a fork of ${fork.parentSessionId} in the source, imported whole, not as a branch of it: ${fork.reason}`;
 }
 
 function describeSession(session: SessionReport, location: string): string {
@@ -122,7 +130,12 @@ function describeSession(session: SessionReport, location: string): string {
     session.parent === undefined
       ? ''
       : ` (a sub-session of ${session.parent.sessionId}${session.parent.callId === undefined ? '' : `, spawned by its call ${session.parent.callId}`})`;
-  const fork = session.fork === undefined ? '' : ` (${describeFork(session.fork, session.written)})`;
+  const fork =
+    session.fork !== undefined
+      ? ` (${describeFork(session.fork, session.written, false)})`
+      : session.unlinkedFork !== undefined
+        ? ` (${describeUnlinkedFork(session.unlinkedFork)})`
+        : '';
   const figures = `${plural(session.events, 'event')}, ${plural(session.modelCalls, 'model call')}, ${plural(session.compactions, 'compaction')} mapped, ${plural(session.foreignLines, 'line')} kept as foreign events, ${plural(session.unmapped.length, 'part')} not mapped`;
   if (session.status === 'already-present')
     return `unchanged: ${session.sessionId}${parent} is already in ${location} with the same events (${figures}); nothing written`;
