@@ -31,6 +31,7 @@ import { MemoryLogStore } from '../store/memory/memory-store.js';
 import { buildForeignSessions, type ForeignInput } from './build-sessions.js';
 import { type ClassifiedInput, classifyInput } from './classify-inputs.js';
 import { claudeSessionIdOf } from './claude-code/claude-importer.js';
+import { readForkParents } from './fork-parents.js';
 import {
   type ImportConflict,
   ImportConflictError,
@@ -124,7 +125,9 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
   const onFailure = (group: readonly ForeignInput[], error: unknown) => {
     for (const each of group) fail(each.input, error);
   };
-  const staged: StagedSession[] = buildForeignSessions(foreign, mappingOptions, onFailure).map(({ input, builder }) => ({
+  const storedParents = await readForkParents(store, foreign);
+  const withParents = { ...mappingOptions, forkParentEvents: (sessionId: string) => storedParents.get(sessionId) };
+  const staged: StagedSession[] = buildForeignSessions(foreign, withParents, onFailure).map(({ input, builder }) => ({
     input: input.input,
     sessionId: builder.sessionId,
     events: builder.events,

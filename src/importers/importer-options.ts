@@ -1,6 +1,6 @@
 // What every source mapper is given.
 
-import type { SessionParent } from '../log/event.js';
+import type { LogEvent, SessionParent } from '../log/event.js';
 
 export interface ImportOptions {
   /** The session id to use instead of the one derived from the source (--as). */
@@ -9,4 +9,10 @@ export interface ImportOptions {
   readonly parent?: SessionParent;
   /** The context window to record on calls whose source states none (--window). */
   readonly window?: number;
+  /**
+   * The events of a session a file names as the one it was forked from (a Claude Code
+   * `--fork-session` file, a Codex `forked_from_id`), when this import or the store holds it:
+   * the file is then imported as a branch of it (SPEC §14).
+   */
+  readonly forkParentEvents?: (sessionId: string) => readonly LogEvent[] | undefined;
 }

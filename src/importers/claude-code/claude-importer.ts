@@ -11,6 +11,7 @@ import { firstTimeOf, SessionBuilder } from '../session-builder.js';
 import type { SourceFile, SourceRecord } from '../source-file.js';
 import { arrayOf, objectOf, stringOf } from '../source-values.js';
 import { claudeUsage } from './claude-content.js';
+import { claudeForkOf, mapClaudeForkSession } from './claude-fork-session.js';
 import { mapClaudeRewinds } from './claude-rewind-sessions.js';
 import { claudePaths } from './claude-rewinds.js';
 import { ClaudeSessionMapper, type SummarizerLink } from './claude-session.js';
@@ -74,14 +75,31 @@ export function importClaudeCode(conversation: ClaudeConversation, options: Impo
     const file = conversation.main;
     const records = file.records;
     const pathRecords = records.filter((record) => record.value.isSidechain !== true);
-    const built = mapClaudeRewinds({
-      mainId,
-      file,
-      records: pathRecords,
-      paths: claudePaths(pathRecords),
-      links,
-      newBuilder: (sessionId, prefix) => newBuilder(sessionId, file, records, options, options.parent, prefix),
-    });
+    const fork = claudeForkOf(pathRecords);
+    const forked =
+      fork === undefined
+        ? undefined
+        : mapClaudeForkSession({
+            records: pathRecords,
+            fork,
+            parentEvents: options.forkParentEvents?.(fork.parentSessionId),
+            links,
+            newBuilder: (prefix) => newBuilder(mainId, file, records, options, options.parent, prefix),
+          });
+    const built =
+      forked !== undefined && 'builder' in forked
+        ? [forked]
+        : mapClaudeRewinds({
+            mainId,
+            file,
+            records: pathRecords,
+            paths: claudePaths(pathRecords),
+            links,
+            newBuilder: (sessionId, prefix) => newBuilder(sessionId, file, records, options, options.parent, prefix),
+          });
+    if (fork !== undefined && forked !== undefined && 'reason' in forked && built[0] !== undefined) {
+      built[0].builder.unlinkedFork = { parentSessionId: fork.parentSessionId, reason: forked.reason };
+    }
     paths = built;
     sessions.push(...built.map(({ builder }) => ({ file, builder })));
     sidechains.push(...inlineSidechains(records));

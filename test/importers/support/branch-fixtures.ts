@@ -94,3 +94,87 @@ export function claudeRewoundToStart(): { sessionId: string; records: Line[] } {
   (again[0] as Line).parentUuid = null;
   return { sessionId, records: [...records, ...again] };
 }
+
+/**
+ * `claude --resume <small> --fork-session`: a new session whose first records copy the small
+ * transcript's (its sidechains aside), each with the new sessionId and `forkedFrom` naming the
+ * session and record it copies, then a prompt and answer of its own. `change` alters the copy
+ * of one record's text (a copy that does not match).
+ */
+export function claudeForkSession(change?: { line: number }): { parentId: string; sessionId: string; records: Line[] } {
+  const { sessionId: parentId, records } = claudeSmall();
+  const sessionId = 'f0f0f0f0-1111-4222-8333-444444444444';
+  const copies: Line[] = records
+    .filter((record) => record.isSidechain !== true)
+    .map((record) => ({ ...record, sessionId, forkedFrom: { sessionId: parentId, messageUuid: record.uuid } }));
+  if (change !== undefined) {
+    const record = copies[change.line - 1] as Line & { message: Line };
+    copies[change.line - 1] = { ...record, message: { ...record.message, content: 'a prompt the parent never had' } };
+  }
+  const last = String(copies[copies.length - 1]?.uuid);
+  const own = claudeExchange(sessionId, last, 'Now add a settings page.', 'Settings page added.', '2025-09-08T08:00:00.000Z', 'forkown');
+  return { parentId, sessionId, records: [...copies, ...own] };
+}
+
+/**
+ * A Codex rollout made by `/fork` of the older corpus rollout: its own session_meta naming the
+ * parent in `forked_from_id`, the parent's lines replayed with the fork's timestamp, then a turn
+ * of its own. `cut` replays only the parent's first lines (a fork from an earlier point).
+ */
+export function codexFork(cut?: number): { parentId: string; sessionId: string; records: Line[] } {
+  const parent = lines(CORPUS_FILES.codexOld);
+  const parentMeta = (parent[0] as { payload: Line }).payload;
+  const parentId = String(parentMeta.id);
+  const sessionId = '019a9999-0000-7000-8000-00000000f0f0';
+  const time = '2025-11-18T09:00:00.000Z';
+  const replayed = (cut === undefined ? parent : parent.slice(0, cut)).map((record) => ({ ...record, timestamp: time }));
+  const own: Line[] = [
+    { timestamp: '2025-11-18T09:00:05.000Z', type: 'turn_context', payload: { cwd: parentMeta.cwd, model: 'gpt-5.1-codex' } },
+    {
+      timestamp: '2025-11-18T09:00:05.000Z',
+      type: 'response_item',
+      payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Now write the tests.' }] },
+    },
+    { timestamp: '2025-11-18T09:00:05.000Z', type: 'event_msg', payload: { type: 'user_message', message: 'Now write the tests.' } },
+    {
+      timestamp: '2025-11-18T09:00:09.000Z',
+      type: 'response_item',
+      payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Tests written.' }] },
+    },
+    {
+      timestamp: '2025-11-18T09:00:09.100Z',
+      type: 'event_msg',
+      payload: {
+        type: 'token_count',
+        info: {
+          total_token_usage: {
+            input_tokens: 60000,
+            cached_input_tokens: 0,
+            output_tokens: 20,
+            reasoning_output_tokens: 0,
+            total_tokens: 60020,
+          },
+          last_token_usage: {
+            input_tokens: 60000,
+            cached_input_tokens: 0,
+            output_tokens: 20,
+            reasoning_output_tokens: 0,
+            total_tokens: 60020,
+          },
+          model_context_window: 258400,
+        },
+      },
+    },
+  ];
+  const meta = {
+    timestamp: time,
+    type: 'session_meta',
+    payload: { ...parentMeta, id: sessionId, timestamp: time, forked_from_id: parentId },
+  };
+  return { parentId, sessionId, records: [meta, ...replayed, ...own] };
+}
+
+/** The older Codex corpus rollout's lines. */
+export function codexOld(): Line[] {
+  return lines(CORPUS_FILES.codexOld);
+}
