@@ -31,7 +31,7 @@ import { MemoryLogStore } from '../store/memory/memory-store.js';
 import { buildForeignSessions, type ForeignInput } from './build-sessions.js';
 import { type ClassifiedInput, classifyInput } from './classify-inputs.js';
 import { claudeSessionIdOf } from './claude-code/claude-importer.js';
-import { readForkParents } from './fork-parents.js';
+import { readForkParents, readStoredLastLines } from './fork-parents.js';
 import {
   type ImportConflict,
   ImportConflictError,
@@ -126,7 +126,12 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
     for (const each of group) fail(each.input, error);
   };
   const storedParents = await readForkParents(store, foreign);
-  const withParents = { ...mappingOptions, forkParentEvents: (sessionId: string) => storedParents.get(sessionId) };
+  const storedLines = await readStoredLastLines(store, foreign);
+  const withParents = {
+    ...mappingOptions,
+    forkParentEvents: (sessionId: string) => storedParents.get(sessionId),
+    storedLastLine: (sessionId: string) => storedLines.get(sessionId),
+  };
   const staged: StagedSession[] = buildForeignSessions(foreign, withParents, onFailure).map(({ input, builder }) => ({
     input: input.input,
     sessionId: builder.sessionId,

@@ -15,4 +15,10 @@ export interface ImportOptions {
    * the file is then imported as a branch of it (SPEC §14).
    */
   readonly forkParentEvents?: (sessionId: string) => readonly LogEvent[] | undefined;
+  /**
+   * The last source line the store's session of this id was imported from, when the store
+   * holds it: a Claude Code transcript rewound since keeps the path that session continues
+   * under its id (the store's events never change), the new latest path becoming a branch.
+   */
+  readonly storedLastLine?: (sessionId: string) => number | undefined;
 }

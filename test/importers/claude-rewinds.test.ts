@@ -75,6 +75,27 @@ describe('a rewound Claude Code transcript', () => {
     await store.close();
   });
 
+  it('keeps a stored session its path when the transcript is rewound after the import (the rewind is a branch of it)', async () => {
+    const { sessionId, records, corpusLines } = claudeRewound();
+    const store = new MemoryLogStore();
+    const name = `grown-${sessionId}.jsonl`;
+    // Imported while the second exchange was the latest; then the user rewound it and asked again.
+    const before = await importText(store, name, jsonl(records.slice(0, corpusLines + 2)));
+    const mainId = `claude-code-${sessionId}`;
+    const stored = await eventsOf(store, mainId);
+    expect(surfaceTexts(stored).slice(-2)).toEqual(['Now add a dark mode.', 'Dark mode added.']);
+    const after = await importText(store, name, jsonl(records));
+    const [main, branch] = after.files[0]?.sessions ?? [];
+    expect(before.files[0]?.sessions[0]?.status).toBe('imported');
+    expect(main).toMatchObject({ sessionId: mainId, status: 'already-present' });
+    expect(branch?.fork).toMatchObject({ parentSessionId: mainId, stored: 'linked' });
+    expect(surfaceTexts(await eventsOf(store, branch?.sessionId as string)).slice(-2)).toEqual([
+      'Now add a light theme toggle.',
+      'Toggle added.',
+    ]);
+    expect(await eventsOf(store, mainId)).toEqual(stored);
+  });
+
   it('nests a rewind inside an abandoned path as a branch of that branch', async () => {
     const { sessionId, records } = claudeNestedRewinds();
     const store = new MemoryLogStore();

@@ -93,7 +93,7 @@ export function importClaudeCode(conversation: ClaudeConversation, options: Impo
             mainId,
             file,
             records: pathRecords,
-            paths: claudePaths(pathRecords),
+            paths: claudePaths(pathRecords, options.storedLastLine?.(mainId)),
             links,
             newBuilder: (sessionId, prefix) => newBuilder(sessionId, file, records, options, options.parent, prefix),
           });

@@ -24,10 +24,10 @@ export interface ClaudePath {
  * The paths of a transcript's main (non-sidechain) records: the main path first, then each
  * branch after the path it leaves. A transcript without rewinds is one path of every record.
  */
-export function claudePaths(records: readonly SourceRecord[]): ClaudePath[] {
+export function claudePaths(records: readonly SourceRecord[], storedLine?: number): ClaudePath[] {
   const all = records.map((_, index) => index);
   const tree = recordTree(records);
-  const leaf = lastMessage(records, tree.indexOf);
+  const leaf = storedLeaf(records, tree, storedLine) ?? lastMessage(records, tree.indexOf);
   if (leaf === undefined) return [{ rootUuid: undefined, own: all }];
   const paths: ClaudePath[] = [];
   const owner = new Map<number, number>();
@@ -123,6 +123,26 @@ function topOff(index: number, onPath: ReadonlySet<number>, parentOf: ReadonlyAr
     at = parent;
   }
   return undefined;
+}
+
+/**
+ * The leaf of the path a stored session continues, when the store holds the transcript's
+ * session (imported up to `storedLine`): the last message under that line's record. The store's
+ * events never change, so a rewind made since the import leaves that path the session, and the
+ * new latest path a branch of it.
+ */
+function storedLeaf(records: readonly SourceRecord[], tree: RecordTree, storedLine: number | undefined): number | undefined {
+  if (storedLine === undefined) return undefined;
+  let index: number | undefined;
+  records.forEach((record, position) => {
+    if (record.line === storedLine && stringOf(record.value.uuid) !== undefined) index = position;
+  });
+  if (index === undefined) return undefined;
+  const under = tree.descendants(index);
+  return lastMessage(
+    under.map((position) => records[position] as SourceRecord),
+    (position) => under[position],
+  );
 }
 
 /** The index of the last user or assistant record that has a uuid. */
