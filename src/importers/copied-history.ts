@@ -29,6 +29,10 @@ export interface StepMapper {
   lineOf(index: number): number;
 }
 
+/** Why a forked file the store holds whole already is not made a branch on a later import. */
+export const STORED_WHOLE =
+  'the store holds it already, imported whole before its parent was, and it stays so (as a branch its events would differ); import it under another id with --as ID, or into another store, to link it';
+
 export interface CopiedHistoryInput {
   readonly parentSessionId: string;
   readonly parentEvents: readonly LogEvent[];

@@ -70,3 +70,26 @@ function lastLineOf(event: LogEvent): number | undefined {
   }
   return typeof data.line === 'number' ? data.line : undefined;
 }
+
+/** The session a forked file gives (its own id), for the files that say they were forked. */
+function forkedSessionIdOf(input: ForeignInput, sessionId: string | undefined): string | undefined {
+  if (forkParentOf(input) === undefined) return undefined;
+  if (sessionId !== undefined) return sessionId;
+  if (input.format === 'claude-code') {
+    const sourceId = claudeSessionIdOf(input.file);
+    return sourceId === undefined ? undefined : importedSessionId('claude-code', sourceId);
+  }
+  const meta = objectOf(input.file.records.find((record) => record.value.type === 'session_meta')?.value.payload);
+  return typeof meta?.id === 'string' ? importedSessionId('codex', meta.id) : undefined;
+}
+
+/** The forked files' sessions the store holds already, not as branches (imported whole before their parent was). */
+export async function readStoredWhole(store: LogStore, inputs: readonly ForeignInput[], sessionId?: string): Promise<Set<string>> {
+  const whole = new Set<string>();
+  for (const input of inputs) {
+    const id = forkedSessionIdOf(input, sessionId);
+    if (id === undefined || (await store.head(id)) === undefined) continue;
+    if ((await store.readForkLink?.(id)) === undefined) whole.add(id);
+  }
+  return whole;
+}

@@ -31,7 +31,7 @@ import { MemoryLogStore } from '../store/memory/memory-store.js';
 import { buildForeignSessions, type ForeignInput } from './build-sessions.js';
 import { type ClassifiedInput, classifyInput } from './classify-inputs.js';
 import { claudeSessionIdOf } from './claude-code/claude-importer.js';
-import { readForkParents, readStoredLastLines } from './fork-parents.js';
+import { readForkParents, readStoredLastLines, readStoredWhole } from './fork-parents.js';
 import {
   type ImportConflict,
   ImportConflictError,
@@ -127,10 +127,12 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
   };
   const storedParents = await readForkParents(store, foreign);
   const storedLines = await readStoredLastLines(store, foreign);
+  const storedWhole = await readStoredWhole(store, foreign, options.sessionId);
   const withParents = {
     ...mappingOptions,
     forkParentEvents: (sessionId: string) => storedParents.get(sessionId),
     storedLastLine: (sessionId: string) => storedLines.get(sessionId),
+    storedWhole: (sessionId: string) => storedWhole.has(sessionId),
   };
   const staged: StagedSession[] = buildForeignSessions(foreign, withParents, onFailure).map(({ input, builder }) => ({
     input: input.input,

@@ -21,4 +21,9 @@ export interface ImportOptions {
    * under its id (the store's events never change), the new latest path becoming a branch.
    */
   readonly storedLastLine?: (sessionId: string) => number | undefined;
+  /**
+   * Whether the store holds this session already, not as a branch: a forked file imported
+   * whole before its parent was stays whole (as a branch its events would differ).
+   */
+  readonly storedWhole?: (sessionId: string) => boolean;
 }

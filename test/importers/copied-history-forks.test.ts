@@ -84,8 +84,14 @@ describe('a Claude Code --fork-session file', () => {
     expect(alone.files[0]?.sessions[0]?.fork).toBeUndefined();
     expect(alone.files[0]?.sessions[0]?.unlinkedFork).toEqual({
       parentSessionId: parentId,
-      reason: `neither this import nor the store holds ${parentId}; import it, then this file again, to link them`,
+      reason: `neither this import nor the store holds ${parentId}; import it with this file, or before it, to link them`,
     });
+    // Imported whole first, it stays whole when its parent comes later (its stored events never change).
+    const store = new MemoryLogStore();
+    await importAll(store, [file('fork.jsonl', fork.records)]);
+    const later = await importAll(store, [file('parent.jsonl', parent.records), file('fork.jsonl', fork.records)]);
+    expect(later.files[1]?.sessions[0]).toMatchObject({ status: 'already-present', unlinkedFork: { parentSessionId: parentId } });
+    expect(later.files[1]?.sessions[0]?.unlinkedFork?.reason).toMatch(/^the store holds it already, imported whole before its parent was/);
     const changed = claudeForkSession({ line: 2 });
     const differs = await importAll(new MemoryLogStore(), [file('changed.jsonl', changed.records), file('parent.jsonl', parent.records)]);
     const report = differs.files[0]?.sessions[0];
@@ -129,7 +135,7 @@ describe('a Codex rollout forked with /fork', () => {
     const summary = await importAll(new MemoryLogStore(), [file('rollout-fork.jsonl', fork.records)]);
     expect(summary.files[0]?.sessions[0]?.unlinkedFork).toEqual({
       parentSessionId: parentId,
-      reason: `neither this import nor the store holds ${parentId}; import it, then this rollout again, to link them`,
+      reason: `neither this import nor the store holds ${parentId}; import it with this rollout, or before it, to link them`,
     });
   });
 });

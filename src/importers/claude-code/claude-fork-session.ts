@@ -6,7 +6,7 @@
 // report says why.
 
 import type { LogEvent } from '../../log/event.js';
-import { forkFromCopiedHistory } from '../copied-history.js';
+import { forkFromCopiedHistory, STORED_WHOLE } from '../copied-history.js';
 import { importedSessionId } from '../derived-ids.js';
 import type { SessionBuilder } from '../session-builder.js';
 import type { SourceRecord } from '../source-file.js';
@@ -30,6 +30,8 @@ export interface ClaudeForkInput {
   readonly records: readonly SourceRecord[];
   readonly fork: { readonly parentSessionId: string; readonly copied: number };
   readonly parentEvents: readonly LogEvent[] | undefined;
+  /** The store holds this session already, imported whole: it stays so. */
+  readonly storedWhole: boolean;
   readonly newBuilder: (prefix: readonly LogEvent[]) => SessionBuilder;
   readonly links: ClaudeSessionLinks;
 }
@@ -39,8 +41,11 @@ export function mapClaudeForkSession(
   input: ClaudeForkInput,
 ): { readonly builder: SessionBuilder; readonly mapper: ClaudeSessionMapper } | { readonly reason: string } {
   const { records, fork } = input;
+  if (input.storedWhole) return { reason: STORED_WHOLE };
   if (input.parentEvents === undefined) {
-    return { reason: `neither this import nor the store holds ${fork.parentSessionId}; import it, then this file again, to link them` };
+    return {
+      reason: `neither this import nor the store holds ${fork.parentSessionId}; import it with this file, or before it, to link them`,
+    };
   }
   let last: ClaudeSessionMapper | undefined;
   const result = forkFromCopiedHistory({

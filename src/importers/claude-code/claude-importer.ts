@@ -83,6 +83,7 @@ export function importClaudeCode(conversation: ClaudeConversation, options: Impo
             records: pathRecords,
             fork,
             parentEvents: options.forkParentEvents?.(fork.parentSessionId),
+            storedWhole: options.storedWhole?.(mainId) === true,
             links,
             newBuilder: (prefix) => newBuilder(mainId, file, records, options, options.parent, prefix),
           });

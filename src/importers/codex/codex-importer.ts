@@ -5,7 +5,7 @@
 // event messages, turn contexts and snapshots are kept whole as foreign lines.
 
 import type { ContentBlock, LogEvent, SessionParent } from '../../log/event.js';
-import { forkFromCopiedHistory } from '../copied-history.js';
+import { forkFromCopiedHistory, STORED_WHOLE } from '../copied-history.js';
 import { importedSessionId } from '../derived-ids.js';
 import type { SourceToolCall } from '../imported-call.js';
 import type { ImportOptions } from '../importer-options.js';
@@ -35,7 +35,11 @@ export function importCodex(file: SourceFile, options: ImportOptions = {}): Sess
     });
   const forkedFrom = parent === undefined ? codexForkOf(metaPayload) : undefined;
   const forked =
-    forkedFrom === undefined || meta === undefined ? undefined : mapCodexFork(file, meta, forkedFrom, newBuilder, provider, options);
+    forkedFrom === undefined || meta === undefined
+      ? undefined
+      : options.storedWhole?.(sessionId) === true
+        ? { reason: STORED_WHOLE }
+        : mapCodexFork(file, meta, forkedFrom, newBuilder, provider, options);
   if (forked !== undefined && 'builder' in forked) return [forked.builder];
   const builder = newBuilder();
   new CodexMapper(builder, records, provider).map();
@@ -66,7 +70,9 @@ function mapCodexFork(
 ): { readonly builder: SessionBuilder } | { readonly reason: string } {
   const parentEvents = options.forkParentEvents?.(parentSessionId);
   if (parentEvents === undefined) {
-    return { reason: `neither this import nor the store holds ${parentSessionId}; import it, then this rollout again, to link them` };
+    return {
+      reason: `neither this import nor the store holds ${parentSessionId}; import it with this rollout, or before it, to link them`,
+    };
   }
   const rest = file.records.filter((record) => record !== ownMeta);
   let mapper: CodexMapper | undefined;
