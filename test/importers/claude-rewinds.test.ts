@@ -14,7 +14,7 @@ import { EventTypeRegistry, type LogEvent, SurfaceFold, verifyLog } from 'shadow
 import { openSqliteStore, type SqliteLogStore } from 'shadowlog/store/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CORPUS_FILES, corpusFile } from '../support/corpus-sessions.js';
-import { claudeNestedRewinds, claudeRewound, claudeRewoundToStart, jsonl } from './support/branch-fixtures.js';
+import { claudeExchange, claudeNestedRewinds, claudeRewound, claudeRewoundToStart, jsonl } from './support/branch-fixtures.js';
 
 const registry = new EventTypeRegistry(COMPACTION_EVENT_TYPES);
 const directory = mkdtempSync(join(tmpdir(), 'shadowlog-rewinds-'));
@@ -130,6 +130,33 @@ describe('a rewound Claude Code transcript', () => {
     const subs = (summary.files[0]?.sessions ?? []).filter((session) => session.parent !== undefined);
     expect(subs.length).toBeGreaterThan(0);
     for (const sub of subs) expect(sub.parent?.sessionId).toBe(branch?.sessionId);
+  });
+
+  it('rewinds the large corpus transcript to its second prompt: the compaction after it goes with the abandoned path', async () => {
+    const { readFileSync } = await import('node:fs');
+    const records = readFileSync(corpusFile(CORPUS_FILES.claudeMain), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const second = records.findIndex((record) => (record.message as { content?: unknown } | undefined)?.content === 'continue');
+    const prompt = records[second] as Record<string, unknown>;
+    const again = claudeExchange(
+      String(prompt.sessionId),
+      String(prompt.parentUuid),
+      'continue, differently',
+      'Done.',
+      '2026-02-20T00:00:00.000Z',
+      'bigrew',
+    );
+    const store = new MemoryLogStore();
+    const summary = await importText(store, 'large-rewound.jsonl', jsonl([...records, ...again]));
+    const [main, branch] = summary.files[0]?.sessions ?? [];
+    expect(main).toMatchObject({ compactions: 0, unmapped: [] });
+    expect(branch).toMatchObject({ compactions: 1, unmapped: [], fork: { parentSessionId: main?.sessionId, stored: 'linked' } });
+    const mainEvents = await eventsOf(store, main?.sessionId as string);
+    expect(surfaceTexts(mainEvents).slice(-2)).toEqual(['continue, differently', 'Done.']);
+    for (const id of [main?.sessionId, branch?.sessionId])
+      expect((await verifyLog([await eventsOf(store, id as string)], { registry })).ok).toBe(true);
   });
 
   it('leaves the corpus transcripts one session each (compactions, parallel tool results, progress lines are no rewinds)', async () => {

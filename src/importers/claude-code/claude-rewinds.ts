@@ -6,7 +6,8 @@
 // the path it left (SPEC §14). Not rewinds: a compact boundary (no parentUuid; its
 // logicalParentUuid, or else the message before it, is where it continues), the results of
 // parallel tool calls (each names the tool_use line it answers), progress and system lines
-// hanging beside the path. Those stay in the session, in file order, as before.
+// hanging beside the path. Those stay in the session, in file order, as before. A record without
+// a uuid goes with the next record that has one.
 
 import type { SourceRecord } from '../source-file.js';
 import { arrayOf, objectOf, stringOf } from '../source-values.js';
@@ -41,7 +42,9 @@ export function claudePaths(records: readonly SourceRecord[], storedLine?: numbe
       if (onPath.has(index)) continue;
       const top = topOff(index, onPath, tree.parentOf);
       if (top === undefined) continue;
-      subtrees.set(top, [...(subtrees.get(top) ?? []), index]);
+      const members = subtrees.get(top);
+      if (members === undefined) subtrees.set(top, [index]);
+      else members.push(index);
     }
     const mainMessageIds = new Set([...onPath].map((index) => answerId(records[index] as SourceRecord)));
     for (const [top, members] of [...subtrees].sort(([a], [b]) => a - b)) {
@@ -59,6 +62,13 @@ export function claudePaths(records: readonly SourceRecord[], storedLine?: numbe
   paths.push({ rootUuid: undefined, own: [] });
   claim(0, leaf, undefined);
   if (paths.length === 1) return [{ rootUuid: undefined, own: all }];
+  // A record without a uuid (a file-history-snapshot, written before the prompt it belongs to)
+  // goes with the next record that has one.
+  let next = 0;
+  for (let index = records.length - 1; index >= 0; index--) {
+    if (stringOf(records[index]?.value.uuid) !== undefined) next = owner.get(index) ?? 0;
+    else owner.set(index, next);
+  }
   const owns: number[][] = paths.map(() => []);
   for (const index of all) owns[owner.get(index) ?? 0]?.push(index);
   return paths.map((path, index) => ({ ...path, own: owns[index] ?? [] }));
@@ -92,7 +102,9 @@ function recordTree(records: readonly SourceRecord[]): RecordTree {
   const children = new Map<number | undefined, number[]>();
   parentOf.forEach((parent, index) => {
     if (stringOf(records[index]?.value.uuid) === undefined) return;
-    children.set(parent, [...(children.get(parent) ?? []), index]);
+    const siblings = children.get(parent);
+    if (siblings === undefined) children.set(parent, [index]);
+    else siblings.push(index);
   });
   return {
     parentOf,
