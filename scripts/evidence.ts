@@ -118,5 +118,5 @@ const files = await evidenceReportFiles(table, sessions);
 await mkdir(join(out, 'evidence'), { recursive: true });
 for (const [name, text] of files) await writeWhole(join(out, name), text);
 process.stdout.write(
-  `evidence: ${table.cells.length} cells, ${table.policies.length} policies, ${table.seconds} s of replay; wrote ${[...files.keys(), 'evidence/evidence.json'].join(', ')}\n`,
+  `evidence: ${table.cells.length.toLocaleString('en-US')} cells, ${table.policies.length} policies, ${Math.round(table.seconds).toLocaleString('en-US')} s of replay; wrote ${[...files.keys(), 'evidence/evidence.json'].join(', ')}\n`,
 );

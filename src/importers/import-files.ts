@@ -41,7 +41,8 @@ import {
 } from './import-errors.js';
 import type { ImportInput } from './import-inputs.js';
 import type { FailedFile, FileReport, ImportSummary, SessionReport, SkippedFile } from './import-report.js';
-import type { ImportedFork } from './session-builder.js';
+import { storedPiLeaves } from './pi/pi-stored-paths.js';
+import type { SessionBuilder } from './session-builder.js';
 import type { SourceFile } from './source-file.js';
 import { firstLineFrom, reconcileWithStore } from './store-reconcile.js';
 
@@ -71,17 +72,18 @@ interface StagedSession {
   readonly events: readonly LogEvent[];
   /** Events [0, writable) may be written now; the rest wait for the file to settle. */
   readonly writable: number;
+  /** For a branch of a session tree, the link it is stored with: its events up to forkSeq are its parent's, not written again. */
+  readonly branchOf?: { readonly parentSessionId: string; readonly forkSeq: number };
   readonly file?: SourceFile;
-  readonly report: Pick<SessionReport, 'parent' | 'unmapped' | 'unlinkedFork'>;
-  /** A source's branch (SPEC §14): its events 0 … forkSeq are its parent's, and are written linked to it when the store holds it. */
-  readonly fork?: ImportedFork;
+  readonly report: Pick<SessionReport, 'parent' | 'unmapped' | 'fork' | 'treePath' | 'unlinkedFork'>;
 }
 
 interface Outcome {
   readonly status: SessionReport['status'];
   readonly stored: number;
   readonly written: number;
-  readonly fork?: SessionReport['fork'];
+  /** A branch whose parent the store does not hold with its fork point: stored whole, and why. */
+  readonly standalone?: string;
 }
 
 export async function importFiles(store: LogStore, inputs: readonly ImportInput[], options: ImportFilesOptions): Promise<ImportSummary> {
@@ -125,27 +127,33 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
   const onFailure = (group: readonly ForeignInput[], error: unknown) => {
     for (const each of group) fail(each.input, error);
   };
+  // A pi session tree keeps each session the store holds on the path it was imported with.
+  const piFiles = foreign.filter((input) => input.format === 'pi').map((input) => input.file);
+  const storedLeaves = piFiles.length === 0 ? undefined : await storedPiLeaves(store, piFiles, mappingOptions);
+  // A file forked from a session the store holds is mapped as a branch of it; a rewound
+  // transcript keeps the path its stored session continues; a forked file stored whole stays so.
   const storedParents = await readForkParents(store, foreign);
   const storedLines = await readStoredLastLines(store, foreign);
   const storedWhole = await readStoredWhole(store, foreign, options.sessionId);
-  const withParents = {
-    ...mappingOptions,
-    forkParentEvents: (sessionId: string) => storedParents.get(sessionId),
-    storedLastLine: (sessionId: string) => storedLines.get(sessionId),
-    storedWhole: (sessionId: string) => storedWhole.has(sessionId),
-  };
-  const staged: StagedSession[] = buildForeignSessions(foreign, withParents, onFailure).map(({ input, builder }) => ({
+  const built = buildForeignSessions(
+    foreign,
+    {
+      ...mappingOptions,
+      ...(storedLeaves === undefined ? {} : { storedLeaves }),
+      forkParentEvents: (sessionId: string) => storedParents.get(sessionId),
+      storedLastLine: (sessionId: string) => storedLines.get(sessionId),
+      storedWhole: (sessionId: string) => storedWhole.has(sessionId),
+    },
+    onFailure,
+  );
+  const staged: StagedSession[] = built.map(({ input, builder }) => ({
     input: input.input,
     sessionId: builder.sessionId,
     events: builder.events,
     writable: live(input.input) ? builder.settledEvents : builder.events.length,
+    ...(builder.forkLink === undefined ? {} : { branchOf: builder.forkLink }),
     file: input.file,
-    report: {
-      ...(builder.parent === undefined ? {} : { parent: builder.parent }),
-      unmapped: builder.unmapped,
-      ...(builder.unlinkedFork === undefined ? {} : { unlinkedFork: builder.unlinkedFork }),
-    },
-    ...(builder.forked === undefined ? {} : { fork: builder.forked }),
+    report: builtReport(builder),
   }));
   const exports = new Map<ImportInput, Awaited<ReturnType<typeof importSession>>>();
   const staging = new MemoryLogStore();
@@ -169,12 +177,24 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
     const outcome = outcomes.get(session);
     if (outcome === undefined || outcome.written === 0) continue;
     const from = outcome.stored - outcome.written;
+    // A new branch's first batch opens with its session/fork: the store links it to its parent.
     await store.appendAll(session.sessionId, asAsync(batchesOf(session.events.slice(from, outcome.stored))), { expectedSeq: from });
   }
   const files = classified
     .filter((input) => !failedPaths.has(input.input.path))
     .map((input) => fileReport(input, unique, outcomes, exports.get(input.input)));
   return { files, skipped, failed };
+}
+
+function builtReport(builder: SessionBuilder): StagedSession['report'] {
+  const link = builder.forkLink;
+  return {
+    ...(builder.parent === undefined ? {} : { parent: builder.parent }),
+    ...(link === undefined ? {} : { fork: { ...link, stored: 'linked' as const } }),
+    ...(builder.treePath === undefined ? {} : { treePath: builder.treePath }),
+    ...(builder.unlinkedFork === undefined ? {} : { unlinkedFork: builder.unlinkedFork }),
+    unmapped: builder.unmapped,
+  };
 }
 
 /**
@@ -211,11 +231,38 @@ async function reconcileAll(
   fail: (input: ImportInput, error: unknown) => void,
 ): Promise<Map<StagedSession, Outcome>> {
   const outcomes = new Map<StagedSession, Outcome>();
+  const byId = new Map<string, StagedSession>();
   const conflicts: ImportConflict[] = [];
   for (const session of staged) {
+    byId.set(session.sessionId, session);
+    const link = session.branchOf;
+    if (link !== undefined) {
+      // A branch is written after its parent, and only once the parent holds its fork point.
+      const parent = byId.get(link.parentSessionId);
+      const parentStored = parent === undefined ? undefined : outcomes.get(parent)?.stored;
+      if (parent !== undefined && parentStored === undefined) continue;
+      if (parentStored !== undefined && parentStored <= link.forkSeq) {
+        outcomes.set(session, { status: 'imported', stored: 0, written: 0 });
+        continue;
+      }
+    }
+    // A branch of a session this import does not write: linked when the store holds the parent
+    // with its fork point, else stored whole (the prefix carried), saying why.
+    const missing =
+      link === undefined || byIdBefore(staged, session, link.parentSessionId) ? undefined : await parentMissing(store, session, link);
+    if (missing !== undefined) {
+      const found = await reconcileWithStore(store, { ...session, path: session.input.path });
+      if (found.kind === 'new') {
+        outcomes.set(session, { status: 'imported', stored: session.writable, written: session.writable, standalone: missing });
+        continue;
+      }
+    }
+    const ownFrom = link === undefined ? 0 : link.forkSeq + 1;
     const found = await reconcileWithStore(store, { ...session, path: session.input.path });
-    if (found.kind === 'new') outcomes.set(session, await newSessionOutcome(store, session, staged, outcomes));
-    else if (found.kind === 'held') {
+    if (found.kind === 'new') {
+      const stored = session.writable > ownFrom ? session.writable : 0;
+      outcomes.set(session, { status: 'imported', stored, written: stored === 0 ? 0 : stored - ownFrom });
+    } else if (found.kind === 'held') {
       const stored = Math.max(found.stored, session.writable);
       const written = stored - found.stored;
       outcomes.set(session, { status: written === 0 ? 'already-present' : 'grew', stored, written });
@@ -226,49 +273,30 @@ async function reconcileAll(
   return outcomes;
 }
 
-/**
- * What a new session needs written: all of it, or for a branch whose parent the store holds (or
- * this import writes before it) with the event it forks after, its own events only, linked.
- */
-async function newSessionOutcome(
-  store: LogStore,
-  session: StagedSession,
-  staged: readonly StagedSession[],
-  outcomes: ReadonlyMap<StagedSession, Outcome>,
-): Promise<Outcome> {
-  const whole: Outcome = { status: 'imported', stored: session.writable, written: session.writable };
-  const fork = session.fork;
-  if (fork === undefined) return whole;
-  const own = session.writable - fork.forkSeq - 1;
-  const link = { parentSessionId: fork.parentSessionId, forkSeq: fork.forkSeq };
-  const reason = own <= 0 ? 'none of its own events is settled yet' : await parentMissing(store, session, fork, staged, outcomes);
-  if (reason === undefined) return { ...whole, written: own, fork: { ...link, stored: 'linked' } };
-  return { ...whole, fork: { ...link, stored: 'standalone', reason } };
+/** Whether `parentSessionId` is staged before `session` (the import writes it first). */
+function byIdBefore(staged: readonly StagedSession[], session: StagedSession, parentSessionId: string): boolean {
+  for (const each of staged) {
+    if (each === session) return false;
+    if (each.sessionId === parentSessionId) return true;
+  }
+  return false;
 }
 
-/** Why a branch cannot be stored linked to its parent; undefined when it can. */
+/** Why a branch cannot be stored linked to a parent this import does not write; undefined when it can. */
 async function parentMissing(
   store: LogStore,
   session: StagedSession,
-  fork: ImportedFork,
-  staged: readonly StagedSession[],
-  outcomes: ReadonlyMap<StagedSession, Outcome>,
+  link: NonNullable<StagedSession['branchOf']>,
 ): Promise<string | undefined> {
   if (store.readForkLink === undefined) return `${store.location} keeps no branches`;
-  const forkEvent = session.events[fork.forkSeq];
-  const parent = staged.find((each) => each.sessionId === fork.parentSessionId);
-  const outcome = parent === undefined ? undefined : outcomes.get(parent);
-  if (parent !== undefined && outcome !== undefined) {
-    return outcome.stored > fork.forkSeq && parent.events[fork.forkSeq]?.hash === forkEvent?.hash
-      ? undefined
-      : `its parent ${fork.parentSessionId} is not stored with the event it forks after`;
+  const head = await store.head(link.parentSessionId);
+  if (head === undefined || head.nextSeq <= link.forkSeq) {
+    return `${store.location} has no session ${link.parentSessionId} with event ${link.forkSeq}`;
   }
-  if (parent !== undefined) return `its parent ${fork.parentSessionId} was not imported (it failed)`;
-  const head = await store.head(fork.parentSessionId);
-  if (head === undefined || head.nextSeq <= fork.forkSeq)
-    return `${store.location} has no session ${fork.parentSessionId} with event ${fork.forkSeq}`;
-  const event = await store.readEvent(fork.parentSessionId, fork.forkSeq);
-  return event.hash === forkEvent?.hash ? undefined : `session ${fork.parentSessionId} here holds another event ${fork.forkSeq}`;
+  const event = await store.readEvent(link.parentSessionId, link.forkSeq);
+  return event.hash === session.events[link.forkSeq]?.hash
+    ? undefined
+    : `session ${link.parentSessionId} here holds another event ${link.forkSeq}`;
 }
 
 /** Two files that give one session: the second is refused (under a directory, it fails and the first imports). */
@@ -338,18 +366,26 @@ function fileReport(
     .filter((session) => session.input === input.input && outcomes.has(session))
     .map((session): SessionReport => {
       const outcome = outcomes.get(session) as Outcome;
-      const held = session.events.slice(0, outcome.stored);
-      const pending = session.events.length - outcome.stored;
+      // A branch's figures are its own events': its prefix is its parent's, counted there.
+      const ownFrom = session.branchOf === undefined || outcome.standalone !== undefined ? 0 : session.branchOf.forkSeq + 1;
+      const standalone =
+        outcome.standalone === undefined || session.branchOf === undefined
+          ? {}
+          : { fork: { ...session.branchOf, stored: 'standalone' as const, reason: outcome.standalone } };
+      const held = session.events.slice(ownFrom, Math.max(ownFrom, outcome.stored));
+      const pending = session.events.length - Math.max(ownFrom, outcome.stored);
       return {
         sessionId: session.sessionId,
         ...session.report,
         ...(exported?.fork === undefined || exported.sessionId !== session.sessionId ? {} : { fork: exported.fork }),
-        ...(outcome.fork === undefined ? {} : { fork: outcome.fork }),
+        ...standalone,
         status: outcome.status,
         events: outcome.stored,
         written: outcome.written,
         ...countsOf(held),
-        ...(pending <= 0 ? {} : { pending: { events: pending, fromLine: firstLineFrom(session.events, outcome.stored) } }),
+        ...(pending <= 0
+          ? {}
+          : { pending: { events: pending, fromLine: firstLineFrom(session.events, Math.max(ownFrom, outcome.stored)) } }),
         logBytes: held.reduce((sum, event) => sum + Buffer.byteLength(canonicalEventJson(event)) + 1, 0),
       };
     });

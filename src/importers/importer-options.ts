@@ -26,4 +26,9 @@ export interface ImportOptions {
    * whole before its parent was stays whole (as a branch its events would differ).
    */
   readonly storedWhole?: (sessionId: string) => boolean;
+  /**
+   * The sessions of this source a store holds already, each with the id of the last source entry
+   * it holds: a pi session tree keeps each stored session on the path it was imported with.
+   */
+  readonly storedLeaves?: ReadonlyMap<string, string>;
 }

@@ -25,5 +25,5 @@ export {
 } from './import-errors.js';
 export { type ImportFilesOptions, importFiles } from './import-files.js';
 export { type ImportInput, type ReadImportOptions, readImportInputs } from './import-inputs.js';
-export type { FailedFile, FileReport, ImportSummary, SessionReport, SkippedFile, UnmappedPart } from './import-report.js';
+export type { FailedFile, FileReport, ImportSummary, SessionReport, SkippedFile, TreePath, UnmappedPart } from './import-report.js';
 export { DEFAULT_WATCH_INTERVAL_MS, type WatchHarnessesOptions, watchHarnesses } from './watch-harnesses.js';

@@ -25,7 +25,7 @@ import { knownModelLimits } from '../providers/model-limits.js';
 import { nodeSha256Hex } from '../store/node-sha256.js';
 import { HARNESS_VERSION } from '../store/session-log.js';
 import { ImportMappingError } from './import-errors.js';
-import type { UnmappedPart } from './import-report.js';
+import type { TreePath, UnmappedPart } from './import-report.js';
 import type { ImportedAnswer, ImportedFailure, SourceLineRef } from './imported-call.js';
 import type { SourceRecord } from './source-file.js';
 import { ToolCallIds } from './tool-call-ids.js';
@@ -43,15 +43,9 @@ export interface SessionBuilderOptions {
   /**
    * For a branch (SPEC §14): its parent's events up to the fork point. The mapper replays the
    * records those came from, and the builder takes these events in place of what it would seal
-   * (the same event of each type, so the prefix is the parent's, hash for hash); see branch-prefix.ts.
+   * (the same event of each type, so the prefix is the parent's, hash for hash).
    */
   readonly prefix?: readonly LogEvent[];
-}
-
-/** Where an imported branch leaves its parent: its session/fork names the same. */
-export interface ImportedFork {
-  readonly parentSessionId: string;
-  readonly forkSeq: number;
 }
 
 /** Where a content mapper reports a part it could not map (a session builder, or the proxy's request reader). */
@@ -67,6 +61,10 @@ export class SessionBuilder {
   readonly unmapped: UnmappedPart[] = [];
   readonly counts = { modelCalls: 0, compactions: 0, foreignLines: 0 };
   readonly callIds = new ToolCallIds();
+  /** For a branch (SPEC §14): the session it forks and the seq it forks after; its events up to that seq are the parent's. */
+  forkLink: BranchOf | undefined;
+  /** For a session made of one path of a session tree (pi): where the path ends, for the report. */
+  treePath: TreePath | undefined;
   private time: string;
   private readonly window: number | undefined;
   private turn = 0;
@@ -76,8 +74,6 @@ export class SessionBuilder {
   private lines: readonly number[] = [];
   private settled = 0;
   private readonly prefix: readonly LogEvent[];
-  /** Set by fork(): the parent this session is a branch of, and where it leaves it. */
-  forked: ImportedFork | undefined;
   /** A source's branch imported whole, not linked: its parent, and why not. */
   unlinkedFork: { readonly parentSessionId: string; readonly reason: string } | undefined;
 
@@ -176,24 +172,35 @@ export class SessionBuilder {
   }
 
   /**
-   * Makes this session a branch of `parentSessionId` here: a session/fork after the events so
-   * far, which must be the parent's first events (the prefix given, replayed in full). Within
-   * the prefix, the session/fork of an ancestor's branch is replayed as it is.
+   * Why the session could not fork after its events so far (a tool call without its result on
+   * the surface); undefined when it can.
    */
-  fork(parentSessionId: string): void {
-    const replayed = this.events.length < this.prefix.length;
-    if (!replayed && this.events.length !== this.prefix.length) {
-      throw new BranchPrefixError(this.sessionId, this.prefix[this.prefix.length - 1], `a fork after event ${this.events.length - 1}`);
-    }
-    const forkSeq = this.events.length - 1;
-    this.append([{ type: 'session/fork', data: { parentSessionId, forkSeq, parentHash: this.fold.lastHash } }]);
-    if (!replayed) this.forked = { parentSessionId, forkSeq };
-    this.settle();
-  }
-
-  /** Why a branch cannot fork after the events so far (a tool call without its result, …); undefined when it can. */
   forkProblem(): string | undefined {
     return forkPointProblem(this.fold);
+  }
+
+  /**
+   * Makes the session a branch of `parentSessionId` (SPEC §14) after its events so far, which
+   * must be the parent's own, event for event: a session/fork follows them. What was counted
+   * and reported of them is the parent's, so it is cleared here. A builder given a prefix
+   * (the parent's events) must have replayed all of it; within the prefix, an ancestor's
+   * session/fork is replayed as it is.
+   */
+  fork(parentSessionId: string, details: Omit<BranchOf, 'parentSessionId' | 'forkSeq'> = {}): void {
+    const replayed = this.events.length < this.prefix.length;
+    if (!replayed && this.prefix.length > 0 && this.events.length !== this.prefix.length) {
+      throw new BranchPrefixError(this.sessionId, this.prefix[this.prefix.length - 1], `a fork after event ${this.events.length - 1}`);
+    }
+    const forkSeq = this.fold.nextSeq - 1;
+    this.append([{ type: 'session/fork', data: { parentSessionId, forkSeq, parentHash: this.fold.lastHash } }]);
+    if (!replayed) {
+      this.forkLink = { parentSessionId, forkSeq, ...details };
+      this.unmapped.length = 0;
+      this.counts.modelCalls = 0;
+      this.counts.compactions = 0;
+      this.counts.foreignLines = 0;
+    }
+    this.settle();
   }
 
   /** Keeps a record whole as a foreign event of kind `kind` (pi `thinking_level_change` → pi/thinking-level-change). */
@@ -372,6 +379,16 @@ export class SessionBuilder {
     }
     this.inTurn = false;
   }
+}
+
+/** A branch's link, as the builder made it, with what its report says of where it leaves its parent. */
+export interface BranchOf {
+  readonly parentSessionId: string;
+  readonly forkSeq: number;
+  /** The line of its first record not on its parent's path. */
+  readonly leavesAtLine?: number;
+  /** Records it shares with its parent but carries in its own events, and why. */
+  readonly carried?: { readonly fromLine: number; readonly toLine: number; readonly reason: string };
 }
 
 /** A branch's replayed records did not give its parent's prefix: a gap in an importer's branch mapping. */

@@ -77,7 +77,7 @@ async function describeConflict(store: LogStore, session: ReconcileInput, stored
     ...base,
     firstDifferentSeq,
     ...(line === undefined ? {} : { line }),
-    reason: `the lines imported read the same, but ${line === undefined ? 'they' : `line ${line} on`} map differently now (${what}): a file imported as complete while it was still being written (an answer whose lines kept coming; import live files with --settle, as sync does), a pi session that went back to an earlier entry, or a session imported by another version of shadowlog`,
+    reason: `the lines imported read the same, but ${line === undefined ? 'they' : `line ${line} on`} map differently now (${what}): a file imported as complete while it was still being written (an answer whose lines kept coming; import live files with --settle, as sync does), or a session imported by another version of shadowlog (a pi session tree imported before shadowlog kept the paths pi left as branches)`,
   };
 }
 

@@ -70,7 +70,7 @@ export async function evidenceReportFiles(table: EvidenceTable, sessions: readon
     '',
     `Made by \`${table.command}\` (scripts/evidence.ts; the replay is \`tune\`'s, the grid in`,
     '`src/tune/evidence-grid.ts`, the rule in `src/tune/selection-rule.ts`). The replay of',
-    `${count(table.cells.length)} cells (sessions × windows) under ${table.policies.length} policies took ${table.seconds.toFixed(0)} s (${minutes.toFixed(1)} min) on a shared`,
+    `${count(table.cells.length)} cells (sessions × windows) under ${table.policies.length} policies took ${count(Math.round(table.seconds))} s (${minutes.toFixed(1)} min) on a shared`,
     'two-core machine, with the nice level 10. Prices of',
     `${table.prices.date}; ${table.estimator} estimates. The table itself is [evidence/evidence.json](evidence/evidence.json);`,
     '`npm run evidence -- --report-only` writes this page again from it without replaying, and',

@@ -50,7 +50,15 @@ export {
   type Verdict,
 } from './probe/index.js';
 export { checkTuneReportTarget, markdownReport, type TuneReportFileOptions, writeTuneReport } from './report-files.js';
-export { describeMiss, LARGE_METER_ERROR, meterLines, missLines, refusalLines, settingLines } from './report-lines.js';
+export {
+  describeMiss,
+  LARGE_METER_ERROR,
+  meterLines,
+  missLines,
+  refusalLines,
+  settingLines,
+  sharedPrefixLines,
+} from './report-lines.js';
 export { DEFAULT_MARGIN, type TuneOptions, type TuneProgress, type TuneSession, tuneSessions } from './run-tune.js';
 export {
   DEFAULT_LOOKAHEAD_CALLS,

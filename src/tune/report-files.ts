@@ -15,7 +15,7 @@ import {
   type StagedOutputFile,
   stageOutputFile,
 } from '../store/output-file.js';
-import { settingLines } from './report-lines.js';
+import { settingLines, sharedPrefixLines } from './report-lines.js';
 import { costRetentionSvg, tokensPerCallSvg } from './svg-plots.js';
 import type { TuneReport } from './tune-report.js';
 import { markdownTable } from './tune-table.js';
@@ -129,6 +129,7 @@ export function markdownReport(report: TuneReport, plots: readonly string[]): st
     '',
     `${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${count(calls)} model call${calls === 1 ? '' : 's'}, ${report.policies.length} ${report.policies.length === 1 ? 'policy' : 'policies'}; token counts by the ${report.estimator} estimator; prices of ${report.prices.date} (${report.prices.source}). What each measure means: docs/tune.md.`,
     '',
+    ...sharedPrefixLines(report).flatMap((line) => [line, '']),
     ...markdownTable(report.policies),
     '',
   ];

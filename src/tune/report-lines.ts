@@ -95,3 +95,27 @@ export function settingLines(settings: TuneReport['harnessSettings']): string[] 
   }
   return lines;
 }
+
+/**
+ * Branches whose prefix another session of the run counts (SPEC §14: a shared prefix counted
+ * once): how many, the calls left out of them, and where each is counted. Empty without such branches.
+ */
+export function sharedPrefixLines(report: TuneReport): string[] {
+  const branches = report.sessions.filter((session) => session.sharedPrefix !== undefined);
+  const prefixOnly = report.prefixOnlyBranches ?? [];
+  const empty =
+    prefixOnly.length === 0
+      ? []
+      : [
+          `branches left out: ${prefixOnly.join(', ')}, with no model call of ${prefixOnly.length === 1 ? 'its' : 'their'} own (${prefixOnly.length === 1 ? 'its prefix is' : 'their prefixes are'} counted in the session${prefixOnly.length === 1 ? '' : 's'} ${prefixOnly.length === 1 ? 'it forks' : 'they fork'})`,
+        ];
+  if (branches.length === 0) return empty;
+  const calls = branches.reduce((sum, session) => sum + (session.sharedPrefix?.calls ?? 0), 0);
+  const where = branches
+    .map((session) => `${session.sessionId} after #${count(session.sharedPrefix?.forkSeq ?? 0)} of ${session.sharedPrefix?.countedIn}`)
+    .join(', ');
+  return [
+    `branches: ${count(branches.length)} branch${branches.length === 1 ? '' : 'es'} counted from ${branches.length === 1 ? 'its fork point' : 'their fork points'} on (a shared prefix is counted once, in the session it belongs to): ${where}; ${count(calls)} prefix call${calls === 1 ? '' : 's'} replayed there and not counted again`,
+    ...empty,
+  ];
+}

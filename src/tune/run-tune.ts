@@ -4,14 +4,16 @@
 import type { PolicyWindow } from '../compaction/peer-policies.js';
 import { type CompactionConfig, parseCompactionConfig } from '../compaction/policy.js';
 import type { LogEvent } from '../log/event.js';
+import { summarizeCallErrors } from '../meter/call-meter.js';
 import { createEstimator } from '../meter/estimators.js';
 import { SurfaceMeter } from '../meter/measure.js';
 import { BUILT_IN_PRICES, type PriceTable } from '../meter/prices.js';
 import type { EstimatorName } from '../meter/token-estimator.js';
+import type { ForkLink } from '../store/branch-link.js';
 import type { LogStore } from '../store/log-store.js';
 import { harnessSetting } from './harness-settings.js';
 import { meterSessionCallErrors, type SessionCallErrors } from './meter-session-calls.js';
-import { DEFAULT_LOOKAHEAD_CALLS, type MeterError, replaySession, type SessionResult } from './session-replay.js';
+import { DEFAULT_LOOKAHEAD_CALLS, type MeterError, type ReplayOptions, replaySession, type SessionResult } from './session-replay.js';
 import { buildTrace, type TraceOptions } from './trace.js';
 import { TuneConfigError } from './tune-errors.js';
 import { type PolicySetOptions, shadowlogPolicy, type TunePolicy, tunePolicies } from './tune-policies.js';
@@ -68,11 +70,15 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
   const prices = options.prices ?? BUILT_IN_PRICES;
   const sessions: SessionResult[] = [];
   const harnessOf = new Map<string, string | null>();
+  const prefixes = await sharedPrefixes(inputs);
+  const prefixOnly: string[] = [];
   for (const [position, input] of inputs.entries()) {
-    const result = await replayInput(input, policies, estimator, prices, options, (call, calls) =>
+    const result = await replayInput(input, policies, estimator, prices, options, prefixes.get(input), (call, calls) =>
       options.onProgress?.({ session: position + 1, sessions: inputs.length, sessionId: input.sessionId, call, calls }),
     );
-    if (result === undefined) continue;
+    // A branch with no calls of its own adds nothing its parent does not count.
+    if (result !== undefined && result.calls === 0 && result.sharedPrefix !== undefined) prefixOnly.push(result.sessionId);
+    if (result === undefined || result.calls === 0) continue;
     harnessOf.set(result.sessionId, result.harness);
     sessions.push(result);
   }
@@ -89,7 +95,7 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
   const settings =
     recommendation === null || window === undefined || options.harnessSettings === false
       ? []
-      : await settingsFor(recommendation, comparable, inputs, estimator, prices, options, summaries);
+      : await settingsFor(prefixes, recommendation, comparable, inputs, estimator, prices, options, summaries);
   return {
     version: 1,
     prices: { date: prices.date, source: prices.source },
@@ -97,6 +103,7 @@ export async function tuneSessions(inputs: readonly TuneSession[], options: Tune
     policies: summaries,
     sessions,
     unfitSessions: sessions.filter((session) => !comparable.includes(session)).map((session) => session.sessionId),
+    ...(prefixOnly.length === 0 ? {} : { prefixOnlyBranches: prefixOnly }),
     recommendation:
       recommendation === null || window === undefined
         ? recommendation
@@ -114,6 +121,7 @@ async function replayInput(
   estimator: Estimator,
   prices: PriceTable,
   options: TuneOptions,
+  sharedPrefix: ReplayOptions['sharedPrefix'],
   onCall?: (call: number, calls: number) => void,
 ): Promise<SessionResult | undefined> {
   const events: LogEvent[] = [];
@@ -129,9 +137,19 @@ async function replayInput(
     prices,
     ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: options.cacheTtlMs }),
     ...(options.lookaheadCalls === undefined ? {} : { lookaheadCalls: options.lookaheadCalls }),
+    ...(sharedPrefix === undefined ? {} : { sharedPrefix }),
     ...(onCall === undefined ? {} : { onCall }),
   });
-  return { ...result, meterError: meterErrorOf(await meterSessionCallErrors(() => [events])) };
+  const errors = await meterSessionCallErrors(() => [events]);
+  if (sharedPrefix === undefined) return { ...result, meterError: meterErrorOf(errors) };
+  // A branch's prefix is counted in the session that holds it: its calls, their models' windows and their meter errors too.
+  const own = errors.calls.filter((call) => call.seq > sharedPrefix.forkSeq);
+  const ownModels = new Set(own.map((call) => call.model));
+  return {
+    ...result,
+    windowRules: result.windowRules.filter((rule) => ownModels.has(rule.model)),
+    meterError: meterErrorOf({ ...errors, calls: own, summary: summarizeCallErrors(own) }),
+  };
 }
 
 /**
@@ -140,6 +158,7 @@ async function replayInput(
  * set beside the recommended policy's figures on the same sessions.
  */
 async function settingsFor(
+  prefixes: SharedPrefixes,
   recommendation: Recommendation,
   sessions: readonly SessionResult[],
   inputs: readonly TuneSession[],
@@ -163,7 +182,7 @@ async function settingsFor(
       let closestKept = 0;
       for (const input of inputs) {
         if (!own.some((session) => session.sessionId === input.sessionId)) continue;
-        const result = await replayInput(input, [closest], estimator, prices, options);
+        const result = await replayInput(input, [closest], estimator, prices, options, prefixes.get(input));
         const figures = result?.policies[0];
         if (figures === undefined) continue;
         closestCost += figures.costUsd;
@@ -234,4 +253,33 @@ function meterErrorOf(errors: SessionCallErrors): MeterError | null {
     p95AbsError,
     maxAbsError,
   };
+}
+
+type SharedPrefixes = ReadonlyMap<TuneSession, NonNullable<ReplayOptions['sharedPrefix']>>;
+
+/**
+ * For each branch of the run whose parent (or an ancestor) is in the run too: the ancestor that
+ * counts the shared prefix, and the seq up to which the branch's events are that ancestor's. A
+ * prefix is counted once, in the nearest ancestor the run holds (SPEC §14); a branch tuned
+ * without its parent counts its prefix as part of its own history.
+ */
+async function sharedPrefixes(inputs: readonly TuneSession[]): Promise<SharedPrefixes> {
+  const prefixes = new Map<TuneSession, NonNullable<ReplayOptions['sharedPrefix']>>();
+  const inRun = (store: LogStore, sessionId: string) => inputs.some((input) => input.store === store && input.sessionId === sessionId);
+  for (const input of inputs) {
+    if (input.store.readForkLink === undefined) continue;
+    const seen = new Set<string>([input.sessionId]);
+    let link = await input.store.readForkLink(input.sessionId);
+    while (link !== undefined && !seen.has(link.parentSessionId)) {
+      if (inRun(input.store, link.parentSessionId)) {
+        prefixes.set(input, { counted: link.parentSessionId, forkSeq: link.forkSeq });
+        break;
+      }
+      seen.add(link.parentSessionId);
+      // The parent's own link: its prefix ends before this fork point, so an ancestor further up counts less of it.
+      const parentLink: ForkLink | undefined = await input.store.readForkLink(link.parentSessionId);
+      link = parentLink === undefined ? undefined : { ...parentLink, forkSeq: Math.min(parentLink.forkSeq, link.forkSeq) };
+    }
+  }
+  return prefixes;
 }

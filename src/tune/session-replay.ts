@@ -121,6 +121,8 @@ export interface SessionResult {
   readonly meterError: MeterError | null;
   /** What the record itself sent: the tokens its provider reported, summed (null without usage). */
   readonly recordedInputTokens: number | null;
+  /** For a branch whose prefix another session of the run counts: the figures here are the branch's own calls. */
+  readonly sharedPrefix?: SharedPrefix;
   readonly policies: readonly PolicySessionResult[];
 }
 
@@ -134,6 +136,21 @@ export interface ReplayOptions {
   readonly summarizer?: Summarizer;
   /** After a compaction, how many calls from it on count as next (default DEFAULT_LOOKAHEAD_CALLS). */
   readonly lookaheadCalls?: number;
+  /**
+   * A branch whose shared prefix is counted with another session of the same run: its calls at
+   * or before `forkSeq` are replayed (each policy's state there is the parent's) but counted in
+   * no figure, so that the prefix is counted once, with `counted`.
+   */
+  readonly sharedPrefix?: { readonly counted: string; readonly forkSeq: number };
+}
+
+/** A branch's prefix left uncounted because another session of the run counts it. */
+export interface SharedPrefix {
+  /** The session of the run that counts it: the branch's parent, or the nearest ancestor in the run. */
+  readonly countedIn: string;
+  readonly forkSeq: number;
+  /** The calls of the prefix, replayed but not counted here. */
+  readonly calls: number;
 }
 
 /** After a compaction, the calls whose uses it is judged against: it and the 9 after it. */
@@ -175,12 +192,16 @@ export async function replaySession(
     points: [] as CompactionPoint[],
     counted: 0,
   }));
+  const prefixEnd = options.sharedPrefix?.forkSeq ?? -1;
+  const ownCalls = trace.calls.filter((call) => call.seq > prefixEnd);
   for (const [callIndex, call] of trace.calls.entries()) {
     const price = priceOf(options.prices, call.model);
+    const counted = call.seq > prefixEnd;
     for (const [policyIndex, replay] of replays.entries()) {
       const figure = figures[policyIndex] as (typeof figures)[number];
       const drops = replay.drops;
       const outcome = await replay.call(call, callIndex, ttl);
+      if (!counted) continue;
       if (outcome === undefined) {
         figure.tokensPerCall.push(null);
         continue;
@@ -228,7 +249,7 @@ export async function replaySession(
     return {
       policy: replay.policy.name,
       sessionId: trace.sessionId,
-      calls: trace.calls.length,
+      calls: ownCalls.length,
       feasible: refused === null && figure.over === 0,
       refused,
       firstCallOverWindow: figure.firstOver,
@@ -253,11 +274,12 @@ export async function replaySession(
       afterCompaction: afterCompactionOf(lookahead, figure.points),
     };
   });
-  const windows = [...new Set(trace.calls.map((call) => call.window))];
-  const reported = trace.calls.filter((call) => call.usage !== undefined);
+  const windows = [...new Set(ownCalls.map((call) => call.window))];
+  const reported = ownCalls.filter((call) => call.usage !== undefined);
+  const shared = options.sharedPrefix;
   return {
     sessionId: trace.sessionId,
-    calls: trace.calls.length,
+    calls: ownCalls.length,
     items: trace.items.length,
     windows,
     window: trace.window.primary?.window ?? windows[0] ?? 0,
@@ -268,6 +290,9 @@ export async function replaySession(
     fixedTokens: trace.fixedTokens,
     meterError: null,
     recordedInputTokens: reported.length === 0 ? null : reported.reduce((sum, call) => sum + (call.usage?.inputTokens ?? 0), 0),
+    ...(shared === undefined
+      ? {}
+      : { sharedPrefix: { countedIn: shared.counted, forkSeq: shared.forkSeq, calls: trace.calls.length - ownCalls.length } }),
     policies: results,
   };
 }

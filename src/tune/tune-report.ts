@@ -84,6 +84,8 @@ export interface TuneReport {
   readonly sessions: readonly SessionResult[];
   /** Sessions no policy fits in its window (left out of the policies' figures). */
   readonly unfitSessions: readonly string[];
+  /** Branches of the run with no model call of their own: all their calls are a prefix another session of the run counts. */
+  readonly prefixOnlyBranches?: readonly string[];
   readonly recommendation: Recommendation | null;
   /** The recommendation as the setting of each harness whose sessions were replayed. */
   readonly harnessSettings: readonly HarnessSettingReport[];
@@ -176,7 +178,7 @@ export function recommend(policies: readonly PolicySummary[], margin: number): R
     fallback = `no policy a policy file can express is within ${percent(margin)} of the best retention (${best.policy}, ${percent(best.retention.share)}), so this is the one that keeps the most; `;
   }
   if (chosen.config === null) return null;
-  const measure = priced ? `$${chosen.costUsd.toFixed(2)}` : `${chosen.tokensSent} input tokens`;
+  const measure = priced ? `$${chosen.costUsd.toFixed(2)}` : `${chosen.tokensSent.toLocaleString('en-US')} input tokens`;
   const unit = priced ? 'cost' : 'input tokens (some calls have no price)';
   const runnerUp = candidates[1];
   const reason =
@@ -186,7 +188,9 @@ export function recommend(policies: readonly PolicySummary[], margin: number): R
       : `${fallback}${measure}; `) +
     `its retention ${percent(chosen.retention.share)}, ${chosen.compactions} compaction${chosen.compactions === 1 ? '' : 's'}, ` +
     `peak ${percent(chosen.peakWindowShare)} of the window, prompt-cache prefix ${percent(chosen.cachePrefixShare)}` +
-    (runnerUp === undefined ? '' : `; next: ${runnerUp.policy} at ${priced ? `$${runnerUp.costUsd.toFixed(2)}` : runnerUp.tokensSent}`) +
+    (runnerUp === undefined
+      ? ''
+      : `; next: ${runnerUp.policy} at ${priced ? `$${runnerUp.costUsd.toFixed(2)}` : `${runnerUp.tokensSent.toLocaleString('en-US')} input tokens`}`) +
     (chosen.pruner ? '' : '; replayed without the tool-result pruner, which chat mounts with compaction (and compact adds with --prune)');
   return { policy: chosen.policy, reason, config: chosen.config, margin };
 }

@@ -115,7 +115,14 @@ export function textTable(policies: readonly PolicySummary[], options: { readonl
   return [
     ...aligned([header, ...policies.map((policy) => compactRow(policy, baseline?.tokensSent))], 1),
     `held after: of what the ${lookahead} calls from each compaction use, the share the surface held right after it (--wide: more)`,
+    ...unpricedLegend(policies),
   ];
+}
+
+/** What `+N?` in the cost column means, when a policy has calls the price table does not know. */
+function unpricedLegend(policies: readonly PolicySummary[]): string[] {
+  if (!policies.some((policy) => policy.unpricedCalls > 0)) return [];
+  return ['cost +N?: N calls of models the price table does not know, not in the dollars (--prices FILE gives their prices)'];
 }
 
 /** Cells padded to their column's width; column `spanFrom`'s cell of an infeasible row may run over the columns after it. */

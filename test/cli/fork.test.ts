@@ -193,10 +193,36 @@ describe('shadowlog fork', () => {
     expect(listed.find((session) => session.id === 'b5')?.forkSeq).toBe(turnEnd(demo, 5));
     const copied = await workspace.run(['copy', '--from', 'sqlite:.shadowlog/shadowlog.db', '--to', 'sqlite:copied.db', 'b5-b']);
     expect(copied.code).toBe(0);
-    expect(copied.stdout).toMatch(/copied demo: 93 events\ncopied b5: \d+ events\ncopied b5-b: 1 events/);
+    expect(copied.stdout).toMatch(/copied demo: 93 events\ncopied b5: \d+ events\ncopied b5-b: 1 event\n/);
     const tree = await workspace.run(['--store', 'sqlite:copied.db', 'sessions', '--tree']);
     expect(tree.stdout).toMatch(/demo {2}93 events\n└─ b5 {2}branch after #\d+ of demo, \d+ own events? .*\n {3}└─ b5-b {2}branch after/);
   });
+
+  it('tunes a branch from its fork point on when its parent is tuned too, its whole history when alone, and says so', async () => {
+    const at = turnEnd(demo, 3);
+    const prefixCalls = demo.filter((event) => event.type === 'model/request' && event.seq <= at).length;
+    const demoCalls = demo.filter((event) => event.type === 'model/request').length;
+    type Tuned = { sessions: Array<{ sessionId: string; calls: number; sharedPrefix?: unknown }>; prefixOnlyBranches?: string[] };
+    const both = JSON.parse((await workspace.run(['--json', 'tune', 'demo', 'b3'])).stdout) as Tuned;
+    expect(both.sessions.map(({ sessionId, calls, sharedPrefix }) => ({ sessionId, calls, sharedPrefix }))).toEqual([
+      { sessionId: 'demo', calls: demoCalls, sharedPrefix: undefined },
+      { sessionId: 'b3', calls: 1, sharedPrefix: { countedIn: 'demo', forkSeq: at, calls: prefixCalls } },
+    ]);
+    const alone = JSON.parse((await workspace.run(['--json', 'tune', 'b3'])).stdout) as Tuned;
+    expect(alone.sessions).toMatchObject([{ sessionId: 'b3', calls: prefixCalls + 1 }]);
+    expect(alone.sessions[0]?.sharedPrefix).toBeUndefined();
+    // b5 and b5-b have no call of their own: left out, and said so; b3 counts its own call only.
+    const all = await workspace.run(['tune', '--all']);
+    expect(all.code).toBe(0);
+    const text = all.stdout.replace(/\n {2}/g, ' ');
+    expect(text).toContain(`2 sessions, ${demoCalls + 1} model calls`);
+    expect(text).toContain('window 3,200 tokens in 1 session');
+    expect(text).toContain('window 1,047,576 tokens in 1 session');
+    expect(text).toContain(
+      `branches: 1 branch counted from its fork point on (a shared prefix is counted once, in the session it belongs to): b3 after #${at} of demo; ${prefixCalls} prefix calls replayed there and not counted again`,
+    );
+    expect(text).toMatch(/branches left out: (b5, b5-b|b5-b, b5), with no model call of their own/);
+  }, 120_000);
 
   it('says that chat --session on a missing session starts a new one', async () => {
     server.enqueue({ type: 'sse', payloads: readFixtureChunks('openai-text') });

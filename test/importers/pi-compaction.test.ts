@@ -1,8 +1,8 @@
 // pi's compaction entries, on variations of the corpus pi session made in a temporary copy (the
 // corpus session has none): each becomes a compaction/summary and a replacing message whose
 // sourceEventSeqs list every node it shadows, a nested one shadowing the earlier summary too;
-// the version-1 form (firstKeptEntryIndex) maps the same; entries on a branch the session left
-// are kept and reported.
+// the version-1 form (firstKeptEntryIndex) maps the same; entries on a path the session left
+// become a branch.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,18 +144,31 @@ describe('pi compaction entries', () => {
     expect(events.find((event) => event.type === 'pi/compaction')?.data).toMatchObject({ line: 42 });
   });
 
-  it('keeps the entries of a branch the session left, as foreign lines, and reports each', async () => {
+  it('imports the entries of a path the session left as a branch, forking where it left, not as foreign lines', async () => {
     const entries = versionThree(80);
-    // Line 70 (a user message) goes back to line 50: lines 51 to 69 are a branch the session left.
+    // Line 70 (a user message) goes back to line 50: lines 51 to 69 are a path the session left.
     (entries[69] as Record<string, unknown>).parentId = 'e50';
     const { report, events } = await importEntries(entries);
-    const unmapped = report.sessions[0]?.unmapped ?? [];
-    expect(unmapped.map((part) => part.line)).toEqual(Array.from({ length: 19 }, (_, index) => 51 + index));
-    expect(unmapped.every((part) => part.reason.startsWith('on a branch the session left'))).toBe(true);
+    expect(report.sessions.map((session) => session.sessionId)).toEqual([SESSION, `${SESSION}.branch-e51`]);
+    expect(report.sessions[0]?.unmapped).toEqual([]);
+    expect(events.some((event) => event.type === 'pi/message')).toBe(false);
     const surfaceLines = events.filter((event) => isSurfaceType(event.type)).map(lineOf);
     expect(surfaceLines.some((line) => line > 50 && line < 70)).toBe(false);
-    expect(events.filter((event) => event.type === 'pi/message').map((event) => event.data.line)).toEqual(
-      unmapped.map((part) => part.line),
-    );
+    const branch = report.sessions[1];
+    expect(branch?.fork).toMatchObject({ parentSessionId: SESSION, stored: 'linked', leavesAtLine: 51 });
+    const store = await openSqliteStore(join(workspace.cwd, 'pi.db'), { readOnly: true });
+    const branchEvents: LogEvent[] = [];
+    for await (const page of store.read(`${SESSION}.branch-e51`)) branchEvents.push(...page);
+    await store.close();
+    // Its events up to the fork are the main session's, and its own hold lines 51 to 69.
+    const forkSeq = branch?.fork?.forkSeq as number;
+    expect(branchEvents.slice(0, forkSeq + 1).map((event) => event.hash)).toEqual(events.slice(0, forkSeq + 1).map((event) => event.hash));
+    const ownLines = branchEvents
+      .slice(forkSeq + 2)
+      .filter((event) => isSurfaceType(event.type))
+      .map(lineOf)
+      .filter((line) => line > 50);
+    expect(ownLines.length).toBeGreaterThan(0);
+    expect(ownLines.every((line) => line < 70)).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ import { assertSessionId, withCleanup } from '../../log/index.js';
 import { type CopiedSession, type CopyProgress, copySessions, type LogStore, resolveSessionId } from '../../store/index.js';
 import type { RunCommand } from '../command-kit.js';
 import type { CommandContext } from '../context.js';
+import { plural } from '../plural.js';
 import { createProgressBar } from '../progress-bar.js';
 import { createCliRegistry } from '../registry.js';
 import { openStore, parseStoreSpec, type StoreSpec } from '../store-option.js';
@@ -71,7 +72,7 @@ async function copy(
     bar.finish();
     context.print(
       session.status === 'copied'
-        ? `copied ${session.sessionId}: ${count(session.events)} events`
+        ? `copied ${session.sessionId}: ${plural(session.events, 'event', { separators: true })}`
         : `skipped ${session.sessionId}: the target already holds the same ${count(session.events)} events`,
     );
   };
@@ -93,7 +94,7 @@ async function copy(
   const sessions = (value: number) => `${value} session${value === 1 ? '' : 's'}`;
   const skipped = result.skipped === 0 ? '' : `; skipped ${sessions(result.skipped)} the target already held`;
   context.print(
-    `copied ${sessions(result.copied)} (${count(result.events)} events) from ${source.location} to ${target.location}, every hash kept${skipped}`,
+    `copied ${sessions(result.copied)} (${plural(result.events, 'event', { separators: true })}) from ${source.location} to ${target.location}, every hash kept${skipped}`,
   );
   return 0;
 }

@@ -89,6 +89,17 @@ function printForeign(context: CommandContext, file: FileReport, location: strin
   context.print(`${file.path}: ${file.format} (${how}), ${plural(file.lines, 'line')}, ${plural(file.sourceBytes, 'byte')}`);
   for (const session of file.sessions) {
     context.print(`  ${describeSession(session, location)}`);
+    const carried = session.fork?.carried;
+    if (carried !== undefined) {
+      const lines =
+        carried.fromLine === carried.toLine
+          ? `line ${carried.fromLine}, shared with its parent, is`
+          : `lines ${carried.fromLine}–${carried.toLine}, shared with its parent, are`;
+      context.print(
+        `    forks before line ${carried.fromLine}, not where it leaves (line ${session.fork?.leavesAtLine}): ${carried.reason}; ${lines} mapped again in its own events`,
+      );
+    }
+    if (session.treePath !== undefined) context.print(`    ${describeTreePath(session)}`);
     if (session.pending !== undefined) context.print(`    ${describePending(session.pending)}`);
     const unmapped = sameLinesOnce(session.unmapped.map((part) => `line ${part.line}: ${part.reason}`));
     for (const line of unmapped.slice(0, UNMAPPED_SHOWN)) context.print(`    ${line}`);
@@ -96,6 +107,14 @@ function printForeign(context: CommandContext, file: FileReport, location: strin
       context.print(`    … and ${unmapped.length - UNMAPPED_SHOWN} more not mapped (--json lists all)`);
     }
   }
+}
+
+/** Which path of a pi session tree the session is: pi's latest, or one it left (and where). */
+function describeTreePath(session: SessionReport): string {
+  const path = session.treePath as NonNullable<SessionReport['treePath']>;
+  if (path.note !== undefined) return path.note;
+  if (session.fork?.leavesAtLine === undefined) return `pi's latest path, to line ${path.leafLine}`;
+  return `a path pi left: it leaves its parent's at line ${session.fork.leavesAtLine} and ends at line ${path.leafLine}`;
 }
 
 /** Identical lines printed once, in order, with how many times they occur: "line 1788: … (4 times)". */
@@ -136,10 +155,17 @@ function describeSession(session: SessionReport, location: string): string {
       : session.unlinkedFork !== undefined
         ? ` (${describeUnlinkedFork(session.unlinkedFork)})`
         : '';
-  const figures = `${plural(session.events, 'event')}, ${plural(session.modelCalls, 'model call')}, ${plural(session.compactions, 'compaction')} mapped, ${plural(session.foreignLines, 'line')} kept as foreign events, ${plural(session.unmapped.length, 'part')} not mapped`;
+  // A branch of a session tree already stored, or grown: its link, without what this import wrote.
+  const branch = session.fork === undefined ? '' : ` (a branch of ${session.fork.parentSessionId} after #${session.fork.forkSeq})`;
+  const own = session.fork?.stored === 'linked' && session.events > 0 ? session.events - session.fork.forkSeq - 1 : undefined;
+  const events =
+    own === undefined
+      ? plural(session.events, 'event')
+      : `${plural(session.events, 'event')} (${own.toLocaleString('en-US')} its own; the figures after are of those)`;
+  const figures = `${events}, ${plural(session.modelCalls, 'model call')}, ${plural(session.compactions, 'compaction')} mapped, ${plural(session.foreignLines, 'line')} kept as foreign events, ${plural(session.unmapped.length, 'part')} not mapped`;
   if (session.status === 'already-present')
-    return `unchanged: ${session.sessionId}${parent} is already in ${location} with the same events (${figures}); nothing written`;
+    return `unchanged: ${session.sessionId}${parent}${branch} is already in ${location} with the same events (${figures}); nothing written`;
   if (session.status === 'grew')
-    return `grew: appended ${plural(session.written, 'event')} to ${session.sessionId}${parent} in ${location}, which now has ${figures}; hash chain and surface verified`;
+    return `grew: appended ${plural(session.written, 'event')} to ${session.sessionId}${parent}${branch} in ${location}, which now has ${figures}; hash chain and surface verified`;
   return `imported ${session.sessionId}${parent}${fork} into ${location}: ${figures}; hash chain and surface verified`;
 }

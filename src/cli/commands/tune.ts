@@ -19,6 +19,7 @@ import {
   refusalLines,
   runProbes,
   settingLines,
+  sharedPrefixLines,
   TEXT_TABLE_COLUMNS,
   type TunePolicy,
   type TuneReport,
@@ -193,6 +194,7 @@ function printReport(context: CommandContext, report: TuneReport, options: TuneC
   say(
     `${plural(report.sessions.length, 'session')}, ${plural(calls, 'model call', { separators: true })}; prices of ${report.prices.date}; ${report.estimator} estimates`,
   );
+  for (const line of sharedPrefixLines(report)) say(line);
   for (const line of windowLines(report.sessions, options.window)) say(line);
   for (const line of textTable(report.policies, { wide: options.wide === true })) context.print(line);
   for (const line of refusalLines(report.policies)) say(line);
