@@ -240,7 +240,8 @@ async function reconcileAll(
       // A branch is written after its parent, and only once the parent holds its fork point.
       const parent = byId.get(link.parentSessionId);
       const parentStored = parent === undefined ? undefined : outcomes.get(parent)?.stored;
-      if (parent !== undefined && parentStored === undefined) continue;
+      // The parent of the same file failed, and the file with it; one of another file (a fork) leaves the branch whole.
+      if (parent !== undefined && parentStored === undefined && parent.input === session.input) continue;
       if (parentStored !== undefined && parentStored <= link.forkSeq) {
         outcomes.set(session, { status: 'imported', stored: 0, written: 0 });
         continue;
@@ -248,8 +249,16 @@ async function reconcileAll(
     }
     // A branch of a session this import does not write: linked when the store holds the parent
     // with its fork point, else stored whole (the prefix carried), saying why.
+    const failedParent =
+      link !== undefined && byIdBefore(staged, session, link.parentSessionId) && !hasOutcome(outcomes, link.parentSessionId);
     const missing =
-      link === undefined || byIdBefore(staged, session, link.parentSessionId) ? undefined : await parentMissing(store, session, link);
+      link === undefined
+        ? undefined
+        : failedParent
+          ? `its parent ${link.parentSessionId} was not imported (it failed)`
+          : byIdBefore(staged, session, link.parentSessionId)
+            ? undefined
+            : await parentMissing(store, session, link);
     if (missing !== undefined) {
       const found = await reconcileWithStore(store, { ...session, path: session.input.path });
       if (found.kind === 'new') {
@@ -271,6 +280,11 @@ async function reconcileAll(
   }
   if (conflicts.length > 0) throw new ImportConflictError(store.location, conflicts);
   return outcomes;
+}
+
+function hasOutcome(outcomes: ReadonlyMap<StagedSession, Outcome>, sessionId: string): boolean {
+  for (const each of outcomes.keys()) if (each.sessionId === sessionId) return true;
+  return false;
 }
 
 /** Whether `parentSessionId` is staged before `session` (the import writes it first). */

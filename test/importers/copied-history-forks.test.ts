@@ -100,6 +100,35 @@ describe('a Claude Code --fork-session file', () => {
   });
 });
 
+describe('a fork whose parent fails in the same import', () => {
+  it('is stored whole, saying why', async () => {
+    const parent = claudeSmall();
+    const fork = claudeForkSession();
+    const store = new MemoryLogStore();
+    // The store holds the parent's session with other events: under a directory, the parent's file fails.
+    const other = parent.records.map((record, index) =>
+      index === 1 ? { ...record, message: { role: 'user', content: 'another first prompt' } } : record,
+    );
+    await importAll(store, [file('other-parent.jsonl', other)]);
+    const inputs = [file('parent.jsonl', parent.records), file('fork.jsonl', fork.records)].map((input) => ({
+      ...input,
+      fromDirectory: true,
+    }));
+    const summary = await importAll(store, inputs);
+    expect(summary.failed.map((failed) => failed.code)).toEqual(['SESSION_CONFLICT']);
+    const report = summary.files.find((each) => each.path.endsWith('fork.jsonl'))?.sessions[0];
+    expect(report?.fork).toMatchObject({
+      parentSessionId: `claude-code-${parent.sessionId}`,
+      stored: 'standalone',
+      reason: `its parent claude-code-${parent.sessionId} was not imported (it failed)`,
+    });
+    expect(report?.written).toBe(report?.events);
+    const events = await eventsOf(store, `claude-code-${fork.sessionId}`);
+    expect(events).toHaveLength(report?.events as number);
+    expect((await verifyLog([events], { registry })).ok).toBe(true);
+  });
+});
+
 describe('a Codex rollout forked with /fork', () => {
   const parentRecords = codexOld();
   const fork = codexFork();
