@@ -31,6 +31,7 @@ import { MemoryLogStore } from '../store/memory/memory-store.js';
 import { buildForeignSessions, type ForeignInput } from './build-sessions.js';
 import { type ClassifiedInput, classifyInput } from './classify-inputs.js';
 import { claudeSessionIdOf } from './claude-code/claude-importer.js';
+import { readForkParents, readStoredLastLines, readStoredWhole } from './fork-parents.js';
 import {
   type ImportConflict,
   ImportConflictError,
@@ -74,13 +75,15 @@ interface StagedSession {
   /** For a branch of a session tree, the link it is stored with: its events up to forkSeq are its parent's, not written again. */
   readonly branchOf?: { readonly parentSessionId: string; readonly forkSeq: number };
   readonly file?: SourceFile;
-  readonly report: Pick<SessionReport, 'parent' | 'unmapped' | 'fork' | 'treePath'>;
+  readonly report: Pick<SessionReport, 'parent' | 'unmapped' | 'fork' | 'treePath' | 'unlinkedFork'>;
 }
 
 interface Outcome {
   readonly status: SessionReport['status'];
   readonly stored: number;
   readonly written: number;
+  /** A branch whose parent the store does not hold with its fork point: stored whole, and why. */
+  readonly standalone?: string;
 }
 
 export async function importFiles(store: LogStore, inputs: readonly ImportInput[], options: ImportFilesOptions): Promise<ImportSummary> {
@@ -127,7 +130,22 @@ export async function importFiles(store: LogStore, inputs: readonly ImportInput[
   // A pi session tree keeps each session the store holds on the path it was imported with.
   const piFiles = foreign.filter((input) => input.format === 'pi').map((input) => input.file);
   const storedLeaves = piFiles.length === 0 ? undefined : await storedPiLeaves(store, piFiles, mappingOptions);
-  const built = buildForeignSessions(foreign, { ...mappingOptions, ...(storedLeaves === undefined ? {} : { storedLeaves }) }, onFailure);
+  // A file forked from a session the store holds is mapped as a branch of it; a rewound
+  // transcript keeps the path its stored session continues; a forked file stored whole stays so.
+  const storedParents = await readForkParents(store, foreign);
+  const storedLines = await readStoredLastLines(store, foreign);
+  const storedWhole = await readStoredWhole(store, foreign, options.sessionId);
+  const built = buildForeignSessions(
+    foreign,
+    {
+      ...mappingOptions,
+      ...(storedLeaves === undefined ? {} : { storedLeaves }),
+      forkParentEvents: (sessionId: string) => storedParents.get(sessionId),
+      storedLastLine: (sessionId: string) => storedLines.get(sessionId),
+      storedWhole: (sessionId: string) => storedWhole.has(sessionId),
+    },
+    onFailure,
+  );
   const staged: StagedSession[] = built.map(({ input, builder }) => ({
     input: input.input,
     sessionId: builder.sessionId,
@@ -174,6 +192,7 @@ function builtReport(builder: SessionBuilder): StagedSession['report'] {
     ...(builder.parent === undefined ? {} : { parent: builder.parent }),
     ...(link === undefined ? {} : { fork: { ...link, stored: 'linked' as const } }),
     ...(builder.treePath === undefined ? {} : { treePath: builder.treePath }),
+    ...(builder.unlinkedFork === undefined ? {} : { unlinkedFork: builder.unlinkedFork }),
     unmapped: builder.unmapped,
   };
 }
@@ -221,9 +240,29 @@ async function reconcileAll(
       // A branch is written after its parent, and only once the parent holds its fork point.
       const parent = byId.get(link.parentSessionId);
       const parentStored = parent === undefined ? undefined : outcomes.get(parent)?.stored;
-      if (parent !== undefined && parentStored === undefined) continue;
+      // The parent of the same file failed, and the file with it; one of another file (a fork) leaves the branch whole.
+      if (parent !== undefined && parentStored === undefined && parent.input === session.input) continue;
       if (parentStored !== undefined && parentStored <= link.forkSeq) {
         outcomes.set(session, { status: 'imported', stored: 0, written: 0 });
+        continue;
+      }
+    }
+    // A branch of a session this import does not write: linked when the store holds the parent
+    // with its fork point, else stored whole (the prefix carried), saying why.
+    const failedParent =
+      link !== undefined && byIdBefore(staged, session, link.parentSessionId) && !hasOutcome(outcomes, link.parentSessionId);
+    const missing =
+      link === undefined
+        ? undefined
+        : failedParent
+          ? `its parent ${link.parentSessionId} was not imported (it failed)`
+          : byIdBefore(staged, session, link.parentSessionId)
+            ? undefined
+            : await parentMissing(store, session, link);
+    if (missing !== undefined) {
+      const found = await reconcileWithStore(store, { ...session, path: session.input.path });
+      if (found.kind === 'new') {
+        outcomes.set(session, { status: 'imported', stored: session.writable, written: session.writable, standalone: missing });
         continue;
       }
     }
@@ -241,6 +280,37 @@ async function reconcileAll(
   }
   if (conflicts.length > 0) throw new ImportConflictError(store.location, conflicts);
   return outcomes;
+}
+
+function hasOutcome(outcomes: ReadonlyMap<StagedSession, Outcome>, sessionId: string): boolean {
+  for (const each of outcomes.keys()) if (each.sessionId === sessionId) return true;
+  return false;
+}
+
+/** Whether `parentSessionId` is staged before `session` (the import writes it first). */
+function byIdBefore(staged: readonly StagedSession[], session: StagedSession, parentSessionId: string): boolean {
+  for (const each of staged) {
+    if (each === session) return false;
+    if (each.sessionId === parentSessionId) return true;
+  }
+  return false;
+}
+
+/** Why a branch cannot be stored linked to a parent this import does not write; undefined when it can. */
+async function parentMissing(
+  store: LogStore,
+  session: StagedSession,
+  link: NonNullable<StagedSession['branchOf']>,
+): Promise<string | undefined> {
+  if (store.readForkLink === undefined) return `${store.location} keeps no branches`;
+  const head = await store.head(link.parentSessionId);
+  if (head === undefined || head.nextSeq <= link.forkSeq) {
+    return `${store.location} has no session ${link.parentSessionId} with event ${link.forkSeq}`;
+  }
+  const event = await store.readEvent(link.parentSessionId, link.forkSeq);
+  return event.hash === session.events[link.forkSeq]?.hash
+    ? undefined
+    : `session ${link.parentSessionId} here holds another event ${link.forkSeq}`;
 }
 
 /** Two files that give one session: the second is refused (under a directory, it fails and the first imports). */
@@ -311,13 +381,18 @@ function fileReport(
     .map((session): SessionReport => {
       const outcome = outcomes.get(session) as Outcome;
       // A branch's figures are its own events': its prefix is its parent's, counted there.
-      const ownFrom = session.branchOf === undefined ? 0 : session.branchOf.forkSeq + 1;
+      const ownFrom = session.branchOf === undefined || outcome.standalone !== undefined ? 0 : session.branchOf.forkSeq + 1;
+      const standalone =
+        outcome.standalone === undefined || session.branchOf === undefined
+          ? {}
+          : { fork: { ...session.branchOf, stored: 'standalone' as const, reason: outcome.standalone } };
       const held = session.events.slice(ownFrom, Math.max(ownFrom, outcome.stored));
       const pending = session.events.length - Math.max(ownFrom, outcome.stored);
       return {
         sessionId: session.sessionId,
         ...session.report,
         ...(exported?.fork === undefined || exported.sessionId !== session.sessionId ? {} : { fork: exported.fork }),
+        ...standalone,
         status: outcome.status,
         events: outcome.stored,
         written: outcome.written,

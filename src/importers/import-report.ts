@@ -18,7 +18,9 @@ export interface SessionReport {
    * the branch was stored linked to it (its own events written); `standalone` when it did not,
    * and the whole log was stored, the prefix carried (`reason` names what was missing). Of a pi
    * session tree: always `linked`, with the line where it leaves its parent's path and, when it
-   * could not fork there, the lines it carries in its own events and why.
+   * could not fork there, the lines it carries in its own events and why. Of a Claude Code
+   * rewind or fork, or a Codex fork: `linked` when its parent is in the store or written first
+   * by the same import; else `standalone`, with the reason.
    */
   readonly fork?: {
     readonly parentSessionId: string;
@@ -32,6 +34,12 @@ export interface SessionReport {
   };
   /** For a session made of one path of a pi session tree: where the path ends, and whether pi is on it now. */
   readonly treePath?: TreePath;
+  /**
+   * A session the source says is a fork of another (a Claude Code `--fork-session` file, a
+   * Codex rollout with `forked_from_id`) imported whole, not as a branch: the parent it names
+   * (as a shadowlog session id) and why it is not linked to it.
+   */
+  readonly unlinkedFork?: { readonly parentSessionId: string; readonly reason: string };
   /**
    * 'imported': written now; 'already-present': the store held this exact session (or all of it
    * that is complete yet), nothing was written; 'grew': the store held the start of it (the file

@@ -40,6 +40,12 @@ export interface SessionBuilderOptions {
   readonly parent?: SessionParent;
   /** The context window to record on calls whose source states none (--window), before the model table's. */
   readonly window?: number;
+  /**
+   * For a branch (SPEC §14): its parent's events up to the fork point. The mapper replays the
+   * records those came from, and the builder takes these events in place of what it would seal
+   * (the same event of each type, so the prefix is the parent's, hash for hash).
+   */
+  readonly prefix?: readonly LogEvent[];
 }
 
 /** Where a content mapper reports a part it could not map (a session builder, or the proxy's request reader). */
@@ -67,8 +73,12 @@ export class SessionBuilder {
   private outcome: TurnEndReason = 'completed';
   private lines: readonly number[] = [];
   private settled = 0;
+  private readonly prefix: readonly LogEvent[];
+  /** A source's branch imported whole, not linked: its parent, and why not. */
+  unlinkedFork: { readonly parentSessionId: string; readonly reason: string } | undefined;
 
   constructor(options: SessionBuilderOptions) {
+    this.prefix = options.prefix ?? [];
     this.sessionId = options.sessionId;
     this.sourcePath = options.sourcePath;
     this.source = options.source;
@@ -137,10 +147,28 @@ export class SessionBuilder {
 
   /** Seals and applies `drafts` as one batch; throws the fold's typed error, adding nothing, when one is refused. */
   append(drafts: readonly EventDraft[]): readonly LogEvent[] {
+    if (this.events.length < this.prefix.length) return this.replayPrefix(drafts);
     const time = this.time;
     const prepared = prepareAppend(this.fold, drafts, () => time, nodeSha256Hex);
     for (const event of prepared.events) this.events.push(event);
     return prepared.events;
+  }
+
+  /**
+   * While the builder replays a branch's prefix: the parent's events, one for each draft, in
+   * place of sealing them (a draft past the prefix is sealed as usual).
+   */
+  private replayPrefix(drafts: readonly EventDraft[]): readonly LogEvent[] {
+    const taken: LogEvent[] = [];
+    for (const [index, draft] of drafts.entries()) {
+      const event = this.prefix[this.events.length];
+      if (event === undefined) return [...taken, ...this.append(drafts.slice(index))];
+      if (event.type !== draft.type) throw new BranchPrefixError(this.sessionId, event, draft.type);
+      this.fold.apply(event);
+      this.events.push(event);
+      taken.push(event);
+    }
+    return taken;
   }
 
   /**
@@ -154,16 +182,24 @@ export class SessionBuilder {
   /**
    * Makes the session a branch of `parentSessionId` (SPEC §14) after its events so far, which
    * must be the parent's own, event for event: a session/fork follows them. What was counted
-   * and reported of them is the parent's, so it is cleared here.
+   * and reported of them is the parent's, so it is cleared here. A builder given a prefix
+   * (the parent's events) must have replayed all of it; within the prefix, an ancestor's
+   * session/fork is replayed as it is.
    */
   fork(parentSessionId: string, details: Omit<BranchOf, 'parentSessionId' | 'forkSeq'> = {}): void {
+    const replayed = this.events.length < this.prefix.length;
+    if (!replayed && this.prefix.length > 0 && this.events.length !== this.prefix.length) {
+      throw new BranchPrefixError(this.sessionId, this.prefix[this.prefix.length - 1], `a fork after event ${this.events.length - 1}`);
+    }
     const forkSeq = this.fold.nextSeq - 1;
     this.append([{ type: 'session/fork', data: { parentSessionId, forkSeq, parentHash: this.fold.lastHash } }]);
-    this.forkLink = { parentSessionId, forkSeq, ...details };
-    this.unmapped.length = 0;
-    this.counts.modelCalls = 0;
-    this.counts.compactions = 0;
-    this.counts.foreignLines = 0;
+    if (!replayed) {
+      this.forkLink = { parentSessionId, forkSeq, ...details };
+      this.unmapped.length = 0;
+      this.counts.modelCalls = 0;
+      this.counts.compactions = 0;
+      this.counts.foreignLines = 0;
+    }
     this.settle();
   }
 
@@ -353,6 +389,18 @@ export interface BranchOf {
   readonly leavesAtLine?: number;
   /** Records it shares with its parent but carries in its own events, and why. */
   readonly carried?: { readonly fromLine: number; readonly toLine: number; readonly reason: string };
+}
+
+/** A branch's replayed records did not give its parent's prefix: a gap in an importer's branch mapping. */
+export class BranchPrefixError extends ShadowlogError {
+  readonly sessionId: string;
+  constructor(sessionId: string, parentEvent: LogEvent | undefined, found: string) {
+    super(
+      'IMPORT_BRANCH_PREFIX',
+      `branch ${sessionId}: replaying its parent's records gave ${found} where the parent holds ${parentEvent === undefined ? 'nothing' : `${parentEvent.type} (seq ${parentEvent.seq})`}; nothing was imported. Please report the file`,
+    );
+    this.sessionId = sessionId;
+  }
 }
 
 /** A source's time as an event time: ISO-8601 UTC as given, or normalised when it is another form Date reads. */

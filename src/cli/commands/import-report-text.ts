@@ -130,10 +130,18 @@ function describePending(pending: NonNullable<SessionReport['pending']>): string
 }
 
 /** What an import did with an export of a branch: linked it to its parent, or stored it whole. */
-function describeFork(fork: NonNullable<SessionReport['fork']>, written: number): string {
-  return fork.stored === 'linked'
-    ? `a branch of ${fork.parentSessionId} after #${fork.forkSeq}: linked to it, ${plural(written, 'own event')} written, events 0–${fork.forkSeq} read from ${fork.parentSessionId}`
-    : `exported as a branch of ${fork.parentSessionId} after #${fork.forkSeq}, stored whole (the prefix carried), not linked: ${fork.reason}; import ${fork.parentSessionId} first to link it`;
+function describeFork(fork: NonNullable<SessionReport['fork']>, written: number, exported = true): string {
+  if (fork.stored === 'linked') {
+    return `a branch of ${fork.parentSessionId} after #${fork.forkSeq}: linked to it, ${plural(written, 'own event')} written, events 0–${fork.forkSeq} read from ${fork.parentSessionId}`;
+  }
+  return exported
+    ? `exported as a branch of ${fork.parentSessionId} after #${fork.forkSeq}, stored whole (the prefix carried), not linked: ${fork.reason}; import ${fork.parentSessionId} first to link it`
+    : `a branch of ${fork.parentSessionId} after #${fork.forkSeq}, stored whole (the prefix carried), not linked: ${fork.reason}`;
+}
+
+/** A source's fork imported whole: the parent it names and why it is not a branch of it. */
+function describeUnlinkedFork(fork: NonNullable<SessionReport['unlinkedFork']>): string {
+  return `a fork of ${fork.parentSessionId} in the source, imported whole, not as a branch of it: ${fork.reason}`;
 }
 
 function describeSession(session: SessionReport, location: string): string {
@@ -141,7 +149,12 @@ function describeSession(session: SessionReport, location: string): string {
     session.parent === undefined
       ? ''
       : ` (a sub-session of ${session.parent.sessionId}${session.parent.callId === undefined ? '' : `, spawned by its call ${session.parent.callId}`})`;
-  const fork = session.fork === undefined ? '' : ` (${describeFork(session.fork, session.written)})`;
+  const fork =
+    session.fork !== undefined
+      ? ` (${describeFork(session.fork, session.written, false)})`
+      : session.unlinkedFork !== undefined
+        ? ` (${describeUnlinkedFork(session.unlinkedFork)})`
+        : '';
   // A branch of a session tree already stored, or grown: its link, without what this import wrote.
   const branch = session.fork === undefined ? '' : ` (a branch of ${session.fork.parentSessionId} after #${session.fork.forkSeq})`;
   const own = session.fork?.stored === 'linked' && session.events > 0 ? session.events - session.fork.forkSeq - 1 : undefined;

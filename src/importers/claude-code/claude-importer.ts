@@ -4,13 +4,16 @@
 // (<session>/subagents/agent-<agentId>.jsonl, linked to the Task call whose result names the
 // agent, or, for the summarizer of a compaction, named by that compaction's summary).
 
-import type { SessionParent } from '../../log/event.js';
+import type { LogEvent, SessionParent } from '../../log/event.js';
 import { importedSessionId, subSessionId } from '../derived-ids.js';
 import type { ImportOptions } from '../importer-options.js';
 import { firstTimeOf, SessionBuilder } from '../session-builder.js';
 import type { SourceFile, SourceRecord } from '../source-file.js';
 import { arrayOf, objectOf, stringOf } from '../source-values.js';
 import { claudeUsage } from './claude-content.js';
+import { claudeForkOf, mapClaudeForkSession } from './claude-fork-session.js';
+import { mapClaudeRewinds } from './claude-rewind-sessions.js';
+import { claudePaths } from './claude-rewinds.js';
 import { ClaudeSessionMapper, type SummarizerLink } from './claude-session.js';
 
 /** A main transcript and the subagent files of the same session (either may be missing). */
@@ -65,22 +68,54 @@ export function importClaudeCode(conversation: ClaudeConversation, options: Impo
     },
   };
   const sessions: Array<{ file: SourceFile; builder: SessionBuilder }> = [];
-  let mapper: ClaudeSessionMapper | undefined;
-  let main: SessionBuilder | undefined;
+  // The main path's session and mapper first, then each branch's (a rewound transcript).
+  let paths: Array<{ builder: SessionBuilder; mapper: ClaudeSessionMapper }> = [];
   const sidechains: SourceRecord[][] = [];
   if (conversation.main !== undefined) {
-    const records = conversation.main.records;
-    main = newBuilder(mainId, conversation.main, records, options, options.parent);
-    mapper = new ClaudeSessionMapper(main, links);
-    mapper.map(records.filter((record) => record.value.isSidechain !== true));
-    sessions.push({ file: conversation.main, builder: main });
+    const file = conversation.main;
+    const records = file.records;
+    const pathRecords = records.filter((record) => record.value.isSidechain !== true);
+    const fork = claudeForkOf(pathRecords);
+    const forked =
+      fork === undefined
+        ? undefined
+        : mapClaudeForkSession({
+            records: pathRecords,
+            fork,
+            parentEvents: options.forkParentEvents?.(fork.parentSessionId),
+            storedWhole: options.storedWhole?.(mainId) === true,
+            links,
+            newBuilder: (prefix) => newBuilder(mainId, file, records, options, options.parent, prefix),
+          });
+    const built =
+      forked !== undefined && 'builder' in forked
+        ? [forked]
+        : mapClaudeRewinds({
+            mainId,
+            file,
+            records: pathRecords,
+            paths: claudePaths(pathRecords, options.storedLastLine?.(mainId)),
+            links,
+            newBuilder: (sessionId, prefix) => newBuilder(sessionId, file, records, options, options.parent, prefix),
+          });
+    if (fork !== undefined && forked !== undefined && 'reason' in forked && built[0] !== undefined) {
+      built[0].builder.unlinkedFork = { parentSessionId: fork.parentSessionId, reason: forked.reason };
+    }
+    paths = built;
+    sessions.push(...built.map(({ builder }) => ({ file, builder })));
     sidechains.push(...inlineSidechains(records));
   }
+  // A sub-session's parent is the path whose call spawned it (the main one when they share it).
   const parentFor = (sourceCallId: string | undefined): SessionParent => {
-    const callId = sourceCallId === undefined ? undefined : main?.callIds.sessionIdOf(sourceCallId);
-    return callId === undefined ? { sessionId: mainId } : { sessionId: mainId, callId };
+    for (const { builder } of sourceCallId === undefined ? [] : paths) {
+      const callId = builder.callIds.sessionIdOf(sourceCallId as string);
+      if (callId !== undefined) return { sessionId: builder.sessionId, callId };
+    }
+    return { sessionId: mainId };
   };
-  const prompts = [...(mapper?.taskCalls ?? [])];
+  const agentCallOf = (agentId: string): string | undefined =>
+    paths.map(({ mapper }) => mapper.agentCalls.get(agentId)).find((id) => id !== undefined);
+  const prompts = [...new Map(paths.flatMap(({ mapper }) => mapper.taskCalls).map((call) => [call.id, call])).values()];
   for (const records of sidechains) {
     const root = records[0] as SourceRecord;
     const prompt = promptOf(root);
@@ -92,7 +127,7 @@ export function importClaudeCode(conversation: ClaudeConversation, options: Impo
   }
   for (const { file, agentId } of agentSessions) {
     const id = subSessionId(mainId, `agent-${agentId}`);
-    sessions.push({ file, builder: mapSubSession(id, file, file.records, options, parentFor(mapper?.agentCalls.get(agentId)), links) });
+    sessions.push({ file, builder: mapSubSession(id, file, file.records, options, parentFor(agentCallOf(agentId)), links) });
   }
   return { sessions };
 }
@@ -103,6 +138,7 @@ function newBuilder(
   records: readonly SourceRecord[],
   options: ImportOptions,
   parent: SessionParent | undefined,
+  prefix: readonly LogEvent[] = [],
 ): SessionBuilder {
   return new SessionBuilder({
     sessionId,
@@ -110,6 +146,7 @@ function newBuilder(
     source: 'claude-code',
     time: firstTimeOf(records),
     ...(parent === undefined ? {} : { parent }),
+    ...(prefix.length === 0 ? {} : { prefix }),
     ...(options.window === undefined ? {} : { window: options.window }),
   });
 }

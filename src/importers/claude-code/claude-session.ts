@@ -53,16 +53,39 @@ export class ClaudeSessionMapper {
   ) {}
 
   map(records: readonly SourceRecord[]): void {
-    for (const record of records) {
-      this.builder.guard(record, () => this.record(record));
-      if (this.group === undefined && this.boundary === undefined) this.builder.settle();
-    }
-    const last = records[records.length - 1];
+    for (const record of records) this.feed(record);
+    this.end(records[records.length - 1]);
+  }
+
+  /** Maps one record (an answer's lines wait for the record after them). */
+  feed(record: SourceRecord): void {
+    this.builder.guard(record, () => this.record(record));
+    if (this.group === undefined && this.boundary === undefined) this.builder.settle();
+  }
+
+  /** The end of the records: the last answer is mapped. */
+  end(last: SourceRecord | undefined): void {
     if (last !== undefined) this.builder.guard(last, () => this.flush());
     if (this.boundary !== undefined) {
       this.builder.unmappedRecord(this.boundary, 'system-compact-boundary', 'a compact boundary with no compact summary after it');
     }
     this.builder.finish();
+  }
+
+  /** Maps the answer still open, as the end of the records would; true when no compaction waits for its summary. */
+  settleNow(): boolean {
+    this.flush();
+    return this.boundary === undefined;
+  }
+
+  /**
+   * Whether every record fed so far is in the builder's events, once `next` comes: an answer
+   * that `next` would end is mapped now (as `next` would have it), and no compaction waits for
+   * its summary. A branch can leave its parent only at such a point.
+   */
+  settledBefore(next: SourceRecord): boolean {
+    if (this.group !== undefined && endsAnswer(next, this.group.messageId)) this.builder.guard(next, () => this.flush());
+    return this.group === undefined && this.boundary === undefined;
   }
 
   private record(record: SourceRecord): void {
@@ -220,6 +243,16 @@ export class ClaudeSessionMapper {
     if (!mapped) this.builder.unmappedRecord(record, 'tool-result', refused.map(why).join('; '));
     else for (const callId of refused) this.builder.note(record.line, `${why(callId)}; it is left out`);
   }
+}
+
+/** Whether `record` ends the answer of `messageId` (it is neither a line of it nor a record that comes between its lines). */
+function endsAnswer(record: SourceRecord, messageId: string): boolean {
+  const type = stringOf(record.value.type) ?? 'record';
+  if (type === 'assistant') {
+    const message = objectOf(record.value.message);
+    return (stringOf(message?.id) ?? stringOf(record.value.uuid) ?? `line-${record.line}`) !== messageId;
+  }
+  return (type === 'user' && !isOnlyToolResults(record)) || isCompactBoundary(record) || isStopRecord(record);
 }
 
 function isOnlyToolResults(record: SourceRecord): boolean {

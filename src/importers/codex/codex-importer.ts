@@ -4,7 +4,8 @@
 // model of the turn_context in force; `compacted` is a replacement (codex-replacement.ts);
 // event messages, turn contexts and snapshots are kept whole as foreign lines.
 
-import type { ContentBlock, SessionParent } from '../../log/event.js';
+import type { ContentBlock, LogEvent, SessionParent } from '../../log/event.js';
+import { forkFromCopiedHistory, STORED_WHOLE } from '../copied-history.js';
 import { importedSessionId } from '../derived-ids.js';
 import type { SourceToolCall } from '../imported-call.js';
 import type { ImportOptions } from '../importer-options.js';
@@ -21,16 +22,75 @@ export function importCodex(file: SourceFile, options: ImportOptions = {}): Sess
   const metaPayload = objectOf(meta?.value.payload);
   const sessionId = options.sessionId ?? importedSessionId('codex', stringOf(metaPayload?.id) ?? 'session');
   const parent = options.parent ?? spawnedBy(metaPayload);
-  const builder = new SessionBuilder({
-    sessionId,
-    sourcePath: file.path,
-    source: 'codex',
-    time: firstTimeOf(records),
-    ...(parent === undefined ? {} : { parent }),
-    ...(options.window === undefined ? {} : { window: options.window }),
-  });
-  new CodexMapper(builder, records, stringOf(metaPayload?.model_provider) ?? 'openai').map();
+  const provider = stringOf(metaPayload?.model_provider) ?? 'openai';
+  const newBuilder = (prefix: readonly LogEvent[] = []) =>
+    new SessionBuilder({
+      sessionId,
+      sourcePath: file.path,
+      source: 'codex',
+      time: firstTimeOf(records),
+      ...(parent === undefined ? {} : { parent }),
+      ...(options.window === undefined ? {} : { window: options.window }),
+      ...(prefix.length === 0 ? {} : { prefix }),
+    });
+  const forkedFrom = parent === undefined ? codexForkOf(metaPayload) : undefined;
+  const forked =
+    forkedFrom === undefined || meta === undefined
+      ? undefined
+      : options.storedWhole?.(sessionId) === true
+        ? { reason: STORED_WHOLE }
+        : mapCodexFork(file, meta, forkedFrom, newBuilder, provider, options);
+  if (forked !== undefined && 'builder' in forked) return [forked.builder];
+  const builder = newBuilder();
+  new CodexMapper(builder, records, provider).map();
+  if (forkedFrom !== undefined && forked !== undefined && 'reason' in forked)
+    builder.unlinkedFork = { parentSessionId: forkedFrom, reason: forked.reason };
   return [builder];
+}
+
+/** The session a rollout made by Codex's `/fork` copies (its session_meta's `forked_from_id`), as a shadowlog session id. */
+export function codexForkOf(meta: SourceObject | undefined): string | undefined {
+  const from = stringOf(meta?.forked_from_id);
+  return from === undefined ? undefined : importedSessionId('codex', from);
+}
+
+/**
+ * A forked rollout: its own session_meta, then the parent's lines replayed (its session_meta
+ * too, with new timestamps), then its own turns. A branch of the parent where the copy ends,
+ * when the parent is at hand and the copy matches it (copied-history.ts); its own
+ * session_meta, the link, is kept whole after the session/fork.
+ */
+function mapCodexFork(
+  file: SourceFile,
+  ownMeta: SourceRecord,
+  parentSessionId: string,
+  newBuilder: (prefix: readonly LogEvent[]) => SessionBuilder,
+  provider: string,
+  options: ImportOptions,
+): { readonly builder: SessionBuilder } | { readonly reason: string } {
+  const parentEvents = options.forkParentEvents?.(parentSessionId);
+  if (parentEvents === undefined) {
+    return {
+      reason: `neither this import nor the store holds ${parentSessionId}; import it with this rollout, or before it, to link them`,
+    };
+  }
+  const rest = file.records.filter((record) => record !== ownMeta);
+  let mapper: CodexMapper | undefined;
+  const result = forkFromCopiedHistory({
+    parentSessionId,
+    parentEvents,
+    copied: rest[0]?.value.type === 'session_meta' ? 1 : 0,
+    mapperFor: (prefix) => {
+      const builder = newBuilder(prefix);
+      mapper = new CodexMapper(builder, rest, provider);
+      return { builder, mapper };
+    },
+    afterFork: (builder) => {
+      builder.foreign(ownMeta, 'session-meta');
+      if (mapper !== undefined) mapper.metaAsForeign = true;
+    },
+  });
+  return result.kind === 'branch' ? { builder: result.builder } : { reason: result.reason };
 }
 
 /**
@@ -51,6 +111,12 @@ class CodexMapper {
   private readonly originals = new CodexOriginals();
   private readonly calls: Map<number, CodexCall>;
   private readonly consumed = new Set<number>();
+  /** The first call that records still to come could change; what follows it is not settled either. */
+  private readonly unsettled: number;
+  /** The last record mapped (a call maps its items that come after its first). */
+  private reach = -1;
+  /** A branch's own session_meta lines (its own, repeated) are kept whole: its instructions are the prefix's. */
+  metaAsForeign = false;
 
   constructor(
     private readonly builder: SessionBuilder,
@@ -58,19 +124,44 @@ class CodexMapper {
     private readonly provider: string,
   ) {
     this.calls = codexCalls(records);
+    this.unsettled = [...this.calls].find(([, call]) => !call.settled)?.[0] ?? Number.POSITIVE_INFINITY;
   }
 
   map(): void {
-    // The first call that records still to come could change; what follows it is not settled either.
-    const unsettled = [...this.calls].find(([, call]) => !call.settled)?.[0] ?? Number.POSITIVE_INFINITY;
-    this.records.forEach((record, index) => {
-      if (!this.consumed.has(index)) {
-        const call = this.calls.get(index);
-        this.builder.guard(record, () => (call === undefined ? this.mapRecord(record) : this.mapCall(call, index)));
-      }
-      if (index < unsettled) this.builder.settle();
-    });
+    for (let index = 0; index < this.records.length; index++) this.feed(index);
+    this.end();
+  }
+
+  get length(): number {
+    return this.records.length;
+  }
+
+  feed(index: number): void {
+    const record = this.records[index] as SourceRecord;
+    if (!this.consumed.has(index)) {
+      const call = this.calls.get(index);
+      this.builder.guard(record, () => (call === undefined ? this.mapRecord(record) : this.mapCall(call, index)));
+    }
+    this.reach = Math.max(this.reach, index);
+    if (index < this.unsettled) this.builder.settle();
+  }
+
+  /** Whether every record before `index` is mapped, and none after it yet (a call's items are mapped with its first). */
+  settledBefore(index: number): boolean {
+    return this.reach < index;
+  }
+
+  end(): void {
     this.builder.finish();
+  }
+
+  private consume(index: number): void {
+    this.consumed.add(index);
+    this.reach = Math.max(this.reach, index);
+  }
+
+  lineOf(index: number): number {
+    return this.records[index]?.line ?? 0;
   }
 
   private mapRecord(record: SourceRecord): void {
@@ -80,7 +171,8 @@ class CodexMapper {
     const payload = objectOf(record.value.payload) ?? {};
     switch (type) {
       case 'session_meta':
-        this.mapMeta(record, payload);
+        if (this.metaAsForeign) builder.foreign(record, 'session-meta');
+        else this.mapMeta(record, payload);
         return;
       case 'turn_context':
         this.model = stringOf(payload.model) ?? this.model;
@@ -165,7 +257,7 @@ class CodexMapper {
         builder.note(record.line, `a ${String(item.type)} without a name; it is left out`);
       } else content.push(...outputContent(item, this.provider, record.line, builder));
       if (item.type === 'message') messages.push(item);
-      this.consumed.add(index);
+      this.consume(index);
     }
     const usage = codexUsage(call.usage);
     const contextWindow = countOf(call.usage?.model_context_window) ?? this.window;
@@ -186,7 +278,7 @@ class CodexMapper {
     const last = call.items[call.items.length - 1] as number;
     for (let index = start + 1; index < last; index++) {
       if (this.consumed.has(index)) continue;
-      this.consumed.add(index);
+      this.consume(index);
       this.mapRecord(this.records[index] as SourceRecord);
     }
   }
