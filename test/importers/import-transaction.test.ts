@@ -59,7 +59,7 @@ describe('import as a transaction', () => {
     expect((await workspace.run(['import', 'short.jsonl'])).code).toBe(0);
     const grown = await workspace.run(['import', corpusFile(CORPUS_FILES.pi), corpusFile(CORPUS_FILES.claudeSmall)]);
     expect(grown.code).toBe(0);
-    expect(grown.stdout).toMatch(new RegExp(`grew: appended \\d+ events to ${SMALL} `));
+    expect(grown.stdout).toMatch(new RegExp(`grew: appended [\\d,]+ events to ${SMALL} `));
     const before = await sessions();
     const changed = [...lines];
     changed[10] = (changed[10] as string).replace('"type":"user"', '"type":"user","edited":true');
@@ -186,7 +186,7 @@ describe('import as a transaction', () => {
   it('prints, per file, what it detected and each session it wrote with its figures', async () => {
     const result = await workspace.run(['import', corpusFile(CORPUS_FILES.codexOld)]);
     expect(result.stdout).toBe(
-      `${corpusFile(CORPUS_FILES.codexOld)}: codex (detected: line 1 is a Codex session_meta record (Codex 0.58.0)), 279 lines, 341713 bytes\n` +
+      `${corpusFile(CORPUS_FILES.codexOld)}: codex (detected: line 1 is a Codex session_meta record (Codex 0.58.0)), 279 lines, 341,713 bytes\n` +
         `  imported codex-019a93b9-f380-7600-98ff-940e6b99603c into sqlite:${join(workspace.cwd, '.shadowlog/shadowlog.db')}: 282 events, 39 model calls, 0 compactions mapped, 161 lines kept as foreign events, 0 parts not mapped; hash chain and surface verified\n`,
     );
   });

@@ -55,11 +55,11 @@ describe('a Claude Code user imports ~/.claude/projects', () => {
     expectReadable(imported);
     const out = imported.stdout;
     expect(out).toContain(
-      `${main.path}: claude-code (detected: line 1 is a Claude Code file-history-snapshot record), 1512 lines, 3158801 bytes`,
+      `${main.path}: claude-code (detected: line 1 is a Claude Code file-history-snapshot record), 1,512 lines, 3,158,801 bytes`,
     );
     expect(out).toContain(`imported ${main.storeId} into sqlite:`);
     expect(out).toContain(
-      '1544 events, 139 model calls, 1 compaction mapped, 1103 lines kept as foreign events, 0 parts not mapped; hash chain and surface verified',
+      '1,544 events, 139 model calls, 1 compaction mapped, 1,103 lines kept as foreign events, 0 parts not mapped; hash chain and surface verified',
     );
     expect(out).toContain('8 events, 1 model call, 0 compactions mapped, 0 lines kept as foreign events, 0 parts not mapped');
     expect(out).toContain(`imported ${main.storeId}.agent-acompact-e1f845 (a sub-session of ${main.storeId})`);

@@ -38,7 +38,7 @@ describe('a Codex CLI user imports ~/.codex/sessions', () => {
     expect(codexImport.stdout).toContain(`imported ${codexOld.storeId} into sqlite:`);
     expect(codexImport.stdout).toContain(`imported ${codex.storeId} into sqlite:`);
     expect(codexImport.stdout).toContain(
-      '2566 events, 286 model calls, 1 compaction mapped, 1418 lines kept as foreign events, 17 parts not mapped',
+      '2,566 events, 286 model calls, 1 compaction mapped, 1,418 lines kept as foreign events, 17 parts not mapped',
     );
     expect(codexImport.stdout).toMatch(
       /^ {4}line 1422: content part 2 \(an input_image whose image_url is not a URL\) is not one shadowlog maps; it is left out$/m,
@@ -99,9 +99,11 @@ describe('a Codex CLI user imports ~/.codex/sessions', () => {
 describe('a pi user imports ~/.pi/agent/sessions', () => {
   it("imports the session from its project's directory", () => {
     expectReadable(piImport);
-    expect(piImport.stdout).toContain(`${pi.path}: pi (detected: line 1 is a pi session header (version 1, no version field)), 1019 lines`);
+    expect(piImport.stdout).toContain(
+      `${pi.path}: pi (detected: line 1 is a pi session header (version 1, no version field)), 1,019 lines`,
+    );
     expect(piImport.stdout).toContain(`imported ${pi.storeId} into sqlite:`);
-    expect(piImport.stdout).toContain('1648 events, 453 model calls, 0 compactions mapped, 105 lines kept as foreign events');
+    expect(piImport.stdout).toContain('1,648 events, 453 model calls, 0 compactions mapped, 105 lines kept as foreign events');
   });
 
   it('stats --calls: a dash, not a number, for the calls that failed before any usage', async () => {

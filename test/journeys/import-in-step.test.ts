@@ -37,7 +37,7 @@ describe('import keeps a store in step', () => {
     expect(unreadableLines(imported.stdout)).toEqual([]);
     expect(imported.stdout).toContain(`imported ${main.storeId}`);
     expect(imported.stdout).toContain(`imported ${main.storeId} into sqlite:`);
-    expect(imported.stdout).toContain('1544 events, 139 model calls, 1 compaction mapped');
+    expect(imported.stdout).toContain('1,544 events, 139 model calls, 1 compaction mapped');
     expect(imported.stdout).toContain(`imported ${main.storeId}.agent-acompact-e1f845 (a sub-session of ${main.storeId})`);
     expect(imported.stdout.split('\n').filter((line) => line.includes('notes.jsonl'))).toEqual([
       `skipped ${notes}: not a session of any format shadowlog imports (line 1 is a record with keys note)`,
@@ -50,7 +50,7 @@ describe('import keeps a store in step', () => {
     const again = await shadowlog(home, ['import', project]);
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
     expect(again.stdout).toContain(
-      `  unchanged: ${main.storeId} is already in sqlite:${join(home.cwd, '.shadowlog', 'shadowlog.db')} with the same events (1544 events, 139 model calls, 1 compaction mapped,`,
+      `  unchanged: ${main.storeId} is already in sqlite:${join(home.cwd, '.shadowlog', 'shadowlog.db')} with the same events (1,544 events, 139 model calls, 1 compaction mapped,`,
     );
     expect(again.stdout.match(/; nothing written$/gm)).toHaveLength(2);
     expect(again.stdout).not.toMatch(/^ {2}(imported|grew)/m);
@@ -71,7 +71,7 @@ describe('import keeps a store in step', () => {
       expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 0, stderr: '' });
       expect(second.stdout).toMatch(
         new RegExp(
-          `^ {2}grew: appended \\d+ events to ${main.storeId} in sqlite:.*, which now has 1544 events, 139 model calls, 1 compaction mapped, `,
+          `^ {2}grew: appended [\\d,]+ events to ${main.storeId} in sqlite:.*, which now has 1,544 events, 139 model calls, 1 compaction mapped, `,
           'm',
         ),
       );

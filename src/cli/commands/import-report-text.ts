@@ -58,7 +58,7 @@ function warn(context: CommandContext, file: FileReport): void {
   if (file.tornLine !== null) {
     const records = file.format === 'shadowlog' ? 'event' : 'record';
     context.io.stderr.write(
-      `shadowlog: warning: ${where}line ${file.tornLine.line} (the last, ${file.tornLine.bytes} bytes) was cut short and was skipped; every ${records} before it was imported\n`,
+      `shadowlog: warning: ${where}line ${file.tornLine.line} (the last, ${file.tornLine.bytes.toLocaleString('en-US')} bytes) was cut short and was skipped; every ${records} before it was imported\n`,
     );
   }
   for (const joined of file.joinedLines) {
@@ -77,8 +77,8 @@ function printExport(context: CommandContext, file: FileReport, location: string
   for (const session of file.sessions) {
     context.print(
       session.status === 'already-present'
-        ? `${session.sessionId} is already in ${location} with the same ${plural(session.events, 'event')}; nothing written`
-        : `imported ${plural(session.events, 'event')} as ${session.sessionId} into ${location}; hash chain and surface verified${file.trailer === 'ok' ? ', trailer matched' : ''}`,
+        ? `${session.sessionId} is already in ${location} with the same ${plural(session.events, 'event', { separators: true })}; nothing written`
+        : `imported ${plural(session.events, 'event', { separators: true })} as ${session.sessionId} into ${location}; hash chain and surface verified${file.trailer === 'ok' ? ', trailer matched' : ''}`,
     );
     if (session.fork !== undefined && session.status !== 'already-present') context.print(describeFork(session.fork, session.written));
   }
@@ -86,7 +86,9 @@ function printExport(context: CommandContext, file: FileReport, location: string
 
 function printForeign(context: CommandContext, file: FileReport, location: string): void {
   const how = file.detected === null ? 'as given with --format' : `detected: ${file.detected}`;
-  context.print(`${file.path}: ${file.format} (${how}), ${plural(file.lines, 'line')}, ${plural(file.sourceBytes, 'byte')}`);
+  context.print(
+    `${file.path}: ${file.format} (${how}), ${plural(file.lines, 'line', { separators: true })}, ${plural(file.sourceBytes, 'byte', { separators: true })}`,
+  );
   for (const session of file.sessions) {
     context.print(`  ${describeSession(session, location)}`);
     const carried = session.fork?.carried;
@@ -126,13 +128,13 @@ function sameLinesOnce(lines: readonly string[]): string[] {
 
 function describePending(pending: NonNullable<SessionReport['pending']>): string {
   const from = pending.fromLine === null ? '' : ` (from line ${pending.fromLine})`;
-  return `${plural(pending.events, 'more event')} held back${from}: the file changed within the settle time and they may still change (an answer still being written); a later import takes them when the file has grown past them or has settled`;
+  return `${plural(pending.events, 'more event', { separators: true })} held back${from}: the file changed within the settle time and they may still change (an answer still being written); a later import takes them when the file has grown past them or has settled`;
 }
 
 /** What an import did with an export of a branch: linked it to its parent, or stored it whole. */
 function describeFork(fork: NonNullable<SessionReport['fork']>, written: number, exported = true): string {
   if (fork.stored === 'linked') {
-    return `a branch of ${fork.parentSessionId} after #${fork.forkSeq}: linked to it, ${plural(written, 'own event')} written, events 0–${fork.forkSeq} read from ${fork.parentSessionId}`;
+    return `a branch of ${fork.parentSessionId} after #${fork.forkSeq}: linked to it, ${plural(written, 'own event', { separators: true })} written, events 0–${fork.forkSeq} read from ${fork.parentSessionId}`;
   }
   return exported
     ? `exported as a branch of ${fork.parentSessionId} after #${fork.forkSeq}, stored whole (the prefix carried), not linked: ${fork.reason}; import ${fork.parentSessionId} first to link it`
@@ -160,12 +162,12 @@ function describeSession(session: SessionReport, location: string): string {
   const own = session.fork?.stored === 'linked' && session.events > 0 ? session.events - session.fork.forkSeq - 1 : undefined;
   const events =
     own === undefined
-      ? plural(session.events, 'event')
-      : `${plural(session.events, 'event')} (${own.toLocaleString('en-US')} its own; the figures after are of those)`;
-  const figures = `${events}, ${plural(session.modelCalls, 'model call')}, ${plural(session.compactions, 'compaction')} mapped, ${plural(session.foreignLines, 'line')} kept as foreign events, ${plural(session.unmapped.length, 'part')} not mapped`;
+      ? plural(session.events, 'event', { separators: true })
+      : `${plural(session.events, 'event', { separators: true })} (${own.toLocaleString('en-US')} its own; the figures after are of those)`;
+  const figures = `${events}, ${plural(session.modelCalls, 'model call', { separators: true })}, ${plural(session.compactions, 'compaction', { separators: true })} mapped, ${plural(session.foreignLines, 'line', { separators: true })} kept as foreign events, ${plural(session.unmapped.length, 'part', { separators: true })} not mapped`;
   if (session.status === 'already-present')
     return `unchanged: ${session.sessionId}${parent}${branch} is already in ${location} with the same events (${figures}); nothing written`;
   if (session.status === 'grew')
-    return `grew: appended ${plural(session.written, 'event')} to ${session.sessionId}${parent}${branch} in ${location}, which now has ${figures}; hash chain and surface verified`;
+    return `grew: appended ${plural(session.written, 'event', { separators: true })} to ${session.sessionId}${parent}${branch} in ${location}, which now has ${figures}; hash chain and surface verified`;
   return `imported ${session.sessionId}${parent}${fork} into ${location}: ${figures}; hash chain and surface verified`;
 }

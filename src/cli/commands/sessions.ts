@@ -124,7 +124,8 @@ function printTree(context: CommandContext, sessions: readonly SessionOverview[]
             : '';
     const continues = session.continues === undefined ? '' : `  (likely continues ${session.continues.sessionId})`;
     const whatif = session.whatif === undefined ? '' : `  (${describeWhatIfLink(session.whatif)})`;
-    const whatifs = session.whatifs === undefined ? '' : `  (${plural(session.whatifs.length, 'what-if session')} below)`;
+    const whatifs =
+      session.whatifs === undefined ? '' : `  (${plural(session.whatifs.length, 'what-if session', { separators: true })} below)`;
     context.print(`${formatSessionLine(session, depth, width)}${orphan}${continues}${whatif}${whatifs}`);
   }
 }
@@ -141,11 +142,11 @@ function printBranchTree(context: CommandContext, sessions: readonly SessionOver
   const describe = (session: SessionOverview): string => {
     if (session.forkSeq !== undefined) {
       const own = session.events - session.forkSeq - 1;
-      return `${session.id}  branch after #${session.forkSeq} of ${session.parent?.sessionId}, ${plural(own, 'own event')} (${session.events} with the prefix)`;
+      return `${session.id}  branch after #${session.forkSeq} of ${session.parent?.sessionId}, ${plural(own, 'own event', { separators: true })} (${session.events.toLocaleString('en-US')} with the prefix)`;
     }
     const kind =
       session.parent !== undefined ? `sub-session of ${session.parent.sessionId}, ` : session.whatif !== undefined ? 'what-if, ' : '';
-    return `${session.id}  ${kind}${plural(session.events, 'event')}`;
+    return `${session.id}  ${kind}${plural(session.events, 'event', { separators: true })}`;
   };
   const place = (session: SessionOverview, prefix: string, connector: string, childPrefix: string) => {
     seen.add(session.id);
