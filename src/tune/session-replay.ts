@@ -191,6 +191,9 @@ export async function replaySession(
     compactionSeqs: [] as number[],
     points: [] as CompactionPoint[],
     counted: 0,
+    /** What the replay had dropped and failed to compact before the first call counted here (a branch's prefix counts them). */
+    dropsBefore: 0,
+    failedBefore: 0,
   }));
   const prefixEnd = options.sharedPrefix?.forkSeq ?? -1;
   const ownCalls = trace.calls.filter((call) => call.seq > prefixEnd);
@@ -201,7 +204,11 @@ export async function replaySession(
       const figure = figures[policyIndex] as (typeof figures)[number];
       const drops = replay.drops;
       const outcome = await replay.call(call, callIndex, ttl);
-      if (!counted) continue;
+      if (!counted) {
+        figure.dropsBefore = replay.drops;
+        figure.failedBefore = replay.failedCompactions;
+        continue;
+      }
       if (outcome === undefined) {
         figure.tokensPerCall.push(null);
         continue;
@@ -259,9 +266,9 @@ export async function replaySession(
       meanWindowShare: figure.counted === 0 ? 0 : figure.shareSum / figure.counted,
       peakWindowShare: figure.peakShare,
       compactions: figure.compactions,
-      failedCompactions: replay.failedCompactions,
+      failedCompactions: replay.failedCompactions - figure.failedBefore,
       prunes: figure.prunes,
-      drops: replay.drops,
+      drops: replay.drops - figure.dropsBefore,
       summarizerTokens: { input: figure.summarizerInput, output: figure.summarizerOutput },
       cachedTokens: figure.cached,
       cachePrefixShare: figure.tokensSent === 0 ? 0 : figure.cached / figure.tokensSent,

@@ -125,3 +125,30 @@ describe('tune on a store with branches', () => {
     expect(report.prefixOnlyBranches).toEqual(['b']);
   });
 });
+
+describe('tune counts a prefix once in drops and failed compactions too', () => {
+  it('a branch forked at its parent end, tuned with it, adds only the drops of its own calls', async () => {
+    const parentSizes = [2_400, 2_400, 2_400, 2_400, 2_400];
+    const { store } = await parentAndBranch(parentSizes, parentSizes.length, [800, 1_600]);
+    const options = { window: 2_500, harnessSettings: false };
+    const both = await tuneSessions(
+      [
+        { store, sessionId: 'p' },
+        { store, sessionId: 'b' },
+      ],
+      options,
+    );
+    const alone = await tuneSessions([{ store, sessionId: 'b' }], options);
+    const [parent, branch] = both.sessions;
+    let dropsInPrefix = 0;
+    for (const [index, whole] of (alone.sessions[0]?.policies ?? []).entries()) {
+      const before = parent?.policies[index];
+      const own = branch?.policies[index];
+      dropsInPrefix += before?.drops ?? 0;
+      // The prefix is the whole parent: the branch alone is the parent's figures plus the branch's own.
+      expect(whole.drops).toBe((before?.drops ?? 0) + (own?.drops ?? 0));
+      expect(whole.failedCompactions).toBe((before?.failedCompactions ?? 0) + (own?.failedCompactions ?? 0));
+    }
+    expect(dropsInPrefix).toBeGreaterThan(0);
+  }, 60_000);
+});
