@@ -52,7 +52,7 @@ export function policyRow(policy: PolicySummary, baselineTokens: number | undefi
     count(policy.prunes),
     policy.summarizerTokens.input === 0 ? '–' : `${count(policy.summarizerTokens.input)} / ${count(policy.summarizerTokens.output)}`,
     percent(policy.cachePrefixShare),
-    `$${policy.costUsd.toFixed(2)}${policy.unpricedCalls > 0 ? ` (+${count(policy.unpricedCalls)} unpriced)` : ''}`,
+    `${dollars(policy.costUsd)}${policy.unpricedCalls > 0 ? ` (+${count(policy.unpricedCalls)} unpriced)` : ''}`,
     count(policy.callsOverWindow),
     retention,
     worst,
@@ -119,10 +119,15 @@ export function textTable(policies: readonly PolicySummary[], options: { readonl
   ];
 }
 
-/** What `+N?` in the cost column means, when a policy has calls the price table does not know. */
+/** What `+N` in the cost column means (the wide table says `(+N unpriced)`; the default one has no room for the word), when a policy has calls the price table does not know. */
 function unpricedLegend(policies: readonly PolicySummary[]): string[] {
   if (!policies.some((policy) => policy.unpricedCalls > 0)) return [];
-  return ['cost +N?: N calls of models the price table does not know, not in the dollars (--prices FILE gives their prices)'];
+  return ['cost +N: N calls of models the price table does not know, not in the dollars (--prices FILE gives their prices)'];
+}
+
+/** Dollars and cents, with thousands separators: $12,345.67. */
+function dollars(value: number): string {
+  return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
 /** Cells padded to their column's width; column `spanFrom`'s cell of an infeasible row may run over the columns after it. */
@@ -169,7 +174,7 @@ export function compactRow(policy: PolicySummary, baselineTokens: number | undef
     name,
     count(policy.tokensSent),
     baselineTokens === undefined || baselineTokens === 0 ? '–' : `${(policy.tokensSent / baselineTokens).toFixed(2)}×`,
-    `$${policy.costUsd.toFixed(2)}${policy.unpricedCalls > 0 ? ` +${count(policy.unpricedCalls)}?` : ''}`,
+    `${dollars(policy.costUsd)}${policy.unpricedCalls > 0 ? ` +${count(policy.unpricedCalls)}` : ''}`,
     percent(policy.retention.share),
     policy.afterCompaction.aheadShare === null ? '–' : percent(policy.afterCompaction.aheadShare),
     policy.drops > 0 ? `${count(policy.drops)} drop${policy.drops === 1 ? '' : 's'}` : count(policy.compactions),

@@ -237,6 +237,12 @@ describe('what the surface holds right after each compaction', () => {
     expect(lines[2]).toMatch(/90\.0 % +– +12,345 +0$/);
     expect(lines[3]).toMatch(/^held after: of what the 10 calls from each compaction use/);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(TEXT_TABLE_COLUMNS);
+    // Dollars with thousands separators, and calls without a price counted as a legend line says: no "?" in a line.
+    expect(lines[1]).toMatch(/\$12,345\.67 \+123 /);
+    expect(lines).toContain(
+      'cost +N: N calls of models the price table does not know, not in the dollars (--prices FILE gives their prices)',
+    );
+    for (const line of lines) expect(line).not.toContain('?');
     const wide = textTable([policy], { wide: true });
     expect(wide[0]).toMatch(/after compaction: next 10 calls' artifacts held {2}open requests held {2}last instruction held$/);
     // 6 of 8 artifacts; 1 of 2 open requests; the last instruction held at 1 of the 2 points.
