@@ -223,6 +223,17 @@ export class SessionLog {
     if (!Number.isSafeInteger(at) || at < 0 || at >= parentHead.nextSeq) throw new SeqOutOfRangeError(at, parentHead.nextSeq);
     const taken = await store.head(id);
     if (taken !== undefined) throw new SessionExistsError(id, `with ${taken.nextSeq} events; choose another id for the branch`);
+    // A branch's events up to its fork point are its parent's (SPEC §14): a fork there is a fork of the parent.
+    const link = await store.readForkLink?.(parentId);
+    if (link !== undefined && at <= link.forkSeq) {
+      throw new ForkPointError(
+        parentId,
+        at,
+        `event #${at} is in the prefix ${parentId} reads from ${link.parentSessionId} (it forks it after #${link.forkSeq}); fork ${link.parentSessionId} at ${at} for that point`,
+        undefined,
+        link.forkSeq + 1,
+      );
+    }
     const prefix = await SessionLog.open(store, parentId, { ...logOptions, toSeq: at + 1 });
     const problem = forkPointProblem(prefix.fold);
     if (problem !== undefined) {

@@ -169,6 +169,20 @@ describe('shadowlog fork', () => {
     expect(listed.map((session) => session.id)).not.toContain('bad');
   });
 
+  it('refuses a fork of a branch inside the prefix it reads from its parent, naming the parent, writing nothing', async () => {
+    const at = turnEnd(demo, 3);
+    const refused = await workspace.run(['fork', 'b3', '--turn', '3', '--as', 'b3-inner']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).not.toMatch(/STORE_FAILURE/);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `INVALID_FORK_POINT: session b3 cannot be forked at seq ${at}: .*reads from demo.*fork demo at ${at}.*fork at ${at + 1} instead`,
+      ),
+    );
+    const listed = JSON.parse((await workspace.run(['--json', 'sessions'])).stdout) as Array<{ id: string }>;
+    expect(listed.map((session) => session.id)).not.toContain('b3-inner');
+  });
+
   it('exports a branch with its prefix; import links it where its parent is, and says it stores it whole where it is not; copy takes the parent along', async () => {
     expect((await workspace.run(['export', 'b5', '-o', 'b5.jsonl'])).code).toBe(0);
     expect((await workspace.run(['export', 'demo', '-o', 'demo.jsonl'])).code).toBe(0);
