@@ -13,7 +13,7 @@ import { COMPACTION_EVENT_TYPES } from 'shadowlog/compaction';
 import { importFiles } from 'shadowlog/importers';
 import { EventTypeRegistry, type LogEvent, SurfaceFold, verifyLog } from 'shadowlog/log';
 import { afterAll, describe, expect, it } from 'vitest';
-import { claudeForkSession, claudeSmall, codexFork, codexOld, jsonl } from './support/branch-fixtures.js';
+import { claudeExchange, claudeForkSession, claudeSmall, codexFork, codexOld, jsonl } from './support/branch-fixtures.js';
 
 const registry = new EventTypeRegistry(COMPACTION_EVENT_TYPES);
 const directory = mkdtempSync(join(tmpdir(), 'shadowlog-forks-'));
@@ -97,6 +97,37 @@ describe('a Claude Code --fork-session file', () => {
     const report = differs.files[0]?.sessions[0];
     expect(report?.fork).toBeUndefined();
     expect(report?.unlinkedFork?.reason).toMatch(new RegExp(`its copy of ${parentId}'s history does not match`));
+  });
+});
+
+describe('a --fork-session file rewound after the fork', () => {
+  it('imports whole, each path its own session, so that no abandoned prompt stays on a surface, saying why', async () => {
+    const parent = claudeSmall();
+    const fork = claudeForkSession();
+    // The fork's own prompt rewound and asked otherwise: its parent is the last copied record.
+    const lastCopied = fork.records[fork.records.length - 3] as { uuid: string };
+    const again = claudeExchange(
+      fork.sessionId,
+      lastCopied.uuid,
+      'Now add a profile page.',
+      'Profile page added.',
+      '2025-09-08T09:00:00.000Z',
+      'forkagain',
+    );
+    const store = new MemoryLogStore();
+    const summary = await importAll(store, [file('parent.jsonl', parent.records), file('fork.jsonl', [...fork.records, ...again])]);
+    const forkId = `claude-code-${fork.sessionId}`;
+    const reports = summary.files.find((each) => each.path.endsWith('fork.jsonl'))?.sessions ?? [];
+    const main = reports.find((report) => report.sessionId === forkId);
+    expect(main?.fork).toBeUndefined();
+    expect(main?.unlinkedFork?.reason).toMatch(/^it was rewound after the fork \(2 paths in the file\)/);
+    const mainTexts = surfaceTexts(await eventsOf(store, forkId));
+    expect(mainTexts.slice(-2)).toEqual(['Now add a profile page.', 'Profile page added.']);
+    expect(mainTexts).not.toContain('Now add a settings page.');
+    const branch = reports.find((report) => report.sessionId !== forkId);
+    const branchTexts = surfaceTexts(await eventsOf(store, branch?.sessionId as string));
+    expect(branchTexts.slice(-2)).toEqual(['Now add a settings page.', 'Settings page added.']);
+    expect(branchTexts).not.toContain('Now add a profile page.');
   });
 });
 

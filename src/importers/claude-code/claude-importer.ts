@@ -76,17 +76,24 @@ export function importClaudeCode(conversation: ClaudeConversation, options: Impo
     const records = file.records;
     const pathRecords = records.filter((record) => record.value.isSidechain !== true);
     const fork = claudeForkOf(pathRecords);
+    const treePaths = claudePaths(pathRecords, options.storedLastLine?.(mainId));
+    // A fork file rewound after the fork holds paths of its own; linked as one branch, its
+    // abandoned prompts would stay on its surface. It is imported whole, each path its own.
     const forked =
       fork === undefined
         ? undefined
-        : mapClaudeForkSession({
-            records: pathRecords,
-            fork,
-            parentEvents: options.forkParentEvents?.(fork.parentSessionId),
-            storedWhole: options.storedWhole?.(mainId) === true,
-            links,
-            newBuilder: (prefix) => newBuilder(mainId, file, records, options, options.parent, prefix),
-          });
+        : treePaths.length > 1
+          ? {
+              reason: `it was rewound after the fork (${treePaths.length} paths in the file), so it is imported whole, each path a session of its own, not as a branch of ${fork.parentSessionId}`,
+            }
+          : mapClaudeForkSession({
+              records: pathRecords,
+              fork,
+              parentEvents: options.forkParentEvents?.(fork.parentSessionId),
+              storedWhole: options.storedWhole?.(mainId) === true,
+              links,
+              newBuilder: (prefix) => newBuilder(mainId, file, records, options, options.parent, prefix),
+            });
     const built =
       forked !== undefined && 'builder' in forked
         ? [forked]
@@ -94,7 +101,7 @@ export function importClaudeCode(conversation: ClaudeConversation, options: Impo
             mainId,
             file,
             records: pathRecords,
-            paths: claudePaths(pathRecords, options.storedLastLine?.(mainId)),
+            paths: treePaths,
             links,
             newBuilder: (sessionId, prefix) => newBuilder(sessionId, file, records, options, options.parent, prefix),
           });
