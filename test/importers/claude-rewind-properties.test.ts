@@ -7,9 +7,10 @@ import fc from 'fast-check';
 import { MemoryLogStore } from 'shadowlog';
 import { COMPACTION_EVENT_TYPES } from 'shadowlog/compaction';
 import { importFiles } from 'shadowlog/importers';
-import { EventTypeRegistry, type LogEvent, SurfaceFold, verifyLog } from 'shadowlog/log';
+import { EventTypeRegistry, verifyLog } from 'shadowlog/log';
 import { describe, expect, it } from 'vitest';
 import { claudeExchange, jsonl } from './support/branch-fixtures.js';
+import { eventsOf, surfaceTexts } from './support/branch-logs.js';
 
 const registry = new EventTypeRegistry(COMPACTION_EVENT_TYPES);
 const SESSION = '7e570000-0000-4000-8000-000000000000';
@@ -51,21 +52,6 @@ function transcript(plan: ReadonlyArray<{ kind: 'ask' } | { kind: 'rewind'; to: 
     pendingRewind = false;
   });
   return { records, exchanges, leaf: at, pendingRewind };
-}
-
-async function eventsOf(store: MemoryLogStore, sessionId: string): Promise<LogEvent[]> {
-  const events: LogEvent[] = [];
-  for await (const page of store.read(sessionId)) events.push(...page);
-  return events;
-}
-
-function surfaceTexts(events: readonly LogEvent[]): string[] {
-  const fold = new SurfaceFold({ registry });
-  for (const event of events) fold.apply(event);
-  return fold.toArray().flatMap((node) => {
-    const content = ((events[node.seq] as LogEvent).data as { content?: Array<{ text?: string }> }).content ?? [];
-    return content.flatMap((block) => (block.text === undefined ? [] : [block.text]));
-  });
 }
 
 /** The prompts and answers on the path ending at `leaf`. */

@@ -11,28 +11,14 @@ import { join } from 'node:path';
 import { MemoryLogStore } from 'shadowlog';
 import { COMPACTION_EVENT_TYPES } from 'shadowlog/compaction';
 import { importFiles } from 'shadowlog/importers';
-import { EventTypeRegistry, type LogEvent, SurfaceFold, verifyLog } from 'shadowlog/log';
+import { EventTypeRegistry, verifyLog } from 'shadowlog/log';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeExchange, claudeForkSession, claudeSmall, codexFork, codexOld, jsonl } from './support/branch-fixtures.js';
+import { eventsOf, surfaceTexts } from './support/branch-logs.js';
 
 const registry = new EventTypeRegistry(COMPACTION_EVENT_TYPES);
 const directory = mkdtempSync(join(tmpdir(), 'shadowlog-forks-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-async function eventsOf(store: MemoryLogStore, sessionId: string): Promise<LogEvent[]> {
-  const events: LogEvent[] = [];
-  for await (const page of store.read(sessionId)) events.push(...page);
-  return events;
-}
-
-function surfaceTexts(events: readonly LogEvent[]): string[] {
-  const fold = new SurfaceFold({ registry });
-  for (const event of events) fold.apply(event);
-  return fold.toArray().flatMap((node) => {
-    const content = ((events[node.seq] as LogEvent).data as { content?: Array<{ text?: string }> }).content ?? [];
-    return content.flatMap((block) => (block.text === undefined ? [] : [block.text]));
-  });
-}
 
 const file = (name: string, records: readonly Record<string, unknown>[]) => {
   const path = join(directory, name);
