@@ -16,6 +16,7 @@ import { prepareAppend } from '../log/seal.js';
 import { encodeRequestSurface } from '../log/surface-change.js';
 import type { ModelResult } from '../providers/language-model.js';
 import { messageKey } from '../proxy/proxy-message.js';
+import type { RecordedFailure } from '../proxy/proxy-session.js';
 import { type Plan, planRequest } from '../proxy/session-plan.js';
 import type { LogStore, Ownership } from '../store/log-store.js';
 import { nodeSha256Hex, nodeSha256HexOfBytes } from '../store/node-sha256.js';
@@ -46,15 +47,7 @@ export interface PreparedStep {
   readonly compacted: boolean;
 }
 
-export type StepOutcome =
-  | { readonly kind: 'answer'; readonly result: ModelResult }
-  | {
-      readonly kind: 'failure';
-      readonly code: string;
-      readonly message: string;
-      readonly retryable: boolean;
-      readonly contextOverflow: boolean;
-    };
+export type StepOutcome = { readonly kind: 'answer'; readonly result: ModelResult } | RecordedFailure;
 
 interface Job {
   run(): Promise<void>;

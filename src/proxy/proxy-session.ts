@@ -79,18 +79,22 @@ export interface ReceivedCall {
   readonly redactedHeaders: readonly string[];
 }
 
+/** A model call that failed, as a recorder writes it to the log: the proxy's and the AI SDK recorder's. */
+export interface RecordedFailure {
+  readonly kind: 'failure';
+  readonly code: string;
+  readonly message: string;
+  readonly retryable: boolean;
+  readonly contextOverflow: boolean;
+}
+
 export type CallOutcome =
   | { readonly kind: 'answer'; readonly status: number; readonly result: ModelResult; readonly raw: RawAnswer }
-  | {
-      readonly kind: 'failure';
-      readonly code: string;
-      readonly message: string;
-      readonly retryable: boolean;
-      readonly contextOverflow: boolean;
+  | (RecordedFailure & {
       readonly status?: number;
       /** What the upstream sent before it failed (an error body, a cut stream), when anything; base64 for bytes that could not be decoded. */
       readonly raw?: RawAnswer | { readonly format: 'base64'; readonly text: string };
-    };
+    });
 
 export type RouteMode = 'match' | 'continues';
 
